@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The driver side of the core: the ops table a driver registers and the
+ * few helpers it may call. Drivers see the core only through this header.
+ */
+#ifndef MQBLK_DRIVER_H
+#define MQBLK_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mqblk.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What queue_rq tells the core (blk_status_t's role, not errno). */
+enum mqblk_status {
+	MQBLK_STS_OK = 0,    /* queued (or already completed) */
+	MQBLK_STS_BUSY = 1,  /* out of resources: core requeues and retries */
+	MQBLK_STS_ERROR = 2, /* failed before queueing: core completes -EIO */
+};
+
+enum mqblk_timeout_ret {
+	MQBLK_EH_DONE = 0,	  /* driver completed (or will complete) it */
+	MQBLK_EH_RESET_TIMER = 1, /* give it another full timeout */
+};
+
+/* Device properties a driver reports from init(). */
+struct mqblk_dev_limits {
+	uint64_t capacity;	      /* bytes */
+	uint32_t logical_block_size;  /* bytes, power of two >= 512 */
+	unsigned max_hw_queues;	      /* how many hw queues it can offer */
+	unsigned queue_depth;	      /* tags per hw queue (or shared total) */
+	bool shared_tags;	      /* default tag layout: host-wide */
+	size_t cmd_size;	      /* bytes of driver data per request */
+	enum mqblk_comp_policy default_policy;
+	bool has_irq;		      /* provides an irq fd per hw queue */
+};
+
+/* One key=value from the device URI, for the driver to consume. */
+struct mqblk_param {
+	const char *key;
+	const char *val;
+	bool used; /* driver sets this when it consumed the key */
+};
+
+struct mqblk_params {
+	struct mqblk_param *v;
+	unsigned nr;
+};
+
+/*
+ * The ops table. Validated once at registration: queue_rq and init are
+ * required; init_hctx/exit_hctx come as a pair.
+ */
+struct mqblk_driver_ops {
+	const char *name;
+
+	/*
+	 * Required. Parse params (mark consumed ones used), allocate the
+	 * device state (mqblk_dev_set_data), fill lim. Process context.
+	 * Return 0 or -errno with a one-line reason in err.
+	 */
+	int (*init)(struct mqblk_dev *dev, struct mqblk_params *params,
+		    struct mqblk_dev_limits *lim, char *err, size_t errlen);
+	/* Optional. Free device state. All hw queues are gone. */
+	void (*exit)(struct mqblk_dev *dev);
+
+	/* Optional pair. Set up hw queue idx (mqblk_hctx_set_data,
+	 * mqblk_hctx_set_irq_fd). Process context. */
+	int (*init_hctx)(struct mqblk_hctx *hctx, unsigned idx);
+	void (*exit_hctx)(struct mqblk_hctx *hctx);
+
+	/* Optional. Called once per preallocated request. */
+	int (*init_request)(struct mqblk_dev *dev, struct mqblk_rq *rq);
+
+	/*
+	 * Required. Issue rq on hctx. last is false when the core has more
+	 * requests for this hctx in the same batch (ring the doorbell on
+	 * last, or in commit_rqs). Calls on one hctx are serialised by the
+	 * core; poll() on the same hctx may run concurrently on another
+	 * thread. May complete rq inline with mqblk_complete_rq().
+	 */
+	enum mqblk_status (*queue_rq)(struct mqblk_hctx *hctx,
+				      struct mqblk_rq *rq, bool last);
+	/* Optional. A batch ended without a last=true queue_rq (BUSY cut it
+	 * short): ring the doorbell for what was queued. */
+	void (*commit_rqs)(struct mqblk_hctx *hctx);
+
+	/*
+	 * Optional (required for the POLLED policy and irq fds): reap up to
+	 * budget completions from hctx, completing each with
+	 * mqblk_complete_rq(); return how many. Never runs concurrently with
+	 * itself on one hctx. Called from the submitter (polled/local) or an
+	 * interrupt thread (remote/batched) when the irq fd is readable.
+	 */
+	int (*poll)(struct mqblk_hctx *hctx, unsigned budget);
+
+	/* Optional. rq passed its deadline (timeout thread). */
+	enum mqblk_timeout_ret (*timeout)(struct mqblk_rq *rq);
+};
+
+/*
+ * Parse p->val as an unsigned integer in [min, max] (with k/m/g/t/p binary
+ * suffixes when size is true), mark p used. 0, or -EINVAL with a message
+ * naming the key.
+ */
+int mqblk_param_u64(struct mqblk_param *p, uint64_t min, uint64_t max,
+		    bool size, uint64_t *out, char *err, size_t errlen);
+
+/* Driver registry (registry.c): explicit array, no constructors. */
+const struct mqblk_driver_ops *mqblk_driver_find(const char *name);
+
+/*
+ * Complete rq with res (bytes or -errno) and NVMe status. Any thread.
+ * The first completion of an incarnation wins; later ones (e.g. after a
+ * timeout) are ignored and return false.
+ */
+bool mqblk_complete_rq(struct mqblk_rq *rq, int res, uint16_t nvme_status);
+
+/* Per-request driver data: cmd_size bytes right after the request. */
+static inline void *mqblk_rq_pdu(struct mqblk_rq *rq)
+{
+	return (void *)(rq + 1);
+}
+
+void mqblk_dev_set_data(struct mqblk_dev *dev, void *data);
+void *mqblk_dev_data(const struct mqblk_dev *dev);
+void mqblk_hctx_set_data(struct mqblk_hctx *hctx, void *data);
+void *mqblk_hctx_data(const struct mqblk_hctx *hctx);
+unsigned mqblk_hctx_idx(const struct mqblk_hctx *hctx);
+unsigned mqblk_hctx_depth(const struct mqblk_hctx *hctx);
+struct mqblk_dev *mqblk_hctx_dev(const struct mqblk_hctx *hctx);
+/* The fd that becomes readable when hctx has completions to reap; the
+ * core owns no reference to it (driver closes it in exit_hctx). */
+void mqblk_hctx_set_irq_fd(struct mqblk_hctx *hctx, int fd);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mqblk public API: open a block device by URI, submit requests from one
+ * software queue per thread, reap completions, close.
+ */
+#ifndef MQBLK_MQBLK_H
+#define MQBLK_MQBLK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct mqblk_dev;
+struct mqblk_queue;
+struct mqblk_hctx;
+
+enum mqblk_op {
+	MQBLK_OP_READ = 0,
+	MQBLK_OP_WRITE = 1,
+	MQBLK_OP_FLUSH = 2,
+	MQBLK_OP_DISCARD = 3,
+	MQBLK_OP_WRITE_ZEROES = 4,
+};
+
+/*
+ * How a completion that a driver produces travels back to the thread that
+ * submitted the request (seed 000's subject). Chosen per device.
+ *
+ * LOCAL:   the hardware queue's interrupt is taken by the submitting thread
+ *          itself (it sleeps on the queue's irq fd and runs the driver's
+ *          completion handler), so completions are local unless several
+ *          submitters share one hardware queue.
+ * REMOTE:  interrupt threads run the completion handler and hand every
+ *          completion to its submitter through a lockless list, waking the
+ *          submitter with an eventfd when the list was empty (the IPI).
+ * BATCHED: as REMOTE, but the completions of one handler pass are collected
+ *          per submitter and handed over together with a single wake (the
+ *          softirq analogue).
+ * POLLED:  no interrupts: the submitter polls its hardware queue (hipri).
+ */
+enum mqblk_comp_policy {
+	MQBLK_COMP_LOCAL = 0,
+	MQBLK_COMP_REMOTE = 1,
+	MQBLK_COMP_BATCHED = 2,
+	MQBLK_COMP_POLLED = 3,
+};
+
+/* Which path one completion took (counted per queue). */
+enum mqblk_comp_path {
+	MQBLK_PATH_LOCAL = 0,
+	MQBLK_PATH_REMOTE = 1,
+	MQBLK_PATH_BATCHED = 2,
+	MQBLK_PATH_POLLED = 3,
+	MQBLK_PATH_NR = 4,
+};
+
+/* mqblk_rq_get() flags */
+#define MQBLK_RQ_NOWAIT (1u << 0) /* fail instead of waiting for a tag */
+
+/* Request flags (rq->flags), set by the submitter. */
+#define MQBLK_REQ_FUA (1u << 0)
+
+/*
+ * A request. The submitter fills op/flags/offset/len/buf (and may use
+ * private) between mqblk_rq_get() and mqblk_submit(); res and nvme_status
+ * are valid once mqblk_reap() has returned it. Everything after the
+ * "core" comment belongs to the core. Driver data follows the struct.
+ */
+struct mqblk_rq {
+	enum mqblk_op op;
+	uint32_t flags;
+	uint64_t offset; /* bytes */
+	uint32_t len;	 /* bytes */
+	void *buf;
+	void *private; /* the submitter's */
+
+	int res;	      /* bytes transferred, or -errno */
+	uint16_t nvme_status; /* NVMe status (SCT/SC), 0 = success */
+	uint8_t comp_path;    /* enum mqblk_comp_path it completed by */
+
+	/* core */
+	uint8_t __pad;
+	uint32_t tag;
+	uint32_t gen; /* bumped on every get: lets drivers spot stale ids */
+	_Atomic uint32_t state;
+	struct mqblk_queue *q;
+	struct mqblk_hctx *hctx;
+	struct mqblk_rq *next;
+	uint64_t deadline_ns;
+	uint64_t start_ns; /* when it was dispatched to the driver */
+};
+
+struct mqblk_dev_opts {
+	unsigned nr_queues;    /* submitting threads expected; 0 = 1 */
+	unsigned nr_hw_queues; /* 0 = min(nr_queues, driver's maximum) */
+	unsigned queue_depth;  /* 0 = driver default */
+	int comp_policy;       /* enum mqblk_comp_policy, -1 = default */
+	int shared_tags;       /* 1 host-wide tag set, 0 per hw queue, -1 default */
+	unsigned irq_threads;  /* REMOTE/BATCHED interrupt threads; 0 = auto */
+	uint64_t timeout_ns;   /* per-request deadline; 0 = 30 s */
+};
+
+/* Completion-path and queueing counters of one software queue. */
+struct mqblk_queue_stats {
+	uint64_t completions[MQBLK_PATH_NR];
+	uint64_t submitted;
+	uint64_t requeues; /* BUSY from the driver, retried later */
+	uint64_t tag_waits; /* times a tag was not immediately available */
+	uint64_t timeouts;
+	uint64_t errors;
+};
+
+/* Sets every field of opts to its default. */
+void mqblk_dev_opts_init(struct mqblk_dev_opts *opts);
+
+/*
+ * Open a device: "null", "null:size=8g,irqmode=2,completion_nsec=10000".
+ * Core keys accepted with any driver: complete=local|remote|batched|polled,
+ * nr_hw_queues=N, irq_threads=N, timeout=MSEC. URI keys override opts.
+ * Returns 0, or -errno with a one-line reason in err (if err != NULL):
+ * -EINVAL bad URI or option, -ENODEV no such driver, -ENOMEM.
+ */
+int mqblk_dev_open(const char *uri, const struct mqblk_dev_opts *opts,
+		   struct mqblk_dev **devp, char *err, size_t errlen);
+/* All queues must have been closed. */
+void mqblk_dev_close(struct mqblk_dev *dev);
+
+uint64_t mqblk_dev_size(const struct mqblk_dev *dev);
+uint32_t mqblk_dev_block_size(const struct mqblk_dev *dev);
+unsigned mqblk_dev_nr_hw_queues(const struct mqblk_dev *dev);
+unsigned mqblk_dev_queue_depth(const struct mqblk_dev *dev);
+enum mqblk_comp_policy mqblk_dev_comp_policy(const struct mqblk_dev *dev);
+const char *mqblk_dev_driver_name(const struct mqblk_dev *dev);
+const char *mqblk_comp_policy_name(enum mqblk_comp_policy p);
+
+/*
+ * Open this thread's software queue on dev. A queue belongs to the thread
+ * that opened it: only that thread may get, submit, reap and close on it.
+ * Returns 0, -ENOMEM, -EMFILE (no eventfd).
+ */
+int mqblk_queue_open(struct mqblk_dev *dev, struct mqblk_queue **qp);
+/* Waits for (and drops) outstanding requests, then frees the queue. */
+void mqblk_queue_close(struct mqblk_queue *q);
+void mqblk_queue_get_stats(const struct mqblk_queue *q,
+			   struct mqblk_queue_stats *st);
+
+/*
+ * Allocate a request (a tag). Without MQBLK_RQ_NOWAIT this waits,
+ * processing this queue's completions meanwhile; with it, returns NULL
+ * when no tag is free.
+ */
+struct mqblk_rq *mqblk_rq_get(struct mqblk_queue *q, unsigned flags);
+/* Free a request that was never submitted or that was reaped. */
+void mqblk_rq_put(struct mqblk_rq *rq);
+
+/* Plugging: between plug and unplug, submissions are held and then issued
+ * to the driver as one batch (one doorbell). Nests. */
+void mqblk_plug(struct mqblk_queue *q);
+void mqblk_unplug(struct mqblk_queue *q);
+
+/*
+ * Submit a request. Returns 0 (the request will come back through
+ * mqblk_reap(), possibly with an error in res) or -EINVAL for a request
+ * outside the device or misaligned (nothing queued; put it back).
+ */
+int mqblk_submit(struct mqblk_rq *rq);
+
+/*
+ * Reap between min and max completed requests into out. Waits (by the
+ * device's completion policy: sleep or poll) until min are available or
+ * timeout_ns passes (timeout_ns < 0: forever). Returns the number reaped
+ * (may be < min on timeout) or -EINVAL.
+ */
+int mqblk_reap(struct mqblk_queue *q, struct mqblk_rq **out, unsigned min,
+	       unsigned max, int64_t timeout_ns);
+
+/* Requests submitted on q and not yet reaped. */
+unsigned mqblk_queue_inflight(const struct mqblk_queue *q);
+
+/* Monotonic nanoseconds from the core's clock (TSC where invariant). */
+uint64_t mqblk_clock_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

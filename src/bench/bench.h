@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mqblk bench: fio-compatible job description, shared by the option parser,
+ * the job-file parser, the runner and the report writers.
+ */
+#ifndef MQBLK_BENCH_H
+#define MQBLK_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum bench_ddir {
+	DDIR_READ = 0,
+	DDIR_WRITE = 1,
+	DDIR_TRIM = 2,
+	DDIR_NR = 3,
+};
+
+/* fio's --rw values. */
+enum bench_rw {
+	RW_READ,
+	RW_WRITE,
+	RW_RANDREAD,
+	RW_RANDWRITE,
+	RW_RW,	   /* "rw" and "readwrite": sequential mixed */
+	RW_RANDRW, /* random mixed */
+	RW_TRIM,
+	RW_RANDTRIM,
+};
+
+static inline bool bench_rw_is_random(enum bench_rw rw)
+{
+	return rw == RW_RANDREAD || rw == RW_RANDWRITE || rw == RW_RANDRW ||
+	       rw == RW_RANDTRIM;
+}
+
+static inline bool bench_rw_is_mixed(enum bench_rw rw)
+{
+	return rw == RW_RW || rw == RW_RANDRW;
+}
+
+#define BENCH_MAX_PERCENTILES 20 /* fio's FIO_IO_U_LIST_MAX_LEN */
+#define BENCH_NAME_MAX 128
+
+/*
+ * One job after [global] and command-line defaults have been applied.
+ * numjobs clones are made by the runner, not the parser: one bench_job per
+ * [section] / --name.
+ */
+struct bench_job {
+	char name[BENCH_NAME_MAX];
+	char *filename;	 /* device URI or path; NULL = "null" device */
+	char *ioengine;	 /* fio engine name as given; NULL = default */
+	enum bench_rw rw;
+	unsigned rwmixread;	 /* percent reads for mixed rw (default 50) */
+	uint64_t bs[DDIR_NR];	 /* bytes, default 4096 each */
+	uint64_t size;		 /* bytes; 0 = whole device */
+	uint64_t offset;	 /* bytes */
+	unsigned iodepth;	 /* default 1 */
+	unsigned numjobs;	 /* default 1 */
+	uint64_t runtime_ns;	 /* 0 = no limit */
+	uint64_t ramp_time_ns;	 /* 0 = none */
+	bool time_based;
+	unsigned iodepth_batch_submit;	     /* default 1; 0 in input = iodepth */
+	unsigned iodepth_batch_complete_min; /* default 1 */
+	unsigned iodepth_batch_complete_max; /* default iodepth */
+	unsigned iodepth_low;		     /* fio iodepth_low, default iodepth */
+	bool hipri;
+	bool direct;
+	bool thread;
+	bool group_reporting;
+	bool norandommap;
+	bool randrepeat; /* default true */
+	bool randseed_set;
+	uint64_t randseed;
+	bool stonewall;	  /* wait for the jobs before this one to finish */
+	bool new_group;	  /* stonewall implies this too */
+	bool gtod_reduce; /* no per-I/O latency accounting */
+	bool clat_percentiles; /* default true */
+	bool lat_percentiles;  /* default false */
+	bool slat_percentiles; /* default false */
+	unsigned nr_percentiles;
+	double percentiles[BENCH_MAX_PERCENTILES]; /* default fio list */
+	uint64_t number_ios; /* fio number_ios, 0 = unlimited */
+	unsigned loops;	     /* default 1 */
+	unsigned groupid;    /* assigned by the parser (stonewall/new_group) */
+	char *description;
+};
+
+enum bench_output_format {
+	OUTPUT_NORMAL = 1u << 0,
+	OUTPUT_JSON = 1u << 1,
+	OUTPUT_JSONPLUS = 1u << 2,
+	OUTPUT_TERSE = 1u << 3, /* parsed so it can be refused by name */
+};
+
+enum bench_eta {
+	ETA_AUTO,   /* live status line when stdout is a terminal */
+	ETA_ALWAYS,
+	ETA_NEVER,
+};
+
+/* Everything one `mqblk bench` invocation asked for. */
+struct bench_config {
+	struct bench_job *jobs;
+	unsigned nr_jobs;
+	unsigned output_format; /* mask of enum bench_output_format */
+	char *output;		/* --output file, NULL = stdout */
+	enum bench_eta eta;
+	bool help;	  /* --help seen */
+	bool version;	  /* --version seen */
+	char *cmdline;	  /* the command line, for the JSON "global options" */
+};
+
+/* Default fio percentile list (stat.c): 1 5 10 20 30 40 50 60 70 80 90 95
+ * 99 99.5 99.9 99.95 99.99. */
+extern const double bench_default_percentiles[17];
+
+/*
+ * Parse `mqblk bench` arguments (argv[0] is "bench"). Command-line options
+ * before the first --name form the global section; --name starts a job;
+ * a non-option argument is a job file. Returns 0 or -1 with a one-line
+ * message (no trailing newline) in err.
+ */
+int bench_parse_args(int argc, char **argv, struct bench_config *cfg,
+		     char *err, size_t errlen);
+
+/* Parse an INI job file into cfg, with cmdline globals already in
+ * *defaults. Returns 0 or -1 with a message naming file:line. */
+int bench_parse_jobfile(const char *path, const struct bench_job *defaults,
+			struct bench_config *cfg, char *err, size_t errlen);
+
+void bench_config_free(struct bench_config *cfg);
+void bench_job_defaults(struct bench_job *job);
+
+/* Print `mqblk bench --help` text. */
+void bench_usage(FILE *f);
+
+/* fio value parsers (parse.c). All return 0 or -1 with err filled. */
+/* Size with fio's suffix rules: k/K/KiB = 1024, KB = 1000 with
+ * kb_base=1024 semantics as fio's default ("4k"=4096, "1m"=1048576,
+ * "1KiB"=1024, "1kB"=1000 is fio-3 behaviour: see parse.c). */
+int bench_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
+/* Time with fio's rules: bare number = seconds for runtime/ramp_time;
+ * suffixes ns, us, ms, s, m, h, d. Result in ns. */
+int bench_parse_time(const char *s, uint64_t *out_ns, char *err,
+		     size_t errlen);
+int bench_parse_uint(const char *s, uint64_t min, uint64_t max,
+		     uint64_t *out, char *err, size_t errlen);
+int bench_parse_bool(const char *s, bool *out, char *err, size_t errlen);
+
+/* Runner (runner.c): run every job of cfg, write the reports. Returns the
+ * process exit status (0 ok, 1 error). */
+int bench_run(struct bench_config *cfg);
+
+#endif

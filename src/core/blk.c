@@ -1,0 +1,951 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The block core: device open/close, software queues mapped onto hardware
+ * queues, tag allocation, plugging, dispatch with BUSY requeue, and reap.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "core.h"
+
+#define DEFAULT_TIMEOUT_NS (30ull * 1000 * 1000 * 1000)
+#define MAX_HW_QUEUES 4096
+#define MAX_QUEUE_DEPTH 65536
+/* the kernel's BLK_MAX_REQUEST_COUNT: flush a plug this long */
+#define PLUG_MAX 32
+
+static const char *const policy_names[] = {
+	[MQBLK_COMP_LOCAL] = "local",
+	[MQBLK_COMP_REMOTE] = "remote",
+	[MQBLK_COMP_BATCHED] = "batched",
+	[MQBLK_COMP_POLLED] = "polled",
+};
+
+const char *mqblk_comp_policy_name(enum mqblk_comp_policy p)
+{
+	if ((unsigned)p >= sizeof(policy_names) / sizeof(policy_names[0]))
+		return "?";
+	return policy_names[p];
+}
+
+void mqblk_dev_opts_init(struct mqblk_dev_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->comp_policy = -1;
+	opts->shared_tags = -1;
+}
+
+/* ---- driver-visible accessors ---- */
+
+void mqblk_dev_set_data(struct mqblk_dev *dev, void *data)
+{
+	dev->driver_data = data;
+}
+
+void *mqblk_dev_data(const struct mqblk_dev *dev)
+{
+	return dev->driver_data;
+}
+
+void mqblk_hctx_set_data(struct mqblk_hctx *hctx, void *data)
+{
+	hctx->driver_data = data;
+}
+
+void *mqblk_hctx_data(const struct mqblk_hctx *hctx)
+{
+	return hctx->driver_data;
+}
+
+unsigned mqblk_hctx_idx(const struct mqblk_hctx *hctx)
+{
+	return hctx->idx;
+}
+
+unsigned mqblk_hctx_depth(const struct mqblk_hctx *hctx)
+{
+	return hctx->depth;
+}
+
+struct mqblk_dev *mqblk_hctx_dev(const struct mqblk_hctx *hctx)
+{
+	return hctx->dev;
+}
+
+void mqblk_hctx_set_irq_fd(struct mqblk_hctx *hctx, int fd)
+{
+	hctx->irq_fd = fd;
+}
+
+uint64_t mqblk_dev_size(const struct mqblk_dev *dev)
+{
+	return dev->lim.capacity;
+}
+
+uint32_t mqblk_dev_block_size(const struct mqblk_dev *dev)
+{
+	return dev->lim.logical_block_size;
+}
+
+unsigned mqblk_dev_nr_hw_queues(const struct mqblk_dev *dev)
+{
+	return dev->nr_hw_queues;
+}
+
+unsigned mqblk_dev_queue_depth(const struct mqblk_dev *dev)
+{
+	return dev->lim.queue_depth;
+}
+
+enum mqblk_comp_policy mqblk_dev_comp_policy(const struct mqblk_dev *dev)
+{
+	return dev->policy;
+}
+
+const char *mqblk_dev_driver_name(const struct mqblk_dev *dev)
+{
+	return dev->ops->name;
+}
+
+/* ---- open / close ---- */
+
+static int ops_validate(const struct mqblk_driver_ops *ops)
+{
+	if (!ops->name || !ops->init || !ops->queue_rq)
+		return -EINVAL;
+	if (!ops->init_hctx != !ops->exit_hctx)
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_policy(const char *s, enum mqblk_comp_policy *p)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(policy_names) / sizeof(policy_names[0]); i++) {
+		if (!strcmp(s, policy_names[i])) {
+			*p = (enum mqblk_comp_policy)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Core keys that any device URI may carry. */
+static int core_params(struct mqblk_params *params,
+		       struct mqblk_dev_opts *o, char *err, size_t errlen)
+{
+	unsigned i;
+
+	for (i = 0; i < params->nr; i++) {
+		struct mqblk_param *p = &params->v[i];
+		uint64_t v;
+
+		if (!strcmp(p->key, "complete")) {
+			enum mqblk_comp_policy pol;
+
+			if (parse_policy(p->val, &pol)) {
+				snprintf(err, errlen,
+					 "bad complete='%s': expected local, remote, batched or polled",
+					 p->val);
+				return -EINVAL;
+			}
+			o->comp_policy = (int)pol;
+		} else if (!strcmp(p->key, "nr_hw_queues")) {
+			if (mqblk_param_u64(p, 1, MAX_HW_QUEUES, false, &v, err,
+					    errlen))
+				return -EINVAL;
+			o->nr_hw_queues = (unsigned)v;
+		} else if (!strcmp(p->key, "irq_threads")) {
+			if (mqblk_param_u64(p, 1, MAX_HW_QUEUES, false, &v, err,
+					    errlen))
+				return -EINVAL;
+			o->irq_threads = (unsigned)v;
+		} else if (!strcmp(p->key, "timeout")) {
+			/* milliseconds, like the kernel's io_timeout */
+			if (mqblk_param_u64(p, 1, 3600ull * 1000, false, &v, err,
+					    errlen))
+				return -EINVAL;
+			o->timeout_ns = v * 1000 * 1000;
+		} else if (!strcmp(p->key, "queue_depth")) {
+			if (mqblk_param_u64(p, 1, MAX_QUEUE_DEPTH, false, &v,
+					    err, errlen))
+				return -EINVAL;
+			o->queue_depth = (unsigned)v;
+		} else {
+			continue;
+		}
+		p->used = true;
+	}
+	return 0;
+}
+
+static void hctx_exit_all(struct mqblk_dev *dev, unsigned nr)
+{
+	unsigned i;
+
+	for (i = 0; i < nr; i++) {
+		if (dev->ops->exit_hctx)
+			dev->ops->exit_hctx(&dev->hctx[i]);
+		pthread_spin_destroy(&dev->hctx[i].lock);
+	}
+}
+
+static int dev_setup_queues(struct mqblk_dev *dev, char *err, size_t errlen)
+{
+	unsigned i, depth = dev->lim.queue_depth;
+	int ret;
+
+	dev->nr_tag_sets = dev->shared_tags ? 1 : dev->nr_hw_queues;
+	dev->tags = calloc(dev->nr_tag_sets, sizeof(*dev->tags));
+	dev->hctx = aligned_alloc(CORE_CACHELINE,
+				  dev->nr_hw_queues * sizeof(*dev->hctx));
+	if (!dev->tags || !dev->hctx) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	memset(dev->hctx, 0, dev->nr_hw_queues * sizeof(*dev->hctx));
+	for (i = 0; i < dev->nr_tag_sets; i++) {
+		ret = tags_init(&dev->tags[i], dev, depth);
+		if (ret) {
+			while (i--)
+				tags_exit(&dev->tags[i], dev);
+			snprintf(err, errlen, "cannot allocate %u tags: %s",
+				 depth, strerror(-ret));
+			goto out_free;
+		}
+	}
+	for (i = 0; i < dev->nr_hw_queues; i++) {
+		struct mqblk_hctx *h = &dev->hctx[i];
+
+		h->idx = i;
+		h->dev = dev;
+		h->depth = depth;
+		h->irq_fd = -1;
+		h->tags = &dev->tags[dev->shared_tags ? 0 : i];
+		/* software queue k maps to hw queue k % nr_hw_queues: lock
+		 * dispatch where more than one of the expected submitters
+		 * lands */
+		h->need_lock = i + dev->nr_hw_queues < dev->nr_queues_expected;
+		rq_list_init(&h->dispatch);
+		pthread_spin_init(&h->lock, PTHREAD_PROCESS_PRIVATE);
+		if (dev->ops->init_hctx) {
+			ret = dev->ops->init_hctx(h, i);
+			if (ret) {
+				pthread_spin_destroy(&h->lock);
+				hctx_exit_all(dev, i);
+				snprintf(err, errlen,
+					 "%s: cannot set up hw queue %u: %s",
+					 dev->ops->name, i, strerror(-ret));
+				goto out_free_tags;
+			}
+		}
+	}
+	return 0;
+
+out_free_tags:
+	for (i = 0; i < dev->nr_tag_sets; i++)
+		tags_exit(&dev->tags[i], dev);
+out_free:
+	free(dev->tags);
+	free(dev->hctx);
+	dev->tags = NULL;
+	dev->hctx = NULL;
+	return ret;
+}
+
+int mqblk_dev_open(const char *uri, const struct mqblk_dev_opts *opts,
+		   struct mqblk_dev **devp, char *err, size_t errlen)
+{
+	struct mqblk_dev_opts o;
+	struct mqblk_params params = { 0 };
+	struct mqblk_dev *dev;
+	const char *name;
+	char dummy[8], *buf;
+	unsigned i, want_hw;
+	int ret;
+
+	if (!err) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	err[0] = '\0';
+	mqblk_clock_init();
+	if (opts)
+		o = *opts;
+	else
+		mqblk_dev_opts_init(&o);
+	if (!uri || !*uri) {
+		snprintf(err, errlen, "empty device URI");
+		return -EINVAL;
+	}
+	buf = strdup(uri);
+	dev = calloc(1, sizeof(*dev));
+	if (!buf || !dev) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ret = uri_parse(buf, &name, &params, err, errlen);
+	if (ret)
+		goto out_free;
+	dev->ops = mqblk_driver_find(name);
+	if (!dev->ops) {
+		snprintf(err, errlen, "no driver for device '%s'", uri);
+		ret = -ENODEV;
+		goto out_free;
+	}
+	if (ops_validate(dev->ops)) {
+		snprintf(err, errlen, "driver %s: invalid ops table", name);
+		ret = -EINVAL;
+		goto out_free;
+	}
+	ret = core_params(&params, &o, err, errlen);
+	if (ret)
+		goto out_free;
+	if (o.queue_depth)
+		dev->lim.queue_depth = o.queue_depth;
+	ret = dev->ops->init(dev, &params, &dev->lim, err, errlen);
+	if (ret)
+		goto out_free;
+	for (i = 0; i < params.nr; i++) {
+		if (!params.v[i].used) {
+			snprintf(err, errlen,
+				 "unknown parameter '%s' for device %s",
+				 params.v[i].key, name);
+			ret = -EINVAL;
+			goto out_exit;
+		}
+	}
+	if (!dev->lim.logical_block_size || !dev->lim.queue_depth ||
+	    !dev->lim.max_hw_queues) {
+		snprintf(err, errlen, "driver %s: incomplete limits", name);
+		ret = -EINVAL;
+		goto out_exit;
+	}
+
+	dev->nr_queues_expected = o.nr_queues ? o.nr_queues : 1;
+	want_hw = o.nr_hw_queues ? o.nr_hw_queues : dev->nr_queues_expected;
+	dev->nr_hw_queues = want_hw < dev->lim.max_hw_queues ?
+				    want_hw :
+				    dev->lim.max_hw_queues;
+	dev->shared_tags = o.shared_tags >= 0 ? o.shared_tags != 0 :
+						dev->lim.shared_tags;
+	dev->policy = o.comp_policy >= 0 ?
+			      (enum mqblk_comp_policy)o.comp_policy :
+			      dev->lim.default_policy;
+	dev->timeout_ns = o.timeout_ns ? o.timeout_ns : DEFAULT_TIMEOUT_NS;
+	dev->nr_irq_threads = o.irq_threads;
+	pthread_mutex_init(&dev->lock, NULL);
+
+	if ((dev->policy == MQBLK_COMP_POLLED) && !dev->ops->poll) {
+		snprintf(err, errlen, "driver %s cannot be polled", name);
+		ret = -EINVAL;
+		goto out_exit;
+	}
+	ret = dev_setup_queues(dev, err, errlen);
+	if (ret)
+		goto out_exit;
+	ret = irq_threads_start(dev);
+	if (ret) {
+		snprintf(err, errlen, "cannot start interrupt threads: %s",
+			 strerror(-ret));
+		goto out_queues;
+	}
+	ret = timeout_start(dev);
+	if (ret) {
+		snprintf(err, errlen, "cannot start timeout thread: %s",
+			 strerror(-ret));
+		goto out_irq;
+	}
+	free(params.v);
+	free(buf);
+	*devp = dev;
+	return 0;
+
+out_irq:
+	irq_threads_stop(dev);
+out_queues:
+	hctx_exit_all(dev, dev->nr_hw_queues);
+	for (i = 0; i < dev->nr_tag_sets; i++)
+		tags_exit(&dev->tags[i], dev);
+	free(dev->tags);
+	free(dev->hctx);
+out_exit:
+	if (dev->ops->exit)
+		dev->ops->exit(dev);
+out_free:
+	free(params.v);
+	free(buf);
+	free(dev);
+	return ret;
+}
+
+void mqblk_dev_close(struct mqblk_dev *dev)
+{
+	unsigned i;
+
+	if (!dev)
+		return;
+	timeout_stop(dev);
+	irq_threads_stop(dev);
+	hctx_exit_all(dev, dev->nr_hw_queues);
+	for (i = 0; i < dev->nr_tag_sets; i++)
+		tags_exit(&dev->tags[i], dev);
+	if (dev->ops->exit)
+		dev->ops->exit(dev);
+	pthread_mutex_destroy(&dev->lock);
+	free(dev->tags);
+	free(dev->hctx);
+	free(dev);
+}
+
+/* ---- software queues ---- */
+
+static void queue_waiter_wake(struct sbq_waiter *w)
+{
+	struct mqblk_queue *q = (struct mqblk_queue *)((char *)w -
+		offsetof(struct mqblk_queue, waiter));
+
+	queue_wake(q);
+}
+
+int mqblk_queue_open(struct mqblk_dev *dev, struct mqblk_queue **qp)
+{
+	struct mqblk_queue *q;
+	struct mqblk_hctx *h;
+	int ret;
+
+	q = aligned_alloc(CORE_CACHELINE,
+			  (sizeof(*q) + CORE_CACHELINE - 1) &
+				  ~(size_t)(CORE_CACHELINE - 1));
+	if (!q)
+		return -ENOMEM;
+	memset(q, 0, sizeof(*q));
+	q->dev = dev;
+	q->tid = core_gettid();
+	q->policy = dev->policy;
+	q->epfd = -1;
+	rq_list_init(&q->plug);
+	rq_list_init(&q->done);
+	q->waiter.wake = queue_waiter_wake;
+	q->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (q->wake_fd < 0) {
+		ret = -errno;
+		goto out_free;
+	}
+
+	pthread_mutex_lock(&dev->lock);
+	/* the kernel's blk_mq_map_queues: software queue i -> hw i % nr */
+	q->idx = dev->next_queue_idx++;
+	h = &dev->hctx[q->idx % dev->nr_hw_queues];
+	if (h->nr_ctx && !h->need_lock) {
+		/* more submitters than the device was opened for: this hw
+		 * queue dispatches without a lock and must stay single */
+		dev->next_queue_idx--;
+		pthread_mutex_unlock(&dev->lock);
+		ret = -EBUSY;
+		goto out_close;
+	}
+	h->nr_ctx++;
+	dev->nr_queues_open++;
+	pthread_mutex_unlock(&dev->lock);
+	q->hctx = h;
+	q->tags = h->tags;
+	q->tag_hint = (unsigned)(q->idx * 7919u) % q->tags->depth;
+
+	if (q->policy == MQBLK_COMP_LOCAL && h->irq_fd >= 0) {
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		q->epfd = epoll_create1(EPOLL_CLOEXEC);
+		if (q->epfd < 0) {
+			ret = -errno;
+			goto out_unmap;
+		}
+		ev.data.u32 = 0;
+		if (epoll_ctl(q->epfd, EPOLL_CTL_ADD, q->wake_fd, &ev)) {
+			ret = -errno;
+			goto out_unmap;
+		}
+		ev.data.u32 = 1;
+		if (epoll_ctl(q->epfd, EPOLL_CTL_ADD, h->irq_fd, &ev)) {
+			ret = -errno;
+			goto out_unmap;
+		}
+	}
+	*qp = q;
+	return 0;
+
+out_unmap:
+	if (q->epfd >= 0)
+		close(q->epfd);
+	pthread_mutex_lock(&dev->lock);
+	h->nr_ctx--;
+	dev->nr_queues_open--;
+	pthread_mutex_unlock(&dev->lock);
+out_close:
+	close(q->wake_fd);
+out_free:
+	free(q);
+	return ret;
+}
+
+void mqblk_queue_close(struct mqblk_queue *q)
+{
+	struct mqblk_dev *dev;
+	struct mqblk_rq *rqs[64];
+
+	if (!q)
+		return;
+	dev = q->dev;
+	if (q->plug_depth) {
+		q->plug_depth = 1;
+		mqblk_unplug(q);
+	}
+	/* drain: nothing may complete into a freed queue */
+	while (q->inflight) {
+		int i, n = mqblk_reap(q, rqs, 1, 64, -1);
+
+		for (i = 0; i < n; i++)
+			mqblk_rq_put(rqs[i]);
+		if (n < 0)
+			break;
+	}
+	/* a completer may still be writing our wake-up */
+	while (atomic_load_explicit(&q->producers, memory_order_acquire))
+		sched_yield();
+	pthread_mutex_lock(&dev->lock);
+	q->hctx->nr_ctx--;
+	dev->nr_queues_open--;
+	pthread_mutex_unlock(&dev->lock);
+	if (q->epfd >= 0)
+		close(q->epfd);
+	close(q->wake_fd);
+	free(q);
+}
+
+void mqblk_queue_get_stats(const struct mqblk_queue *q,
+			   struct mqblk_queue_stats *st)
+{
+	*st = q->st;
+}
+
+unsigned mqblk_queue_inflight(const struct mqblk_queue *q)
+{
+	return q->inflight;
+}
+
+/* ---- tags ---- */
+
+static struct mqblk_rq *rq_init(struct mqblk_queue *q, int tag)
+{
+	struct mqblk_rq *rq = tags_rq(q->tags, (unsigned)tag);
+
+	rq->q = q;
+	rq->hctx = q->hctx;
+	rq->gen++;
+	rq->flags = 0;
+	rq->res = 0;
+	rq->nvme_status = 0;
+	rq->next = NULL;
+	q->held++;
+	return rq;
+}
+
+/* One step of waiting for something to happen on q: completions to
+ * collect, a tag wake-up, or the timeout. Policy decides sleep vs poll. */
+static void queue_wait_step(struct mqblk_queue *q, int64_t timeout_ns);
+
+struct mqblk_rq *mqblk_rq_get(struct mqblk_queue *q, unsigned flags)
+{
+	struct sbitmap_queue *sbq = &q->tags->sbq;
+	unsigned ws_idx;
+	int tag;
+
+	tag = sbitmap_queue_get(sbq, &q->tag_hint);
+	if (__builtin_expect(tag >= 0, 1))
+		return rq_init(q, tag);
+	q->st.tag_waits++;
+	if (flags & MQBLK_RQ_NOWAIT)
+		return NULL;
+	for (;;) {
+		/* every tag is ours and none is in flight: waiting would
+		 * never end, the caller must reap or put first */
+		if (q->held >= q->tags->depth && !q->inflight)
+			return NULL;
+		sbitmap_queue_prepare_wait(sbq, &q->waiter, &ws_idx);
+		tag = sbitmap_queue_get(sbq, &q->tag_hint);
+		if (tag < 0)
+			queue_wait_step(q, 1000 * 1000);
+		sbitmap_queue_finish_wait(sbq, &q->waiter, ws_idx);
+		if (tag < 0)
+			tag = sbitmap_queue_get(sbq, &q->tag_hint);
+		if (tag >= 0)
+			return rq_init(q, tag);
+	}
+}
+
+void mqblk_rq_put(struct mqblk_rq *rq)
+{
+	struct mqblk_queue *q = rq->q;
+	struct mqblk_tags *t = q->tags;
+
+	/* a timeout handler may still be looking at this request */
+	while (__builtin_expect(atomic_load_explicit(&t->timing_out[rq->tag],
+						     memory_order_acquire),
+				0))
+		sched_yield();
+	atomic_store_explicit(&rq->state, RQ_IDLE, memory_order_relaxed);
+	q->held--;
+	sbitmap_queue_put(&t->sbq, rq->tag, &q->tag_hint);
+}
+
+/* ---- dispatch ---- */
+
+static inline void hctx_lock(struct mqblk_hctx *h)
+{
+	if (h->need_lock)
+		pthread_spin_lock(&h->lock);
+}
+
+static inline void hctx_unlock(struct mqblk_hctx *h)
+{
+	if (h->need_lock)
+		pthread_spin_unlock(&h->lock);
+}
+
+/* Fair share of a host-wide tag set (the kernel's hctx_may_queue). */
+static bool hctx_may_queue(struct mqblk_hctx *h)
+{
+	unsigned users, share;
+
+	if (!h->dev->shared_tags || h->dev->nr_hw_queues == 1)
+		return true;
+	if (!h->active) {
+		h->active = true;
+		atomic_fetch_add(&h->tags->active_queues, 1);
+	}
+	users = atomic_load_explicit(&h->tags->active_queues,
+				     memory_order_relaxed);
+	share = (h->tags->depth + users - 1) / (users ? users : 1);
+	if (share < 4)
+		share = 4;
+	return atomic_load_explicit(&h->nr_active, memory_order_relaxed) <
+	       share;
+}
+
+static inline void rq_start(struct mqblk_dev *dev, struct mqblk_rq *rq)
+{
+	rq->deadline_ns = atomic_load_explicit(&dev->jiffies_ns,
+					       memory_order_relaxed) +
+			  dev->timeout_ns;
+	atomic_store_explicit(&rq->state, RQ_IN_FLIGHT, memory_order_release);
+	if (dev->shared_tags)
+		atomic_fetch_add_explicit(&rq->hctx->nr_active, 1,
+					  memory_order_relaxed);
+}
+
+/* Returns false when the driver said BUSY (rq is back in IDLE). */
+static bool issue_one(struct mqblk_hctx *h, struct mqblk_rq *rq, bool last,
+		      struct mqblk_queue *q)
+{
+	struct mqblk_dev *dev = h->dev;
+	enum mqblk_status sts;
+
+	rq_start(dev, rq);
+	sts = dev->ops->queue_rq(h, rq, last);
+	if (__builtin_expect(sts == MQBLK_STS_OK, 1))
+		return true;
+	if (sts == MQBLK_STS_BUSY) {
+		atomic_store_explicit(&rq->state, RQ_IDLE,
+				      memory_order_relaxed);
+		if (dev->shared_tags)
+			atomic_fetch_sub(&h->nr_active, 1);
+		q->st.requeues++;
+		return false;
+	}
+	mqblk_complete_rq(rq, -EIO, 0);
+	return true;
+}
+
+/*
+ * Issue a chain (rq->next linked, n long) to h. Whatever the driver
+ * refuses stays on h->dispatch, in order. Lock held.
+ */
+static void __dispatch_list(struct mqblk_hctx *h, struct rq_list *list,
+			    struct mqblk_queue *q)
+{
+	bool queued_unterminated = false;
+	struct mqblk_rq *rq;
+
+	while ((rq = list->head)) {
+		bool last = rq->next == NULL;
+
+		if (!hctx_may_queue(h))
+			break;
+		rq_list_pop(list);
+		if (!issue_one(h, rq, last, q)) {
+			/* put it back at the head, keep the order */
+			rq->next = list->head;
+			list->head = rq;
+			if (!rq->next)
+				list->tailp = &rq->next;
+			list->nr++;
+			break;
+		}
+		queued_unterminated = !last;
+	}
+	if (queued_unterminated && h->dev->ops->commit_rqs)
+		h->dev->ops->commit_rqs(h);
+}
+
+void hctx_run_dispatch(struct mqblk_hctx *h, struct mqblk_queue *q)
+{
+	struct rq_list list;
+
+	if (!atomic_load_explicit(&h->dispatch_nr, memory_order_relaxed))
+		return;
+	/* taken even with one submitter: it is rare, and it keeps the
+	 * list consistent with queue_issue_list() appending to it */
+	pthread_spin_lock(&h->lock);
+	list = h->dispatch;
+	if (!list.head)
+		list.tailp = &list.head;
+	rq_list_init(&h->dispatch);
+	__dispatch_list(h, &list, q);
+	h->dispatch = list;
+	if (!h->dispatch.head)
+		rq_list_init(&h->dispatch);
+	atomic_store_explicit(&h->dispatch_nr, h->dispatch.nr,
+			      memory_order_relaxed);
+	pthread_spin_unlock(&h->lock);
+}
+
+/* Issue a list of requests of q to its hctx. */
+static void queue_issue_list(struct mqblk_queue *q, struct rq_list *list)
+{
+	struct mqblk_hctx *h = q->hctx;
+
+	if (__builtin_expect(
+		    atomic_load_explicit(&h->dispatch_nr, memory_order_relaxed),
+		    0)) {
+		/* earlier requests are waiting: keep the order */
+		pthread_spin_lock(&h->lock);
+		*h->dispatch.tailp = list->head;
+		h->dispatch.tailp = list->tailp;
+		h->dispatch.nr += list->nr;
+		atomic_store(&h->dispatch_nr, h->dispatch.nr);
+		pthread_spin_unlock(&h->lock);
+		rq_list_init(list);
+		hctx_run_dispatch(h, q);
+		return;
+	}
+	hctx_lock(h);
+	__dispatch_list(h, list, q);
+	hctx_unlock(h);
+	if (__builtin_expect(list->head != NULL, 0)) {
+		pthread_spin_lock(&h->lock);
+		*h->dispatch.tailp = list->head;
+		h->dispatch.tailp = list->tailp;
+		h->dispatch.nr += list->nr;
+		atomic_store(&h->dispatch_nr, h->dispatch.nr);
+		pthread_spin_unlock(&h->lock);
+		rq_list_init(list);
+	}
+}
+
+static int rq_check(const struct mqblk_dev *dev, const struct mqblk_rq *rq)
+{
+	uint64_t mask = dev->lim.logical_block_size - 1;
+
+	switch (rq->op) {
+	case MQBLK_OP_FLUSH:
+		return 0;
+	case MQBLK_OP_READ:
+	case MQBLK_OP_WRITE:
+		if (!rq->buf)
+			return -EINVAL;
+		/* fall through */
+	case MQBLK_OP_DISCARD:
+	case MQBLK_OP_WRITE_ZEROES:
+		if (!rq->len || (rq->offset & mask) || (rq->len & mask))
+			return -EINVAL;
+		if (rq->offset > dev->lim.capacity ||
+		    rq->len > dev->lim.capacity - rq->offset)
+			return -EINVAL;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int mqblk_submit(struct mqblk_rq *rq)
+{
+	struct mqblk_queue *q = rq->q;
+	struct rq_list one;
+
+	if (__builtin_expect(rq_check(q->dev, rq) != 0, 0))
+		return -EINVAL;
+	q->st.submitted++;
+	q->inflight++;
+	if (q->plug_depth) {
+		rq_list_add_tail(&q->plug, rq);
+		if (q->plug.nr >= PLUG_MAX) {
+			struct rq_list list = q->plug;
+
+			rq_list_init(&q->plug);
+			queue_issue_list(q, &list);
+		}
+		return 0;
+	}
+	/* issue directly: nothing is queued ahead of it */
+	rq->next = NULL;
+	one.head = rq;
+	one.tailp = &rq->next;
+	one.nr = 1;
+	queue_issue_list(q, &one);
+	return 0;
+}
+
+void mqblk_plug(struct mqblk_queue *q)
+{
+	q->plug_depth++;
+}
+
+void mqblk_unplug(struct mqblk_queue *q)
+{
+	struct rq_list list;
+
+	if (!q->plug_depth || --q->plug_depth)
+		return;
+	if (!q->plug.head)
+		return;
+	list = q->plug;
+	rq_list_init(&q->plug);
+	queue_issue_list(q, &list);
+}
+
+/* ---- reap ---- */
+
+/* Move completions handed over by other threads onto the done list. */
+static inline void queue_pull_remote(struct mqblk_queue *q)
+{
+	struct mqblk_rq *chain = rq_llist_del_all(&q->remote);
+
+	if (chain)
+		rq_list_splice_chain(&q->done, rq_chain_reverse(chain));
+}
+
+static inline unsigned queue_collect(struct mqblk_queue *q,
+				     struct mqblk_rq **out, unsigned max)
+{
+	unsigned n = 0;
+
+	if (q->done.nr < max)
+		queue_pull_remote(q);
+	while (n < max) {
+		struct mqblk_rq *rq = rq_list_pop(&q->done);
+
+		if (!rq)
+			break;
+		q->st.completions[rq->comp_path]++;
+		if (__builtin_expect(rq->res < 0, 0)) {
+			q->st.errors++;
+			if (rq->res == -ETIMEDOUT)
+				q->st.timeouts++;
+		}
+		out[n++] = rq;
+	}
+	q->inflight -= n;
+	return n;
+}
+
+static void queue_wait_step(struct mqblk_queue *q, int64_t timeout_ns)
+{
+	struct mqblk_hctx *h = q->hctx;
+	int ms;
+
+	if (q->policy == MQBLK_COMP_POLLED ||
+	    (q->policy == MQBLK_COMP_LOCAL && h->irq_fd < 0)) {
+		/* hipri, or a driver without interrupts: poll the queue */
+		if (core_poll_hctx(h, q, q->policy == MQBLK_COMP_POLLED ?
+						 MQBLK_PATH_POLLED :
+						 MQBLK_PATH_LOCAL,
+				   h->depth) == 0) {
+			if (!rq_llist_empty(&q->remote))
+				return;
+			__builtin_ia32_pause();
+		}
+		return;
+	}
+	ms = timeout_ns < 0 ? -1 :
+			      (int)((timeout_ns + 999999) / 1000000);
+	if (q->epfd >= 0) {
+		/* LOCAL: this thread takes its hw queue's interrupt */
+		struct epoll_event ev[2];
+		int i, n = epoll_wait(q->epfd, ev, 2, ms);
+
+		for (i = 0; i < n; i++) {
+			if (ev[i].data.u32 == 1)
+				core_poll_hctx(h, q, MQBLK_PATH_LOCAL, h->depth);
+			else
+				queue_drain_wake(q);
+		}
+		return;
+	}
+	{
+		struct pollfd pfd = { .fd = q->wake_fd, .events = POLLIN };
+
+		if (!rq_llist_empty(&q->remote))
+			return;
+		if (poll(&pfd, 1, ms) > 0)
+			queue_drain_wake(q);
+	}
+}
+
+int mqblk_reap(struct mqblk_queue *q, struct mqblk_rq **out, unsigned min,
+	       unsigned max, int64_t timeout_ns)
+{
+	uint64_t end = 0;
+	unsigned n;
+
+	if (!max || min > max)
+		return -EINVAL;
+	n = queue_collect(q, out, max);
+	if (n >= min)
+		return (int)n;
+	if (timeout_ns > 0)
+		end = clock_now_ns() + (uint64_t)timeout_ns;
+	for (;;) {
+		int64_t left = timeout_ns;
+
+		hctx_run_dispatch(q->hctx, q);
+		if (!q->inflight)
+			break; /* nothing left that could complete */
+		if (timeout_ns > 0) {
+			uint64_t now = clock_now_ns();
+
+			if (now >= end)
+				break;
+			left = (int64_t)(end - now);
+		} else if (timeout_ns == 0) {
+			/* peek: one poll pass for polled queues */
+			if (q->policy == MQBLK_COMP_POLLED)
+				core_poll_hctx(q->hctx, q, MQBLK_PATH_POLLED,
+					       q->hctx->depth);
+			n += queue_collect(q, out + n, max - n);
+			break;
+		}
+		queue_wait_step(q, left);
+		n += queue_collect(q, out + n, max - n);
+		if (n >= min)
+			break;
+	}
+	return (int)n;
+}

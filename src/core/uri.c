@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Device URIs: "driver" or "driver:key=value,key=value". Splits in place;
+ * the driver name decides who consumes the keys.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+#define URI_MAX_PARAMS 64
+
+int uri_parse(char *buf, const char **driver, struct mqblk_params *params,
+	      char *err, size_t errlen)
+{
+	char *colon = strchr(buf, ':');
+	char *p;
+
+	params->nr = 0;
+	params->v = NULL;
+	*driver = buf;
+	if (!colon)
+		goto check_name;
+	*colon = '\0';
+	p = colon + 1;
+	if (!*p)
+		goto check_name;
+	params->v = calloc(URI_MAX_PARAMS, sizeof(*params->v));
+	if (!params->v)
+		return -ENOMEM;
+	while (p) {
+		char *comma = strchr(p, ',');
+		char *eq;
+
+		if (comma)
+			*comma = '\0';
+		eq = strchr(p, '=');
+		if (!eq || eq == p || !eq[1]) {
+			snprintf(err, errlen,
+				 "bad device parameter '%s': expected key=value",
+				 p);
+			goto out_free;
+		}
+		if (params->nr == URI_MAX_PARAMS) {
+			snprintf(err, errlen, "too many device parameters");
+			goto out_free;
+		}
+		*eq = '\0';
+		params->v[params->nr].key = p;
+		params->v[params->nr].val = eq + 1;
+		params->v[params->nr].used = false;
+		params->nr++;
+		p = comma ? comma + 1 : NULL;
+	}
+check_name:
+	if (!**driver) {
+		snprintf(err, errlen, "empty device name");
+		goto out_free;
+	}
+	return 0;
+out_free:
+	free(params->v);
+	params->v = NULL;
+	params->nr = 0;
+	return -EINVAL;
+}
+
+int mqblk_param_u64(struct mqblk_param *p, uint64_t min, uint64_t max,
+		    bool size, uint64_t *out, char *err, size_t errlen)
+{
+	const char *s = p->val;
+	unsigned long long v;
+	uint64_t mult = 1;
+	char *end;
+
+	errno = 0;
+	if (*s == '-' || *s == '+' || *s == ' ')
+		goto bad;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		goto bad;
+	if (*end && size) {
+		switch (*end | 0x20) {
+		case 'k': mult = 1ull << 10; break;
+		case 'm': mult = 1ull << 20; break;
+		case 'g': mult = 1ull << 30; break;
+		case 't': mult = 1ull << 40; break;
+		case 'p': mult = 1ull << 50; break;
+		default: goto bad;
+		}
+		end++;
+		if ((*end | 0x20) == 'i')
+			end++;
+		if ((*end | 0x20) == 'b')
+			end++;
+	}
+	if (*end)
+		goto bad;
+	if (v > UINT64_MAX / mult)
+		goto range;
+	v *= mult;
+	if (v < min || v > max)
+		goto range;
+	*out = v;
+	p->used = true;
+	return 0;
+bad:
+	snprintf(err, errlen, "bad value '%s' for %s: expected %s", p->val,
+		 p->key, size ? "a size like 512, 4k, 8g" : "a number");
+	return -EINVAL;
+range:
+	snprintf(err, errlen, "%s=%s out of range [%llu, %llu]", p->key,
+		 p->val, (unsigned long long)min, (unsigned long long)max);
+	return -EINVAL;
+}

@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The null device, modelled on Linux null_blk: completes inline, deferred
+ * through an "interrupt", or after completion_nsec on a timer; optionally
+ * memory backed (sparse); with fault injection. The control case.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <mqblk/driver.h>
+
+#define NULL_PAGE_SHIFT 12
+#define NULL_PAGE_SIZE (1u << NULL_PAGE_SHIFT)
+#define NULL_LEAF_SHIFT 9 /* 512 page pointers per leaf */
+#define NULL_LEAF_NR (1u << NULL_LEAF_SHIFT)
+
+enum null_irqmode {
+	NULL_IRQ_NONE = 0,    /* complete inside queue_rq */
+	NULL_IRQ_SOFTIRQ = 1, /* complete from the hw queue's interrupt */
+	NULL_IRQ_TIMER = 2,   /* complete completion_nsec after submission */
+};
+
+/* Per request: the link through the hw queue's pending lists. */
+struct null_cmd {
+	struct null_cmd *next;
+	struct mqblk_rq *rq;
+	uint64_t deadline_ns;
+	int res;
+};
+
+struct null_dev {
+	uint64_t size;
+	uint32_t blocksize;
+	unsigned submit_queues;
+	unsigned hw_queue_depth;
+	enum null_irqmode irqmode;
+	uint64_t completion_nsec;
+	bool memory_backed;
+	bool polled;
+	/* fault injection: every Nth request, 0 = off */
+	uint64_t requeue_every;
+	uint64_t timeout_every;
+	uint64_t error_every;
+	/* sparse store: dir[i] -> leaf of NULL_LEAF_NR page pointers */
+	size_t nr_dir;
+	_Atomic(_Atomic(uint8_t *) *) *dir;
+	_Atomic uint64_t pages;
+};
+
+struct null_hctx {
+	struct null_dev *nd;
+	/* submit side pushes (lock free), poller pops */
+	_Atomic(struct null_cmd *) pending;
+	/* poller-owned FIFO of timer-mode commands, oldest first */
+	struct null_cmd *fifo_head, **fifo_tail;
+	int efd;  /* kicked when pending goes non-empty */
+	int tfd;  /* timer mode: armed for the oldest deadline */
+	int epfd; /* the irq fd the core waits on: efd + tfd */
+	uint64_t nr_queued; /* fault-injection counter (dispatch serialised) */
+};
+
+static int null_parse_bool(struct mqblk_param *p, bool *out, char *err,
+			   size_t errlen)
+{
+	uint64_t v;
+
+	if (mqblk_param_u64(p, 0, 1, false, &v, err, errlen))
+		return -EINVAL;
+	*out = v != 0;
+	return 0;
+}
+
+static int null_init(struct mqblk_dev *dev, struct mqblk_params *params,
+		     struct mqblk_dev_limits *lim, char *err, size_t errlen)
+{
+	struct null_dev *nd = calloc(1, sizeof(*nd));
+	bool shared_tags = false;
+	uint64_t v;
+	unsigned i;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (!nd)
+		return -ENOMEM;
+	nd->size = 250ull << 30; /* null_blk's gb=250 */
+	nd->blocksize = 512;
+	nd->submit_queues = cpus > 0 ? (unsigned)cpus : 1;
+	nd->hw_queue_depth = lim->queue_depth ? lim->queue_depth : 64;
+	nd->irqmode = NULL_IRQ_NONE;
+	nd->completion_nsec = 10000;
+	for (i = 0; i < params->nr; i++) {
+		struct mqblk_param *p = &params->v[i];
+		int r = 0;
+
+		if (!strcmp(p->key, "size")) {
+			r = mqblk_param_u64(p, 4096, 1ull << 50, true,
+					    &nd->size, err, errlen);
+		} else if (!strcmp(p->key, "gb")) {
+			r = mqblk_param_u64(p, 1, 1ull << 20, false, &v, err,
+					    errlen);
+			nd->size = v << 30;
+		} else if (!strcmp(p->key, "blocksize") ||
+			   !strcmp(p->key, "bs")) {
+			r = mqblk_param_u64(p, 512, 65536, true, &v, err,
+					    errlen);
+			if (!r && (v & (v - 1))) {
+				snprintf(err, errlen,
+					 "blocksize %llu is not a power of two",
+					 (unsigned long long)v);
+				r = -EINVAL;
+			}
+			nd->blocksize = (uint32_t)v;
+		} else if (!strcmp(p->key, "submit_queues")) {
+			r = mqblk_param_u64(p, 1, 4096, false, &v, err, errlen);
+			nd->submit_queues = (unsigned)v;
+		} else if (!strcmp(p->key, "hw_queue_depth")) {
+			r = mqblk_param_u64(p, 1, 65536, false, &v, err, errlen);
+			nd->hw_queue_depth = (unsigned)v;
+		} else if (!strcmp(p->key, "irqmode")) {
+			r = mqblk_param_u64(p, 0, 2, false, &v, err, errlen);
+			nd->irqmode = (enum null_irqmode)v;
+		} else if (!strcmp(p->key, "completion_nsec")) {
+			r = mqblk_param_u64(p, 0, 10ull * 1000 * 1000 * 1000,
+					    false, &nd->completion_nsec, err,
+					    errlen);
+		} else if (!strcmp(p->key, "memory_backed")) {
+			r = null_parse_bool(p, &nd->memory_backed, err, errlen);
+		} else if (!strcmp(p->key, "shared_tags")) {
+			r = null_parse_bool(p, &shared_tags, err, errlen);
+		} else if (!strcmp(p->key, "requeue_every")) {
+			r = mqblk_param_u64(p, 0, UINT64_MAX, false,
+					    &nd->requeue_every, err, errlen);
+		} else if (!strcmp(p->key, "timeout_every")) {
+			r = mqblk_param_u64(p, 0, UINT64_MAX, false,
+					    &nd->timeout_every, err, errlen);
+		} else if (!strcmp(p->key, "error_every")) {
+			r = mqblk_param_u64(p, 0, UINT64_MAX, false,
+					    &nd->error_every, err, errlen);
+		} else {
+			continue;
+		}
+		if (r) {
+			free(nd);
+			return r;
+		}
+		p->used = true;
+	}
+	if (nd->size % nd->blocksize) {
+		snprintf(err, errlen,
+			 "size %llu is not a multiple of blocksize %u",
+			 (unsigned long long)nd->size, nd->blocksize);
+		free(nd);
+		return -EINVAL;
+	}
+	if (nd->memory_backed) {
+		uint64_t pages = (nd->size + NULL_PAGE_SIZE - 1) >>
+				 NULL_PAGE_SHIFT;
+
+		nd->nr_dir = (size_t)((pages + NULL_LEAF_NR - 1) >>
+				      NULL_LEAF_SHIFT);
+		nd->dir = calloc(nd->nr_dir, sizeof(*nd->dir));
+		if (!nd->dir) {
+			free(nd);
+			snprintf(err, errlen, "cannot allocate page directory");
+			return -ENOMEM;
+		}
+	}
+	lim->capacity = nd->size;
+	lim->logical_block_size = nd->blocksize;
+	lim->max_hw_queues = nd->submit_queues;
+	lim->queue_depth = nd->hw_queue_depth;
+	lim->shared_tags = shared_tags;
+	lim->cmd_size = sizeof(struct null_cmd);
+	lim->default_policy = MQBLK_COMP_LOCAL;
+	lim->has_irq = nd->irqmode != NULL_IRQ_NONE;
+	mqblk_dev_set_data(dev, nd);
+	return 0;
+}
+
+static void null_exit(struct mqblk_dev *dev)
+{
+	struct null_dev *nd = mqblk_dev_data(dev);
+	size_t i;
+	unsigned j;
+
+	if (!nd)
+		return;
+	for (i = 0; nd->dir && i < nd->nr_dir; i++) {
+		_Atomic(uint8_t *) *leaf = atomic_load(&nd->dir[i]);
+
+		if (!leaf)
+			continue;
+		for (j = 0; j < NULL_LEAF_NR; j++)
+			free(atomic_load(&leaf[j]));
+		free(leaf);
+	}
+	free(nd->dir);
+	free(nd);
+}
+
+/* ---- sparse store ---- */
+
+static uint8_t *null_page(struct null_dev *nd, uint64_t pgno, bool create)
+{
+	size_t d = (size_t)(pgno >> NULL_LEAF_SHIFT);
+	_Atomic(uint8_t *) *leaf = atomic_load_explicit(&nd->dir[d],
+							memory_order_acquire);
+	uint8_t *page, *exp;
+
+	if (!leaf) {
+		_Atomic(uint8_t *) *fresh, *none = NULL;
+
+		if (!create)
+			return NULL;
+		fresh = calloc(NULL_LEAF_NR, sizeof(*fresh));
+		if (!fresh)
+			return NULL;
+		if (atomic_compare_exchange_strong(&nd->dir[d], &none, fresh)) {
+			leaf = fresh;
+		} else {
+			free(fresh);
+			leaf = none;
+		}
+	}
+	page = atomic_load_explicit(&leaf[pgno & (NULL_LEAF_NR - 1)],
+				    memory_order_acquire);
+	if (page || !create)
+		return page;
+	page = calloc(1, NULL_PAGE_SIZE);
+	if (!page)
+		return NULL;
+	exp = NULL;
+	if (!atomic_compare_exchange_strong(&leaf[pgno & (NULL_LEAF_NR - 1)],
+					    &exp, page)) {
+		free(page);
+		return exp;
+	}
+	atomic_fetch_add_explicit(&nd->pages, 1, memory_order_relaxed);
+	return page;
+}
+
+/* Move data between the store and buf; NULL buf zeroes (discard, write
+ * zeroes). Returns 0 or -ENOMEM. */
+static int null_transfer(struct null_dev *nd, enum mqblk_op op,
+			 uint64_t off, uint32_t len, uint8_t *buf)
+{
+	while (len) {
+		uint64_t pgno = off >> NULL_PAGE_SHIFT;
+		uint32_t in = (uint32_t)(off & (NULL_PAGE_SIZE - 1));
+		uint32_t n = NULL_PAGE_SIZE - in;
+		uint8_t *page;
+
+		if (n > len)
+			n = len;
+		page = null_page(nd, pgno, op == MQBLK_OP_WRITE);
+		switch (op) {
+		case MQBLK_OP_READ:
+			if (page)
+				memcpy(buf, page + in, n);
+			else
+				memset(buf, 0, n); /* never written: zeros */
+			break;
+		case MQBLK_OP_WRITE:
+			if (!page)
+				return -ENOMEM;
+			memcpy(page + in, buf, n);
+			break;
+		default:
+			/* pages stay allocated: a reader may be copying
+			 * from one right now, and freeing needs RCU */
+			if (page)
+				memset(page + in, 0, n);
+			break;
+		}
+		off += n;
+		len -= n;
+		if (buf)
+			buf += n;
+	}
+	return 0;
+}
+
+static int null_do_io(struct null_dev *nd, struct mqblk_rq *rq)
+{
+	int ret = 0;
+
+	if (!nd->memory_backed || rq->op == MQBLK_OP_FLUSH)
+		return (int)rq->len;
+	switch (rq->op) {
+	case MQBLK_OP_READ:
+	case MQBLK_OP_WRITE:
+		ret = null_transfer(nd, rq->op, rq->offset, rq->len, rq->buf);
+		break;
+	case MQBLK_OP_DISCARD:
+	case MQBLK_OP_WRITE_ZEROES:
+		ret = null_transfer(nd, rq->op, rq->offset, rq->len, NULL);
+		break;
+	default:
+		ret = -EOPNOTSUPP;
+	}
+	return ret < 0 ? ret : (int)rq->len;
+}
+
+/* ---- hw queues ---- */
+
+static int null_init_hctx(struct mqblk_hctx *hctx, unsigned idx)
+{
+	struct mqblk_dev *dev = mqblk_hctx_dev(hctx);
+	struct null_dev *nd = mqblk_dev_data(dev);
+	struct null_hctx *nh = calloc(1, sizeof(*nh));
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ret;
+
+	(void)idx;
+	if (!nh)
+		return -ENOMEM;
+	nh->nd = nd;
+	nh->fifo_tail = &nh->fifo_head;
+	nh->efd = nh->tfd = nh->epfd = -1;
+	nd->polled = mqblk_dev_comp_policy(dev) == MQBLK_COMP_POLLED;
+	mqblk_hctx_set_data(hctx, nh);
+	/* polled queues and inline completion raise no interrupts */
+	if (nd->irqmode == NULL_IRQ_NONE || nd->polled)
+		return 0;
+	nh->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (nh->efd < 0)
+		goto out_errno;
+	if (nd->irqmode == NULL_IRQ_SOFTIRQ) {
+		mqblk_hctx_set_irq_fd(hctx, nh->efd);
+		return 0;
+	}
+	nh->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	nh->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (nh->tfd < 0 || nh->epfd < 0)
+		goto out_errno;
+	if (epoll_ctl(nh->epfd, EPOLL_CTL_ADD, nh->efd, &ev) ||
+	    epoll_ctl(nh->epfd, EPOLL_CTL_ADD, nh->tfd, &ev))
+		goto out_errno;
+	mqblk_hctx_set_irq_fd(hctx, nh->epfd);
+	return 0;
+
+out_errno:
+	ret = -errno;
+	if (nh->efd >= 0)
+		close(nh->efd);
+	if (nh->tfd >= 0)
+		close(nh->tfd);
+	if (nh->epfd >= 0)
+		close(nh->epfd);
+	free(nh);
+	mqblk_hctx_set_data(hctx, NULL);
+	return ret;
+}
+
+static void null_exit_hctx(struct mqblk_hctx *hctx)
+{
+	struct null_hctx *nh = mqblk_hctx_data(hctx);
+
+	if (!nh)
+		return;
+	if (nh->efd >= 0)
+		close(nh->efd);
+	if (nh->tfd >= 0)
+		close(nh->tfd);
+	if (nh->epfd >= 0)
+		close(nh->epfd);
+	free(nh);
+}
+
+static void null_kick(struct null_hctx *nh)
+{
+	uint64_t one = 1;
+
+	if (nh->efd >= 0 && write(nh->efd, &one, sizeof(one)) < 0 &&
+	    errno != EAGAIN)
+		abort();
+}
+
+static enum mqblk_status null_queue_rq(struct mqblk_hctx *hctx,
+				       struct mqblk_rq *rq, bool last)
+{
+	struct null_hctx *nh = mqblk_hctx_data(hctx);
+	struct null_dev *nd = nh->nd;
+	struct null_cmd *cmd, *old;
+	uint64_t nr = ++nh->nr_queued;
+	int res;
+
+	(void)last;
+	if (__builtin_expect(nd->requeue_every != 0, 0) &&
+	    nr % nd->requeue_every == 0)
+		return MQBLK_STS_BUSY;
+	if (__builtin_expect(nd->timeout_every != 0, 0) &&
+	    nr % nd->timeout_every == 0)
+		return MQBLK_STS_OK; /* lost: the timeout handler finds it */
+	res = null_do_io(nd, rq);
+	if (__builtin_expect(nd->error_every != 0, 0) &&
+	    nr % nd->error_every == 0)
+		res = -EIO;
+	if (nd->irqmode == NULL_IRQ_NONE) {
+		mqblk_complete_rq(rq, res, res < 0 ? 0x0006 : 0);
+		return MQBLK_STS_OK;
+	}
+	cmd = mqblk_rq_pdu(rq);
+	cmd->rq = rq;
+	cmd->res = res;
+	if (nd->irqmode == NULL_IRQ_TIMER)
+		cmd->deadline_ns = mqblk_clock_ns() + nd->completion_nsec;
+	old = atomic_load_explicit(&nh->pending, memory_order_relaxed);
+	do {
+		cmd->next = old;
+	} while (!atomic_compare_exchange_weak_explicit(
+		&nh->pending, &old, cmd, memory_order_release,
+		memory_order_relaxed));
+	/* raise the interrupt when the list goes non-empty; the poller
+	 * reads the eventfd before taking the list, so none is missed */
+	if (!old)
+		null_kick(nh);
+	return MQBLK_STS_OK;
+}
+
+static void null_arm_timer(struct null_hctx *nh, uint64_t now)
+{
+	struct itimerspec its = { 0 };
+	uint64_t delta;
+
+	if (nh->tfd < 0)
+		return;
+	if (nh->fifo_head) {
+		delta = nh->fifo_head->deadline_ns > now ?
+				nh->fifo_head->deadline_ns - now :
+				1;
+		its.it_value.tv_sec = (time_t)(delta / 1000000000ull);
+		its.it_value.tv_nsec = (long)(delta % 1000000000ull);
+	}
+	timerfd_settime(nh->tfd, 0, &its, NULL);
+}
+
+static int null_poll(struct mqblk_hctx *hctx, unsigned budget)
+{
+	struct null_hctx *nh = mqblk_hctx_data(hctx);
+	struct null_dev *nd = nh->nd;
+	struct null_cmd *chain, *prev = NULL;
+	uint64_t v, now = 0;
+	int done = 0;
+
+	if (nh->efd >= 0 && read(nh->efd, &v, sizeof(v)) < 0 &&
+	    errno != EAGAIN)
+		abort();
+	if (nh->tfd >= 0 && read(nh->tfd, &v, sizeof(v)) < 0 &&
+	    errno != EAGAIN)
+		abort();
+	chain = atomic_exchange_explicit(&nh->pending, NULL,
+					 memory_order_acquire);
+	/* the list is newest first: reverse onto the FIFO tail */
+	while (chain) {
+		struct null_cmd *next = chain->next;
+
+		chain->next = prev;
+		prev = chain;
+		chain = next;
+	}
+	if (prev) {
+		*nh->fifo_tail = prev;
+		while (prev->next)
+			prev = prev->next;
+		nh->fifo_tail = &prev->next;
+	}
+	if (nd->irqmode == NULL_IRQ_TIMER && nh->fifo_head)
+		now = mqblk_clock_ns();
+	while (nh->fifo_head && (unsigned)done < budget) {
+		struct null_cmd *cmd = nh->fifo_head;
+
+		if (nd->irqmode == NULL_IRQ_TIMER && cmd->deadline_ns > now)
+			break;
+		nh->fifo_head = cmd->next;
+		if (!nh->fifo_head)
+			nh->fifo_tail = &nh->fifo_head;
+		mqblk_complete_rq(cmd->rq, cmd->res,
+				  cmd->res < 0 ? 0x0006 : 0);
+		done++;
+	}
+	if (nh->fifo_head) {
+		if (nd->irqmode == NULL_IRQ_TIMER && (unsigned)done < budget)
+			null_arm_timer(nh, now);
+		else
+			null_kick(nh); /* budget spent: come back soon */
+	}
+	return done;
+}
+
+static enum mqblk_timeout_ret null_timeout(struct mqblk_rq *rq)
+{
+	/* a request lost by fault injection: fail it like null_blk does */
+	mqblk_complete_rq(rq, -ETIMEDOUT, 0x0371 /* SCT path, cmd abort */);
+	return MQBLK_EH_DONE;
+}
+
+const struct mqblk_driver_ops mqblk_null_driver = {
+	.name = "null",
+	.init = null_init,
+	.exit = null_exit,
+	.init_hctx = null_init_hctx,
+	.exit_hctx = null_exit_hctx,
+	.queue_rq = null_queue_rq,
+	.poll = null_poll,
+	.timeout = null_timeout,
+};
