@@ -1,0 +1,916 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The bench runner: opens the jobs' devices, runs each job (and its
+ * numjobs clones) on a thread of its own with fio's submit/reap loop, and
+ * hands the statistics to the report writers.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mqblk/mqblk.h>
+
+#include "bench.h"
+#include "core/clock.h"
+#include "rand.h"
+#include "runner.h"
+#include "stats.h"
+
+#define BENCH_VERSION "mqblk-0.1.0"
+#define SAMPLE_NS (500ull * 1000 * 1000) /* fio's bw_avg_time */
+#define MAX_BUF_TOTAL (4ull << 30)	 /* per job: iodepth x bs */
+
+/* One I/O unit: a buffer and the bookkeeping of the request using it. */
+struct io_u {
+	void *buf;
+	uint64_t slat_ns;
+	uint64_t issue_ns;
+	enum bench_ddir ddir;
+	uint32_t len;
+	struct io_u *next_free;
+};
+
+/* A device shared by the jobs of one group that name the same file. */
+struct bench_dev {
+	char *uri;
+	struct mqblk_dev *dev;
+	unsigned nr_threads;
+	int hipri; /* -1 unset, else all users agree */
+};
+
+struct job_thread {
+	const struct bench_job *job;
+	struct bench_dev *bdev;
+	unsigned clone_idx;
+	unsigned thread_nr; /* global, for seeds */
+	pthread_t thread;
+	struct job_stats stats;
+	/* progress published for the status line (relaxed atomics) */
+	_Atomic uint64_t pub_bytes[DDIR_NR];
+	_Atomic uint64_t pub_ios[DDIR_NR];
+	_Atomic int done;
+	_Atomic int started;
+	uint64_t start_ns;
+	int err;
+	char errmsg[256];
+};
+
+static enum bench_ddir job_ddir(const struct bench_job *job,
+				struct bench_rng *rng)
+{
+	switch (job->rw) {
+	case RW_READ:
+	case RW_RANDREAD:
+		return DDIR_READ;
+	case RW_WRITE:
+	case RW_RANDWRITE:
+		return DDIR_WRITE;
+	case RW_TRIM:
+	case RW_RANDTRIM:
+		return DDIR_TRIM;
+	case RW_RW:
+	case RW_RANDRW:
+		return bench_rng_below(rng, 100) < job->rwmixread ? DDIR_READ :
+								    DDIR_WRITE;
+	}
+	return DDIR_READ;
+}
+
+static enum mqblk_op ddir_op(enum bench_ddir d)
+{
+	return d == DDIR_READ ? MQBLK_OP_READ :
+	       d == DDIR_WRITE ? MQBLK_OP_WRITE :
+				 MQBLK_OP_DISCARD;
+}
+
+/* Per-thread I/O generator state. */
+struct gen {
+	const struct bench_job *job;
+	struct bench_rng rng;
+	struct bench_randmap map[DDIR_NR];
+	bool use_map;
+	uint64_t region_start, region_len;
+	uint64_t seq_pos[DDIR_NR];
+	uint64_t bytes_issued; /* this pass, for non-time_based jobs */
+	uint64_t ios_issued;
+	unsigned loops_left;
+};
+
+static void gen_reset_pass(struct gen *g)
+{
+	int d;
+
+	for (d = 0; d < DDIR_NR; d++) {
+		g->seq_pos[d] = 0;
+		if (g->use_map && g->map[d].l0)
+			bench_randmap_reset(&g->map[d]);
+	}
+	g->bytes_issued = 0;
+}
+
+/* Pick the next I/O; false when the job has issued all it should. */
+static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
+		     uint64_t *offp, uint32_t *lenp)
+{
+	const struct bench_job *job = g->job;
+	enum bench_ddir d;
+	uint64_t bs, nr_blocks, blk;
+
+	if (job->number_ios && g->ios_issued >= job->number_ios)
+		return false;
+	if (!time_based && g->bytes_issued >= g->region_len) {
+		if (--g->loops_left == 0)
+			return false;
+		gen_reset_pass(g);
+	}
+	d = job_ddir(job, &g->rng);
+	bs = job->bs[d];
+	nr_blocks = g->region_len / bs;
+	if (bench_rw_is_random(job->rw)) {
+		blk = bench_rng_below(&g->rng, nr_blocks);
+		if (g->use_map) {
+			blk = bench_randmap_claim(&g->map[d], blk);
+			if (blk == UINT64_MAX) {
+				/* pass complete for this direction */
+				bench_randmap_reset(&g->map[d]);
+				blk = bench_randmap_claim(
+					&g->map[d],
+					bench_rng_below(&g->rng, nr_blocks));
+			}
+		}
+	} else {
+		if (g->seq_pos[d] + bs > g->region_len)
+			g->seq_pos[d] = 0;
+		blk = g->seq_pos[d] / bs;
+		g->seq_pos[d] += bs;
+	}
+	*dp = d;
+	*offp = g->region_start + blk * bs;
+	*lenp = (uint32_t)bs;
+	g->bytes_issued += bs;
+	g->ios_issued++;
+	return true;
+}
+
+static uint64_t job_seed(const struct job_thread *jt)
+{
+	const struct bench_job *job = jt->job;
+	uint64_t base;
+
+	if (job->randseed_set)
+		base = job->randseed;
+	else if (job->randrepeat)
+		base = 0x89; /* fio's FIO_RANDSEED */
+	else
+		base = clock_mono_ns() ^ ((uint64_t)getpid() << 32);
+	return base + jt->clone_idx * 0x9e3779b97f4a7c15ull;
+}
+
+static void cpu_snapshot(struct rusage *ru)
+{
+	getrusage(RUSAGE_THREAD, ru);
+}
+
+static uint64_t tv_us(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000ull + (uint64_t)tv->tv_usec;
+}
+
+static void cpu_account(struct job_stats *js, const struct rusage *a,
+			const struct rusage *b)
+{
+	js->usr_us = tv_us(&b->ru_utime) - tv_us(&a->ru_utime);
+	js->sys_us = tv_us(&b->ru_stime) - tv_us(&a->ru_stime);
+	js->ctx = (uint64_t)(b->ru_nvcsw - a->ru_nvcsw) +
+		  (uint64_t)(b->ru_nivcsw - a->ru_nivcsw);
+	js->majf = (uint64_t)(b->ru_majflt - a->ru_majflt);
+	js->minf = (uint64_t)(b->ru_minflt - a->ru_minflt);
+}
+
+/* Latency/throughput bookkeeping for one reaped batch. */
+static void account_batch(struct job_thread *jt, struct mqblk_rq **rqs,
+			  int n, uint64_t now, bool want_lat, bool counting)
+{
+	struct job_stats *js = &jt->stats;
+	int i;
+
+	if (!counting)
+		return;
+	for (i = 0; i < n; i++) {
+		struct io_u *u = rqs[i]->private;
+		uint64_t clat = now > u->issue_ns ? now - u->issue_ns : 0;
+
+		if (__builtin_expect(rqs[i]->res < 0, 0))
+			continue;
+		stats_add_io(js, u->ddir, u->slat_ns, clat, u->len, 1,
+			     want_lat);
+	}
+	js->complete_map[stats_batch_slot((unsigned)n)]++;
+	js->total_complete++;
+}
+
+struct sampler {
+	uint64_t last_ns;
+	uint64_t bytes[DDIR_NR];
+	uint64_t ios[DDIR_NR];
+};
+
+static void sample(struct job_thread *jt, struct sampler *s, uint64_t now,
+		   bool want_bw)
+{
+	struct job_stats *js = &jt->stats;
+	int d;
+
+	for (d = 0; d < DDIR_NR; d++) {
+		uint64_t b = js->dd[d].io_bytes, n = js->dd[d].total_ios;
+
+		if (want_bw && (b != s->bytes[d] || js->dd[d].issued))
+			stats_sample_bw(js, (enum bench_ddir)d,
+					b - s->bytes[d], n - s->ios[d],
+					now - s->last_ns);
+		s->bytes[d] = b;
+		s->ios[d] = n;
+		atomic_store_explicit(&jt->pub_bytes[d], b,
+				      memory_order_relaxed);
+		atomic_store_explicit(&jt->pub_ios[d], n, memory_order_relaxed);
+	}
+	s->last_ns = now;
+}
+
+/* Commit the plugged batch and stamp its I/Os: one clock read per batch,
+ * the slat of each is the time from preparing the batch to its commit. */
+static void flush_batch(struct mqblk_queue *q, struct job_stats *js,
+			struct io_u **pend, unsigned *queued,
+			uint64_t t_batch, bool want_lat, bool counting)
+{
+	uint64_t t_issued = 0;
+	unsigned k;
+
+	mqblk_unplug(q);
+	if (want_lat) {
+		t_issued = clock_now_ns();
+		for (k = 0; k < *queued; k++) {
+			pend[k]->issue_ns = t_issued;
+			pend[k]->slat_ns = t_issued - t_batch;
+		}
+	}
+	if (counting) {
+		js->submit_map[stats_batch_slot(*queued)]++;
+		js->total_submit++;
+	}
+	*queued = 0;
+}
+
+static int fail(struct job_thread *jt, int err, const char *fmt,
+		const char *what)
+{
+	jt->err = err;
+	snprintf(jt->errmsg, sizeof(jt->errmsg), fmt, what);
+	return -1;
+}
+
+static void *job_thread_fn(void *arg)
+{
+	struct job_thread *jt = arg;
+	const struct bench_job *job = jt->job;
+	struct job_stats *js = &jt->stats;
+	struct mqblk_dev *dev = jt->bdev->dev;
+	unsigned depth = job->iodepth, batch = job->iodepth_batch_submit;
+	unsigned cmin = job->iodepth_batch_complete_min;
+	unsigned cmax = job->iodepth_batch_complete_max;
+	bool want_lat = !job->gtod_reduce, counting;
+	struct mqblk_rq **rqs = NULL;
+	struct io_u *units = NULL, *free_units = NULL;
+	struct mqblk_queue *q = NULL;
+	struct rusage ru0, ru1;
+	struct sampler smp = { 0 };
+	struct gen g = { 0 };
+	uint64_t maxbs = 0, t_start, t_end = 0, ramp_end = 0, now;
+	uint64_t t_batch = 0, reaps = 0;
+	unsigned inflight = 0, queued = 0, i;
+	struct io_u **pend = NULL;
+	bool more = true;
+	char *bufmem = NULL;
+	int d, ret;
+
+	for (d = 0; d < DDIR_NR; d++)
+		if (job->bs[d] > maxbs)
+			maxbs = job->bs[d];
+	g.job = job;
+	g.loops_left = job->loops ? job->loops : 1;
+	g.region_start = job->offset;
+	g.region_len = job->size;
+	g.use_map = bench_rw_is_random(job->rw) && !job->norandommap;
+	bench_rng_seed(&g.rng, job_seed(jt));
+	if (g.use_map) {
+		for (d = 0; d < DDIR_NR; d++) {
+			if (bench_randmap_init(&g.map[d],
+					       g.region_len / job->bs[d])) {
+				fail(jt, ENOMEM, "%s: cannot allocate random map",
+				     job->name);
+				goto out;
+			}
+		}
+	}
+	ret = mqblk_queue_open(dev, &q);
+	if (ret) {
+		fail(jt, -ret, "%s: cannot open a queue on the device",
+		     job->name);
+		goto out;
+	}
+	units = calloc(depth, sizeof(*units));
+	rqs = calloc(depth, sizeof(*rqs));
+	pend = calloc(depth, sizeof(*pend));
+	if (posix_memalign((void **)&bufmem, 4096, (size_t)(maxbs * depth)))
+		bufmem = NULL;
+	if (!units || !rqs || !pend || !bufmem) {
+		fail(jt, ENOMEM, "%s: cannot allocate I/O buffers", job->name);
+		goto out;
+	}
+	/* write buffers carry non-zero, non-repeating data, as fio's do */
+	for (i = 0; i < maxbs * depth / 8; i++)
+		((uint64_t *)bufmem)[i] = bench_rng_next(&g.rng);
+	for (i = 0; i < depth; i++) {
+		units[i].buf = bufmem + (size_t)i * maxbs;
+		units[i].next_free = free_units;
+		free_units = &units[i];
+	}
+
+	t_start = clock_now_ns();
+	jt->start_ns = t_start;
+	smp.last_ns = t_start;
+	if (job->ramp_time_ns)
+		ramp_end = t_start + job->ramp_time_ns;
+	counting = !ramp_end;
+	if (job->runtime_ns)
+		t_end = t_start + job->ramp_time_ns + job->runtime_ns;
+	cpu_snapshot(&ru0);
+	atomic_store(&jt->started, 1);
+
+	for (;;) {
+		/* fill the queue, committing every `batch` requests (fio's
+		 * iodepth_batch_submit; a commit is one unplug here) */
+		while (more && inflight < depth) {
+			struct mqblk_rq *rq;
+			struct io_u *u;
+			enum bench_ddir dd;
+			uint64_t off;
+			uint32_t len;
+
+			rq = mqblk_rq_get(q, MQBLK_RQ_NOWAIT);
+			if (!rq && !inflight)
+				rq = mqblk_rq_get(q, 0); /* others hold tags */
+			if (!rq)
+				break; /* our own completions will free tags */
+			if (!gen_next(&g, job->time_based, &dd, &off, &len)) {
+				mqblk_rq_put(rq);
+				more = false;
+				break;
+			}
+			if (!queued) {
+				if (want_lat)
+					t_batch = clock_now_ns();
+				mqblk_plug(q);
+			}
+			u = free_units;
+			free_units = u->next_free;
+			u->ddir = dd;
+			u->len = len;
+			rq->op = ddir_op(dd);
+			rq->offset = off;
+			rq->len = len;
+			rq->buf = u->buf;
+			rq->private = u;
+			ret = mqblk_submit(rq);
+			if (ret) {
+				mqblk_rq_put(rq);
+				u->next_free = free_units;
+				free_units = u;
+				fail(jt, -ret, "%s: request rejected by device",
+				     job->name);
+				more = false;
+				break;
+			}
+			if (counting) {
+				js->dd[dd].issued++;
+				js->depth_map[stats_depth_slot(inflight + 1)]++;
+			}
+			inflight++;
+			pend[queued++] = u;
+			if (queued >= batch)
+				flush_batch(q, js, pend, &queued, t_batch,
+					    want_lat, counting);
+		}
+		if (queued)
+			flush_batch(q, js, pend, &queued, t_batch, want_lat,
+				    counting);
+		if (!inflight) {
+			if (!more)
+				break;
+			continue;
+		}
+		/* the queue is full, out of tags, or the job is draining:
+		 * fio's wait_for_completions() reaps at least one, and
+		 * keeps reaping down to iodepth_low */
+		{
+			unsigned min = cmin < inflight ? cmin : inflight;
+			int n;
+
+			if (!min)
+				min = 1;
+			do {
+				n = mqblk_reap(q, rqs, min,
+					       cmax < depth ? cmax : depth, -1);
+				if (n < 0) {
+					fail(jt, -n, "%s: reap failed",
+					     job->name);
+					more = false;
+					break;
+				}
+				now = want_lat || (++reaps & 63) == 0 ?
+					      clock_now_ns() :
+					      0;
+				account_batch(jt, rqs, n, now, want_lat,
+					      counting);
+				for (i = 0; i < (unsigned)n; i++) {
+					struct io_u *u = rqs[i]->private;
+
+					if (rqs[i]->res < 0 && !js->error) {
+						js->error = -rqs[i]->res;
+						more = false;
+					}
+					u->next_free = free_units;
+					free_units = u;
+					mqblk_rq_put(rqs[i]);
+				}
+				inflight -= (unsigned)n;
+				min = 1;
+				if (now) {
+					if (ramp_end && now >= ramp_end) {
+						/* ramp over: start counting */
+						ramp_end = 0;
+						counting = true;
+						stats_init(js, job);
+						cpu_snapshot(&ru0);
+						jt->start_ns = now;
+						smp.last_ns = now;
+					}
+					if (now - smp.last_ns >= SAMPLE_NS)
+						sample(jt, &smp, now,
+						       want_lat);
+					if (t_end && now >= t_end)
+						more = false;
+				}
+			} while (inflight > job->iodepth_low && more);
+		}
+	}
+	now = clock_now_ns();
+	cpu_snapshot(&ru1);
+	cpu_account(js, &ru0, &ru1);
+	js->runtime_ns = now - jt->start_ns;
+	for (d = 0; d < DDIR_NR; d++)
+		if (js->dd[d].issued)
+			js->dd[d].runtime_ns = js->runtime_ns;
+	sample(jt, &smp, now, false);
+	{
+		struct mqblk_queue_stats qs;
+
+		mqblk_queue_get_stats(q, &qs);
+		js->mq.comp_local = qs.completions[MQBLK_PATH_LOCAL];
+		js->mq.comp_remote = qs.completions[MQBLK_PATH_REMOTE];
+		js->mq.comp_batched = qs.completions[MQBLK_PATH_BATCHED];
+		js->mq.comp_polled = qs.completions[MQBLK_PATH_POLLED];
+		js->mq.requeues = qs.requeues;
+		js->mq.tag_waits = qs.tag_waits;
+		js->mq.timeouts = qs.timeouts;
+		js->mq.errors = qs.errors;
+	}
+out:
+	if (q)
+		mqblk_queue_close(q);
+	for (d = 0; d < DDIR_NR; d++)
+		bench_randmap_free(&g.map[d]);
+	free(bufmem);
+	free(units);
+	free(rqs);
+	free(pend);
+	atomic_store(&jt->done, 1);
+	return NULL;
+}
+
+/* ---- orchestration ---- */
+
+static const char *rw_name(enum bench_rw rw)
+{
+	static const char *const names[] = {
+		[RW_READ] = "read",	      [RW_WRITE] = "write",
+		[RW_RANDREAD] = "randread",   [RW_RANDWRITE] = "randwrite",
+		[RW_RW] = "rw",		      [RW_RANDRW] = "randrw",
+		[RW_TRIM] = "trim",	      [RW_RANDTRIM] = "randtrim",
+	};
+
+	return names[rw];
+}
+
+static char mode_letter(enum bench_rw rw)
+{
+	/* fio's run-state letters: R/r seq/rand read, W/w, M/m mixed, T/t */
+	static const char letters[] = {
+		[RW_READ] = 'R',     [RW_WRITE] = 'W', [RW_RANDREAD] = 'r',
+		[RW_RANDWRITE] = 'w', [RW_RW] = 'M',	[RW_RANDRW] = 'm',
+		[RW_TRIM] = 'T',     [RW_RANDTRIM] = 't',
+	};
+
+	return letters[rw];
+}
+
+static const char *job_uri(const struct bench_job *job)
+{
+	return job->filename ? job->filename : "null";
+}
+
+/* Check a job against its device and fill in what the device decides. */
+static int job_resolve(struct bench_job *job, struct mqblk_dev *dev)
+{
+	uint64_t cap = mqblk_dev_size(dev), lbs = mqblk_dev_block_size(dev);
+	uint64_t maxbs = 0;
+	int d;
+
+	for (d = 0; d < DDIR_NR; d++) {
+		if (job->bs[d] % lbs) {
+			fprintf(stderr,
+				"mqblk: %s: block size %llu is not a multiple of the device block size %llu (%s)\n",
+				job->name, (unsigned long long)job->bs[d],
+				(unsigned long long)lbs, job_uri(job));
+			return -1;
+		}
+		if (job->bs[d] > maxbs)
+			maxbs = job->bs[d];
+	}
+	if (job->offset % lbs) {
+		fprintf(stderr,
+			"mqblk: %s: offset %llu is not a multiple of the device block size %llu\n",
+			job->name, (unsigned long long)job->offset,
+			(unsigned long long)lbs);
+		return -1;
+	}
+	if (job->offset >= cap) {
+		fprintf(stderr,
+			"mqblk: %s: offset %llu is beyond the device size %llu\n",
+			job->name, (unsigned long long)job->offset,
+			(unsigned long long)cap);
+		return -1;
+	}
+	if (!job->size)
+		job->size = cap - job->offset;
+	if (job->size > cap - job->offset) {
+		fprintf(stderr,
+			"mqblk: %s: size %llu at offset %llu exceeds the device size %llu (%s)\n",
+			job->name, (unsigned long long)job->size,
+			(unsigned long long)job->offset,
+			(unsigned long long)cap, job_uri(job));
+		return -1;
+	}
+	if (job->size < maxbs) {
+		fprintf(stderr,
+			"mqblk: %s: size %llu is smaller than block size %llu\n",
+			job->name, (unsigned long long)job->size,
+			(unsigned long long)maxbs);
+		return -1;
+	}
+	if (maxbs * job->iodepth > MAX_BUF_TOTAL) {
+		fprintf(stderr,
+			"mqblk: %s: iodepth %u x bs %llu needs more than 4 GiB of buffers\n",
+			job->name, job->iodepth, (unsigned long long)maxbs);
+		return -1;
+	}
+	if (bench_rw_is_random(job->rw) && !job->norandommap &&
+	    job->size / job->bs[0] > (1ull << 34)) {
+		fprintf(stderr,
+			"mqblk: %s: %llu blocks are too many for the random map; add --norandommap\n",
+			job->name,
+			(unsigned long long)(job->size / job->bs[0]));
+		return -1;
+	}
+	return 0;
+}
+
+static void print_job_headers(FILE *f, const struct bench_job *jobs,
+			      unsigned nr)
+{
+	unsigned i, threads = 0;
+
+	for (i = 0; i < nr; i++) {
+		const struct bench_job *j = &jobs[i];
+
+		fprintf(f,
+			"%s: (g=%u): rw=%s, bs=(R) %lluB-%lluB, (W) %lluB-%lluB, (T) %lluB-%lluB, ioengine=%s, iodepth=%u\n",
+			j->name, j->groupid, rw_name(j->rw),
+			(unsigned long long)j->bs[0],
+			(unsigned long long)j->bs[0],
+			(unsigned long long)j->bs[1],
+			(unsigned long long)j->bs[1],
+			(unsigned long long)j->bs[2],
+			(unsigned long long)j->bs[2],
+			j->ioengine ? j->ioengine : "mqblk", j->iodepth);
+		if (j->numjobs > 1)
+			fprintf(f, "...\n");
+		threads += j->numjobs;
+	}
+	fprintf(f, "%s\nStarting %u thread%s\n", BENCH_VERSION, threads,
+		threads == 1 ? "" : "s");
+}
+
+static FILE *status_stream(const struct bench_config *cfg)
+{
+	bool to_stdout_report = !cfg->output;
+
+	if (cfg->eta == ETA_NEVER)
+		return NULL;
+	if (cfg->eta == ETA_ALWAYS)
+		return to_stdout_report && !(cfg->output_format &
+					     (OUTPUT_JSON | OUTPUT_JSONPLUS)) ?
+			       stdout :
+			       stderr;
+	/* auto: a terminal only, never inside a JSON document */
+	if (isatty(STDOUT_FILENO) &&
+	    (!to_stdout_report ||
+	     !(cfg->output_format & (OUTPUT_JSON | OUTPUT_JSONPLUS))))
+		return stdout;
+	return NULL;
+}
+
+static void group_status(struct job_thread *jts, unsigned nr,
+			 struct status_snapshot *s)
+{
+	uint64_t max_eta = 0;
+	double pct = 100.0;
+	size_t ml = 0;
+	unsigned i;
+	int d;
+
+	memset(s, 0, sizeof(*s));
+	s->now_ns = clock_now_ns();
+	for (i = 0; i < nr; i++) {
+		struct job_thread *jt = &jts[i];
+		const struct bench_job *job = jt->job;
+		double p = 0;
+		uint64_t elapsed, eta = 0, done_b = 0;
+
+		for (d = 0; d < DDIR_NR; d++) {
+			s->bytes[d] += atomic_load_explicit(
+				&jt->pub_bytes[d], memory_order_relaxed);
+			s->ios[d] += atomic_load_explicit(&jt->pub_ios[d],
+							  memory_order_relaxed);
+			done_b += atomic_load_explicit(&jt->pub_bytes[d],
+						       memory_order_relaxed);
+		}
+		if (atomic_load(&jt->done) || !atomic_load(&jt->started))
+			continue;
+		s->nr_running++;
+		elapsed = s->now_ns - jt->start_ns;
+		if (job->runtime_ns) {
+			uint64_t total = job->runtime_ns + job->ramp_time_ns;
+
+			p = 100.0 * (double)elapsed / (double)total;
+			eta = total > elapsed ? (total - elapsed) / 1000000000ull :
+						0;
+		}
+		if (!job->time_based && job->size) {
+			double pb = 100.0 * (double)done_b /
+				    ((double)job->size * (job->loops ? job->loops : 1));
+
+			if (pb > p)
+				p = pb;
+		}
+		if (p > 100)
+			p = 100;
+		if (p < pct)
+			pct = p;
+		if (eta > max_eta)
+			max_eta = eta;
+	}
+	for (i = 0; i < nr && ml + 8 < sizeof(s->modes); i++) {
+		unsigned n = 1;
+
+		if (atomic_load(&jts[i].done))
+			continue;
+		while (i + n < nr && jts[i + n].job == jts[i].job &&
+		       !atomic_load(&jts[i + n].done))
+			n++;
+		ml += (size_t)snprintf(s->modes + ml, sizeof(s->modes) - ml,
+				       "%c(%u)", mode_letter(jts[i].job->rw), n);
+		i += n - 1;
+	}
+	s->pct_done = s->nr_running ? pct : 100.0;
+	s->eta_s = max_eta;
+}
+
+/* Run the jobs of one group (indexes [first, last)) concurrently. */
+static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
+		     unsigned first, unsigned last, struct job_thread *jts,
+		     unsigned *nr_jts, unsigned *thread_nr)
+{
+	struct bench_dev devs[64];
+	unsigned nr_devs = 0, i, j, c, base = *nr_jts, nr_started = 0;
+	struct status_snapshot prev, cur;
+	FILE *sf = status_stream(cfg);
+	int ret = 0;
+
+	memset(devs, 0, sizeof(devs));
+	for (i = first; i < last; i++) {
+		const char *uri = job_uri(&jobs[i]);
+
+		for (j = 0; j < nr_devs; j++)
+			if (!strcmp(devs[j].uri, uri))
+				break;
+		if (j == nr_devs) {
+			if (nr_devs == 64) {
+				fprintf(stderr,
+					"mqblk: more than 64 devices in one group\n");
+				return -1;
+			}
+			devs[j].uri = (char *)uri;
+			devs[j].hipri = -1;
+			nr_devs++;
+		}
+		devs[j].nr_threads += jobs[i].numjobs;
+		if (devs[j].hipri >= 0 && devs[j].hipri != jobs[i].hipri) {
+			fprintf(stderr,
+				"mqblk: jobs sharing device '%s' disagree on --hipri\n",
+				uri);
+			return -1;
+		}
+		devs[j].hipri = jobs[i].hipri;
+	}
+	for (j = 0; j < nr_devs; j++) {
+		struct mqblk_dev_opts o;
+		char err[256];
+
+		mqblk_dev_opts_init(&o);
+		o.nr_queues = devs[j].nr_threads;
+		if (devs[j].hipri == 1)
+			o.comp_policy = MQBLK_COMP_POLLED;
+		ret = mqblk_dev_open(devs[j].uri, &o, &devs[j].dev, err,
+				     sizeof(err));
+		if (ret) {
+			fprintf(stderr, "mqblk: %s\n", err);
+			ret = -1;
+			goto out_close;
+		}
+	}
+	for (i = first; i < last; i++) {
+		for (j = 0; j < nr_devs; j++)
+			if (!strcmp(devs[j].uri, job_uri(&jobs[i])))
+				break;
+		if (job_resolve(&jobs[i], devs[j].dev)) {
+			ret = -1;
+			goto out_close;
+		}
+		for (c = 0; c < jobs[i].numjobs; c++) {
+			struct job_thread *jt = &jts[(*nr_jts)++];
+
+			jt->job = &jobs[i];
+			jt->bdev = &devs[j];
+			jt->clone_idx = c;
+			jt->thread_nr = (*thread_nr)++;
+			stats_init(&jt->stats, &jobs[i]);
+		}
+	}
+	for (i = base; i < *nr_jts; i++) {
+		if (pthread_create(&jts[i].thread, NULL, job_thread_fn,
+				   &jts[i])) {
+			fprintf(stderr, "mqblk: cannot start job thread\n");
+			ret = -1;
+			break;
+		}
+		nr_started++;
+	}
+	group_status(jts + base, nr_started, &prev);
+	for (;;) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		bool all_done = true;
+
+		for (i = base; i < base + nr_started; i++)
+			if (!atomic_load(&jts[i].done))
+				all_done = false;
+		if (all_done)
+			break;
+		nanosleep(&ts, NULL);
+		if (!sf)
+			continue;
+		group_status(jts + base, nr_started, &cur);
+		if (cur.now_ns - prev.now_ns >= 1000000000ull) {
+			status_print(sf, &prev, &cur);
+			prev = cur;
+		}
+	}
+	if (sf && nr_started) {
+		group_status(jts + base, nr_started, &cur);
+		status_print(sf, &prev, &cur);
+		fputc('\n', sf);
+	}
+	for (i = base; i < base + nr_started; i++) {
+		pthread_join(jts[i].thread, NULL);
+		if (jts[i].err) {
+			fprintf(stderr, "mqblk: %s: %s\n", jts[i].errmsg,
+				strerror(jts[i].err));
+			ret = -1;
+		}
+	}
+out_close:
+	for (j = 0; j < nr_devs; j++)
+		mqblk_dev_close(devs[j].dev);
+	return ret;
+}
+
+int bench_run(struct bench_config *cfg)
+{
+	struct bench_job *jobs;
+	struct job_thread *jts = NULL;
+	struct job_stats **all = NULL;
+	unsigned i, first, nr_threads = 0, nr_jts = 0, thread_nr = 0;
+	FILE *out = stdout;
+	struct timeval tv;
+	struct report r;
+	int status = 0;
+
+	if (!cfg->nr_jobs) {
+		fprintf(stderr, "mqblk: no jobs defined\n");
+		return 1;
+	}
+	jobs = calloc(cfg->nr_jobs, sizeof(*jobs));
+	if (!jobs)
+		return 1;
+	memcpy(jobs, cfg->jobs, cfg->nr_jobs * sizeof(*jobs));
+	for (i = 0; i < cfg->nr_jobs; i++)
+		nr_threads += jobs[i].numjobs;
+	jts = calloc(nr_threads, sizeof(*jts));
+	all = calloc(nr_threads, sizeof(*all));
+	if (!jts || !all) {
+		status = 1;
+		goto out_free;
+	}
+	if (cfg->output) {
+		out = fopen(cfg->output, "w");
+		if (!out) {
+			fprintf(stderr, "mqblk: cannot open output file '%s': %s\n",
+				cfg->output, strerror(errno));
+			status = 1;
+			goto out_free;
+		}
+	}
+	gettimeofday(&tv, NULL);
+	if (cfg->output_format & OUTPUT_NORMAL)
+		print_job_headers(out, jobs, cfg->nr_jobs);
+	fflush(out);
+	/* groups run one after another; jobs inside one run together */
+	for (first = 0; first < cfg->nr_jobs;) {
+		unsigned last = first + 1;
+
+		while (last < cfg->nr_jobs &&
+		       jobs[last].groupid == jobs[first].groupid)
+			last++;
+		if (run_group(cfg, jobs, first, last, jts, &nr_jts,
+			      &thread_nr)) {
+			status = 1;
+			if (!nr_jts)
+				goto out_close;
+		}
+		first = last;
+	}
+	for (i = 0; i < nr_jts; i++) {
+		all[i] = &jts[i].stats;
+		jts[i].stats.pid = getpid();
+		if (jts[i].stats.error)
+			status = 1;
+	}
+	r.cfg = cfg;
+	r.jobs = all;
+	r.nr_jobs = nr_jts;
+	r.version = BENCH_VERSION;
+	r.start_time_ms = (uint64_t)tv.tv_sec * 1000 +
+			  (uint64_t)tv.tv_usec / 1000;
+	if (cfg->output_format & OUTPUT_NORMAL)
+		report_normal(out, &r);
+	if (cfg->output_format & (OUTPUT_JSON | OUTPUT_JSONPLUS))
+		report_json(out, &r, cfg->output_format & OUTPUT_JSONPLUS);
+out_close:
+	if (out != stdout && fclose(out)) {
+		fprintf(stderr, "mqblk: writing '%s' failed\n", cfg->output);
+		status = 1;
+	}
+	fflush(stdout);
+out_free:
+	free(all);
+	free(jts);
+	free(jobs);
+	return status;
+}
