@@ -563,6 +563,22 @@ static struct mqblk_rq *rq_init(struct mqblk_queue *q, int tag)
  * collect, a tag wake-up, or the timeout. Policy decides sleep vs poll. */
 static void queue_wait_step(struct mqblk_queue *q, int64_t timeout_ns);
 
+/* Wait for a tag wake-up (or 1 ms). Polled queues keep polling: the tag
+ * they wait for may be theirs to complete. */
+static void queue_wait_tag(struct mqblk_queue *q)
+{
+	struct pollfd pfd = { .fd = q->wake_fd, .events = POLLIN };
+
+	if (q->policy == MQBLK_COMP_POLLED || q->epfd >= 0) {
+		queue_wait_step(q, 1000 * 1000);
+		return;
+	}
+	if (q->policy == MQBLK_COMP_LOCAL && q->hctx->irq_fd < 0)
+		core_poll_hctx(q->hctx, q, MQBLK_PATH_LOCAL, q->hctx->depth);
+	if (poll(&pfd, 1, 1) > 0)
+		queue_drain_wake(q);
+}
+
 struct mqblk_rq *mqblk_rq_get(struct mqblk_queue *q, unsigned flags)
 {
 	struct sbitmap_queue *sbq = &q->tags->sbq;
@@ -583,7 +599,7 @@ struct mqblk_rq *mqblk_rq_get(struct mqblk_queue *q, unsigned flags)
 		sbitmap_queue_prepare_wait(sbq, &q->waiter, &ws_idx);
 		tag = sbitmap_queue_get(sbq, &q->tag_hint);
 		if (tag < 0)
-			queue_wait_step(q, 1000 * 1000);
+			queue_wait_tag(q);
 		sbitmap_queue_finish_wait(sbq, &q->waiter, ws_idx);
 		if (tag < 0)
 			tag = sbitmap_queue_get(sbq, &q->tag_hint);
