@@ -132,6 +132,13 @@ int bench_parse_args(int argc, char **argv, struct bench_config *cfg,
 int bench_parse_jobfile(const char *path, const struct bench_job *defaults,
 			struct bench_config *cfg, char *err, size_t errlen);
 
+/* The same from an open stream; path only names it in messages (the
+ * fuzz harness feeds memory through fmemopen). */
+int bench_parse_jobfile_stream(FILE *f, const char *path,
+			       const struct bench_job *defaults,
+			       struct bench_config *cfg, char *err,
+			       size_t errlen);
+
 void bench_config_free(struct bench_config *cfg);
 void bench_job_defaults(struct bench_job *job);
 
@@ -150,6 +157,28 @@ int bench_parse_time(const char *s, uint64_t *out_ns, char *err,
 int bench_parse_uint(const char *s, uint64_t min, uint64_t max,
 		     uint64_t *out, char *err, size_t errlen);
 int bench_parse_bool(const char *s, bool *out, char *err, size_t errlen);
+
+/*
+ * Between the command-line parser and the job-file parser (options.c): one
+ * job option by fio's name. val is NULL for a bare key ("time_based").
+ * Returns 0, -1 with err filled, or BENCH_OPT_UNKNOWN when key is not a job
+ * option (the caller names it, with its file and line where it has them).
+ */
+#define BENCH_OPT_UNKNOWN 1
+int bench_job_set(struct bench_job *job, const char *key, const char *val,
+		  char *err, size_t errlen);
+/* Deep copy (strings duplicated); 0 or -1 (no memory). */
+int bench_job_copy(struct bench_job *dst, const struct bench_job *src);
+void bench_job_free(struct bench_job *job);
+/* Append a deep copy of job to cfg->jobs; 0 or -1 with err filled. */
+int bench_config_add_job(struct bench_config *cfg, const struct bench_job *job,
+			 char *err, size_t errlen);
+/*
+ * After every job is in: fio's fixups (iodepth_batch 0 = iodepth, complete
+ * max 0 = iodepth, iodepth_low 0 = iodepth, ...), cross-option checks, and
+ * group ids from stonewall/new_group. 0 or -1 with err naming the job.
+ */
+int bench_config_finish(struct bench_config *cfg, char *err, size_t errlen);
 
 /* Runner (runner.c): run every job of cfg, write the reports. Returns the
  * process exit status (0 ok, 1 error). */

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,11 +269,17 @@ static void flush_batch(struct mqblk_queue *q, struct job_stats *js,
 	*queued = 0;
 }
 
-static int fail(struct job_thread *jt, int err, const char *fmt,
-		const char *what)
+static int fail(struct job_thread *jt, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct job_thread *jt, int err, const char *fmt, ...)
 {
+	va_list ap;
+
 	jt->err = err;
-	snprintf(jt->errmsg, sizeof(jt->errmsg), fmt, what);
+	va_start(ap, fmt);
+	vsnprintf(jt->errmsg, sizeof(jt->errmsg), fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
@@ -831,6 +838,33 @@ out_close:
 	return ret;
 }
 
+/*
+ * Before any output: open every device once and check every job against it,
+ * so a bad URI or a job that does not fit its device is one line on stderr
+ * and nothing on stdout, whichever group it is in.
+ */
+static int preflight(struct bench_job *jobs, unsigned nr)
+{
+	unsigned i;
+	int ret = 0;
+
+	for (i = 0; i < nr && !ret; i++) {
+		struct mqblk_dev_opts o;
+		struct mqblk_dev *dev;
+		char err[256];
+
+		mqblk_dev_opts_init(&o);
+		if (mqblk_dev_open(job_uri(&jobs[i]), &o, &dev, err,
+				   sizeof(err))) {
+			fprintf(stderr, "mqblk: %s\n", err);
+			return -1;
+		}
+		ret = job_resolve(&jobs[i], dev);
+		mqblk_dev_close(dev);
+	}
+	return ret;
+}
+
 int bench_run(struct bench_config *cfg)
 {
 	struct bench_job *jobs;
@@ -855,6 +889,10 @@ int bench_run(struct bench_config *cfg)
 	jts = calloc(nr_threads, sizeof(*jts));
 	all = calloc(nr_threads, sizeof(*all));
 	if (!jts || !all) {
+		status = 1;
+		goto out_free;
+	}
+	if (preflight(jobs, cfg->nr_jobs)) {
 		status = 1;
 		goto out_free;
 	}

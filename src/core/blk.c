@@ -592,9 +592,10 @@ struct mqblk_rq *mqblk_rq_get(struct mqblk_queue *q, unsigned flags)
 	if (flags & MQBLK_RQ_NOWAIT)
 		return NULL;
 	for (;;) {
-		/* every tag is ours and none is in flight: waiting would
-		 * never end, the caller must reap or put first */
-		if (q->held >= q->tags->depth && !q->inflight)
+		/* every tag is ours: only our own put can free one (a
+		 * completion does not), so waiting would never end, even
+		 * with requests in flight; the caller must reap and put */
+		if (q->held >= q->tags->depth)
 			return NULL;
 		sbitmap_queue_prepare_wait(sbq, &q->waiter, &ws_idx);
 		tag = sbitmap_queue_get(sbq, &q->tag_hint);

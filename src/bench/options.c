@@ -1,0 +1,736 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `mqblk bench` options: fio's names and meanings, from the command line
+ * (fio's layout: options before the first --name are global, --name starts
+ * a job, a bare argument is a job file) and, through bench_job_set(), from
+ * job files. An option mqblk does not implement is an error naming it.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+#define MAX_IODEPTH 65536u
+#define MAX_NUMJOBS 1024u
+
+const double bench_default_percentiles[17] = {
+	1.0,  5.0,  10.0, 20.0, 30.0, 40.0, 50.0,  60.0,  70.0,
+	80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99,
+};
+
+static int oerr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int oerr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+void bench_job_defaults(struct bench_job *job)
+{
+	int d;
+
+	memset(job, 0, sizeof(*job));
+	job->rw = RW_READ; /* fio's default */
+	job->rwmixread = 50;
+	for (d = 0; d < DDIR_NR; d++)
+		job->bs[d] = 4096;
+	job->iodepth = 1;
+	job->numjobs = 1;
+	job->iodepth_batch_submit = 1;
+	job->iodepth_batch_complete_min = 1;
+	job->randrepeat = true;
+	job->clat_percentiles = true;
+	job->loops = 1;
+}
+
+void bench_job_free(struct bench_job *job)
+{
+	free(job->filename);
+	free(job->ioengine);
+	free(job->description);
+	job->filename = job->ioengine = job->description = NULL;
+}
+
+static int dup_str(char **dst, const char *src)
+{
+	*dst = NULL;
+	if (src && !(*dst = strdup(src)))
+		return -1;
+	return 0;
+}
+
+int bench_job_copy(struct bench_job *dst, const struct bench_job *src)
+{
+	*dst = *src;
+	if (dup_str(&dst->filename, src->filename) ||
+	    dup_str(&dst->ioengine, src->ioengine) ||
+	    dup_str(&dst->description, src->description)) {
+		bench_job_free(dst);
+		return -1;
+	}
+	return 0;
+}
+
+void bench_config_free(struct bench_config *cfg)
+{
+	unsigned i;
+
+	for (i = 0; i < cfg->nr_jobs; i++)
+		bench_job_free(&cfg->jobs[i]);
+	free(cfg->jobs);
+	free(cfg->output);
+	free(cfg->cmdline);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+int bench_config_add_job(struct bench_config *cfg, const struct bench_job *job,
+			 char *err, size_t errlen)
+{
+	struct bench_job *jobs;
+
+	jobs = realloc(cfg->jobs, (cfg->nr_jobs + 1) * sizeof(*jobs));
+	if (!jobs)
+		return oerr(err, errlen, "out of memory");
+	cfg->jobs = jobs;
+	if (bench_job_copy(&jobs[cfg->nr_jobs], job))
+		return oerr(err, errlen, "out of memory");
+	cfg->nr_jobs++;
+	return 0;
+}
+
+/* ---- one option ---- */
+
+enum opt_type {
+	OT_STR,	 /* char * */
+	OT_U32,	 /* unsigned, [min, max] */
+	OT_U64,	 /* uint64_t, [min, max] */
+	OT_SIZE, /* uint64_t bytes, fio size suffixes */
+	OT_TIME, /* uint64_t ns, bare number = seconds */
+	OT_BOOL, /* bool; bare key = true */
+	OT_SPECIAL,
+};
+
+struct opt {
+	const char *name;
+	enum opt_type type;
+	size_t off;
+	uint64_t min, max;
+};
+
+#define J(f) offsetof(struct bench_job, f)
+
+static const struct opt job_opts[] = {
+	{ "name", OT_SPECIAL, 0, 0, 0 },
+	{ "filename", OT_STR, J(filename), 0, 0 },
+	{ "ioengine", OT_SPECIAL, 0, 0, 0 },
+	{ "rw", OT_SPECIAL, 0, 0, 0 },
+	{ "readwrite", OT_SPECIAL, 0, 0, 0 },
+	{ "rwmixread", OT_U32, J(rwmixread), 0, 100 },
+	{ "rwmixwrite", OT_SPECIAL, 0, 0, 100 },
+	{ "bs", OT_SPECIAL, 0, 0, 0 },
+	{ "blocksize", OT_SPECIAL, 0, 0, 0 },
+	{ "size", OT_SIZE, J(size), 0, 0 },
+	{ "offset", OT_SIZE, J(offset), 0, 0 },
+	{ "iodepth", OT_U32, J(iodepth), 1, MAX_IODEPTH },
+	{ "iodepth_low", OT_U32, J(iodepth_low), 0, MAX_IODEPTH },
+	{ "numjobs", OT_U32, J(numjobs), 1, MAX_NUMJOBS },
+	{ "runtime", OT_TIME, J(runtime_ns), 0, 0 },
+	{ "timeout", OT_TIME, J(runtime_ns), 0, 0 },
+	{ "ramp_time", OT_TIME, J(ramp_time_ns), 0, 0 },
+	{ "time_based", OT_BOOL, J(time_based), 0, 0 },
+	{ "iodepth_batch_submit", OT_U32, J(iodepth_batch_submit), 0,
+	  MAX_IODEPTH },
+	{ "iodepth_batch", OT_U32, J(iodepth_batch_submit), 0, MAX_IODEPTH },
+	{ "iodepth_batch_complete_min", OT_U32, J(iodepth_batch_complete_min),
+	  0, MAX_IODEPTH },
+	{ "iodepth_batch_complete", OT_U32, J(iodepth_batch_complete_min), 0,
+	  MAX_IODEPTH },
+	{ "iodepth_batch_complete_max", OT_U32, J(iodepth_batch_complete_max),
+	  0, MAX_IODEPTH },
+	{ "hipri", OT_BOOL, J(hipri), 0, 0 },
+	{ "direct", OT_BOOL, J(direct), 0, 0 },
+	{ "thread", OT_BOOL, J(thread), 0, 0 },
+	{ "group_reporting", OT_BOOL, J(group_reporting), 0, 0 },
+	{ "norandommap", OT_BOOL, J(norandommap), 0, 0 },
+	{ "randrepeat", OT_BOOL, J(randrepeat), 0, 0 },
+	{ "randseed", OT_SPECIAL, 0, 0, 0 },
+	{ "stonewall", OT_BOOL, J(stonewall), 0, 0 },
+	{ "wait_for_previous", OT_BOOL, J(stonewall), 0, 0 },
+	{ "new_group", OT_BOOL, J(new_group), 0, 0 },
+	{ "gtod_reduce", OT_BOOL, J(gtod_reduce), 0, 0 },
+	{ "clat_percentiles", OT_BOOL, J(clat_percentiles), 0, 0 },
+	{ "lat_percentiles", OT_BOOL, J(lat_percentiles), 0, 0 },
+	{ "slat_percentiles", OT_BOOL, J(slat_percentiles), 0, 0 },
+	{ "percentile_list", OT_SPECIAL, 0, 0, 0 },
+	{ "number_ios", OT_U64, J(number_ios), 0, UINT64_MAX },
+	{ "loops", OT_U32, J(loops), 1, 1000000000u },
+	{ "description", OT_STR, J(description), 0, 0 },
+};
+
+static const struct opt *find_opt(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(job_opts) / sizeof(job_opts[0]); i++)
+		if (!strcmp(job_opts[i].name, key))
+			return &job_opts[i];
+	return NULL;
+}
+
+static int set_rw(struct bench_job *job, const char *val, char *err,
+		  size_t errlen)
+{
+	static const struct {
+		const char *name;
+		enum bench_rw rw;
+	} names[] = {
+		{ "read", RW_READ },	     { "write", RW_WRITE },
+		{ "randread", RW_RANDREAD }, { "randwrite", RW_RANDWRITE },
+		{ "rw", RW_RW },	     { "readwrite", RW_RW },
+		{ "randrw", RW_RANDRW },     { "trim", RW_TRIM },
+		{ "randtrim", RW_RANDTRIM },
+	};
+	size_t i;
+
+	if (strchr(val, ':'))
+		return oerr(err, errlen,
+			    "rw=%s: the ':N' offset modifier is not supported",
+			    val);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(val, names[i].name)) {
+			job->rw = names[i].rw;
+			return 0;
+		}
+	}
+	return oerr(err, errlen,
+		    "unknown rw '%s' (read write randread randwrite rw "
+		    "readwrite randrw trim randtrim)",
+		    val);
+}
+
+/*
+ * fio's bs=R[,W[,T]]: a value not followed by a comma also applies to the
+ * directions after it; an empty field keeps that direction as it was.
+ */
+static int set_bs(struct bench_job *job, const char *val, char *err,
+		  size_t errlen)
+{
+	uint64_t bs[DDIR_NR];
+	char field[64], perr_buf[128];
+	const char *p = val;
+	int d = 0, i;
+
+	memcpy(bs, job->bs, sizeof(bs));
+	if (strchr(val, '-') || strchr(val, ':'))
+		return oerr(err, errlen,
+			    "bs=%s: block size ranges are not supported", val);
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (d >= DDIR_NR)
+			return oerr(err, errlen,
+				    "bs=%s: at most 3 values (read,write,trim)",
+				    val);
+		if (len >= sizeof(field))
+			return oerr(err, errlen, "bs=%s: value too long", val);
+		memcpy(field, p, len);
+		field[len] = 0;
+		if (len) {
+			uint64_t v;
+
+			if (bench_parse_size(field, &v, perr_buf,
+					     sizeof(perr_buf)))
+				return oerr(err, errlen, "bs: %s", perr_buf);
+			if (v == 0 || v > (1u << 30))
+				return oerr(err, errlen,
+					    "bs=%s: block size must be 1 byte "
+					    "to 1 GiB",
+					    field);
+			bs[d] = v;
+			if (!comma)
+				for (i = d + 1; i < DDIR_NR; i++)
+					bs[i] = v;
+		}
+		if (!comma)
+			break;
+		p = comma + 1;
+		d++;
+	}
+	memcpy(job->bs, bs, sizeof(bs));
+	return 0;
+}
+
+static int set_percentiles(struct bench_job *job, const char *val, char *err,
+			   size_t errlen)
+{
+	double list[BENCH_MAX_PERCENTILES];
+	unsigned nr = 0;
+	const char *p = val;
+
+	while (*p) {
+		char *end;
+		double v;
+
+		if (nr == BENCH_MAX_PERCENTILES)
+			return oerr(err, errlen,
+				    "percentile_list: at most %d values",
+				    BENCH_MAX_PERCENTILES);
+		errno = 0;
+		v = strtod(p, &end);
+		if (end == p || errno || (*end && *end != ':') || v < 0.0 ||
+		    v > 100.0)
+			return oerr(err, errlen,
+				    "percentile_list: bad value in '%s' "
+				    "(want numbers 0..100 separated by ':')",
+				    val);
+		list[nr++] = v;
+		p = *end ? end + 1 : end;
+	}
+	if (!nr)
+		return oerr(err, errlen, "percentile_list is empty");
+	memcpy(job->percentiles, list, nr * sizeof(list[0]));
+	job->nr_percentiles = nr;
+	return 0;
+}
+
+/*
+ * fio engine names map onto mqblk drivers. Today the null driver is the
+ * only one: ioengine=null is it; a name for a driver mqblk does not have
+ * yet is refused rather than quietly run on something else.
+ */
+static int set_ioengine(struct bench_job *job, const char *val, char *err,
+			size_t errlen)
+{
+	if (strcmp(val, "null") && strcmp(val, "mqblk"))
+		return oerr(err, errlen,
+			    "ioengine '%s' is not supported (supported: null, "
+			    "mqblk; the driver follows --filename)",
+			    val);
+	free(job->ioengine);
+	job->ioengine = strdup(val);
+	return job->ioengine ? 0 : oerr(err, errlen, "out of memory");
+}
+
+static int set_special(struct bench_job *job, const struct opt *o,
+		       const char *val, char *err, size_t errlen)
+{
+	char buf[160];
+	uint64_t v;
+
+	if (!strcmp(o->name, "name")) {
+		if (!*val)
+			return oerr(err, errlen, "empty job name");
+		if (strlen(val) >= BENCH_NAME_MAX)
+			return oerr(err, errlen, "job name '%.32s...' too long",
+				    val);
+		snprintf(job->name, sizeof(job->name), "%s", val);
+		return 0;
+	}
+	if (!strcmp(o->name, "rw") || !strcmp(o->name, "readwrite"))
+		return set_rw(job, val, err, errlen);
+	if (!strcmp(o->name, "bs") || !strcmp(o->name, "blocksize"))
+		return set_bs(job, val, err, errlen);
+	if (!strcmp(o->name, "ioengine"))
+		return set_ioengine(job, val, err, errlen);
+	if (!strcmp(o->name, "percentile_list"))
+		return set_percentiles(job, val, err, errlen);
+	if (!strcmp(o->name, "rwmixwrite")) {
+		if (bench_parse_uint(val, 0, 100, &v, buf, sizeof(buf)))
+			return oerr(err, errlen, "rwmixwrite: %s", buf);
+		job->rwmixread = 100 - (unsigned)v;
+		return 0;
+	}
+	if (!strcmp(o->name, "randseed")) {
+		if (bench_parse_uint(val, 0, UINT64_MAX, &v, buf, sizeof(buf)))
+			return oerr(err, errlen, "randseed: %s", buf);
+		job->randseed = v;
+		job->randseed_set = true;
+		return 0;
+	}
+	return oerr(err, errlen, "option '%s' has no handler", o->name);
+}
+
+int bench_job_set(struct bench_job *job, const char *key, const char *val,
+		  char *err, size_t errlen)
+{
+	const struct opt *o = find_opt(key);
+	char *base = (char *)job, buf[160];
+	uint64_t v;
+	bool b;
+
+	if (!o)
+		return BENCH_OPT_UNKNOWN;
+	if (!val && o->type != OT_BOOL)
+		return oerr(err, errlen, "option '%s' needs a value", key);
+	switch (o->type) {
+	case OT_STR: {
+		char **dst = (char **)(base + o->off);
+		char *s = strdup(val);
+
+		if (!s)
+			return oerr(err, errlen, "out of memory");
+		if (!*s) {
+			free(s);
+			return oerr(err, errlen, "%s: empty value", key);
+		}
+		free(*dst);
+		*dst = s;
+		return 0;
+	}
+	case OT_U32:
+	case OT_U64:
+		if (bench_parse_uint(val, o->min, o->max, &v, buf, sizeof(buf)))
+			return oerr(err, errlen, "%s: %s", key, buf);
+		if (o->type == OT_U32)
+			*(unsigned *)(base + o->off) = (unsigned)v;
+		else
+			*(uint64_t *)(base + o->off) = v;
+		return 0;
+	case OT_SIZE:
+		if (bench_parse_size(val, &v, buf, sizeof(buf)))
+			return oerr(err, errlen, "%s: %s", key, buf);
+		*(uint64_t *)(base + o->off) = v;
+		return 0;
+	case OT_TIME:
+		if (bench_parse_time(val, &v, buf, sizeof(buf)))
+			return oerr(err, errlen, "%s: %s", key, buf);
+		*(uint64_t *)(base + o->off) = v;
+		return 0;
+	case OT_BOOL:
+		b = true;
+		if (val && bench_parse_bool(val, &b, buf, sizeof(buf)))
+			return oerr(err, errlen, "%s: %s", key, buf);
+		*(bool *)(base + o->off) = b;
+		return 0;
+	case OT_SPECIAL:
+		return set_special(job, o, val, err, errlen);
+	}
+	return oerr(err, errlen, "option '%s': bad type", key);
+}
+
+/* ---- whole configuration ---- */
+
+static int job_fixup(struct bench_job *job, char *err, size_t errlen)
+{
+	unsigned depth = job->iodepth;
+
+	/* fio's fixup_options */
+	if (!job->iodepth_batch_submit || job->iodepth_batch_submit > depth)
+		job->iodepth_batch_submit = depth;
+	if (!job->iodepth_batch_complete_max ||
+	    job->iodepth_batch_complete_max > depth)
+		job->iodepth_batch_complete_max = depth;
+	if (job->iodepth_batch_complete_min > job->iodepth_batch_complete_max)
+		job->iodepth_batch_complete_min =
+			job->iodepth_batch_complete_max;
+	if (!job->iodepth_low || job->iodepth_low > depth)
+		job->iodepth_low = depth;
+	if (job->gtod_reduce) {
+		/* fio: gtod_reduce turns off every latency measurement */
+		job->clat_percentiles = false;
+		job->lat_percentiles = false;
+		job->slat_percentiles = false;
+	}
+	if (job->time_based && !job->runtime_ns)
+		return oerr(err, errlen,
+			    "%s: time_based needs a runtime (fio would run "
+			    "forever)",
+			    job->name);
+	if (job->ioengine && !strcmp(job->ioengine, "null") && job->filename &&
+	    strncmp(job->filename, "null", 4))
+		return oerr(err, errlen,
+			    "%s: ioengine=null runs the null device, not "
+			    "filename '%s'",
+			    job->name, job->filename);
+	return 0;
+}
+
+int bench_config_finish(struct bench_config *cfg, char *err, size_t errlen)
+{
+	unsigned i, groupid = 0, in_group = 0;
+
+	if (!cfg->nr_jobs)
+		return oerr(err, errlen,
+			    "no job defined: give --name=NAME or a job file "
+			    "(see mqblk bench --help)");
+	for (i = 0; i < cfg->nr_jobs; i++) {
+		struct bench_job *job = &cfg->jobs[i];
+
+		if (job_fixup(job, err, errlen))
+			return -1;
+		/* fio's add_job: stonewall/new_group opens a new group
+		 * unless the current one is still empty */
+		if ((job->stonewall || job->new_group) && in_group) {
+			groupid++;
+			in_group = 0;
+		}
+		job->groupid = groupid;
+		in_group++;
+	}
+	return 0;
+}
+
+/* ---- command line ---- */
+
+static char *join_args(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = 0;
+	for (i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+static int set_output_format(struct bench_config *cfg, const char *val,
+			     char *err, size_t errlen)
+{
+	char buf[128], *tok, *save = NULL;
+	unsigned mask = 0;
+
+	if (strlen(val) >= sizeof(buf))
+		return oerr(err, errlen, "output-format '%.32s...' too long",
+			    val);
+	strcpy(buf, val);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "normal"))
+			mask |= OUTPUT_NORMAL;
+		else if (!strcmp(tok, "json"))
+			mask |= OUTPUT_JSON;
+		else if (!strcmp(tok, "json+"))
+			mask |= OUTPUT_JSONPLUS;
+		else if (!strcmp(tok, "terse"))
+			return oerr(err, errlen,
+				    "output-format 'terse' is not supported "
+				    "(normal, json, json+)");
+		else
+			return oerr(err, errlen,
+				    "unknown output-format '%s' (normal, json, "
+				    "json+)",
+				    tok);
+	}
+	if (!mask)
+		return oerr(err, errlen, "empty output-format");
+	/* fio: json+ includes json; printing both would repeat it */
+	if (mask & OUTPUT_JSONPLUS)
+		mask &= ~OUTPUT_JSON;
+	cfg->output_format = mask;
+	return 0;
+}
+
+/* Options of the whole run, not of a job. 1 = not one of these. */
+static int set_global(struct bench_config *cfg, const char *key,
+		      const char *val, char *err, size_t errlen)
+{
+	if (!strcmp(key, "help") || !strcmp(key, "h")) {
+		cfg->help = true;
+		return 0;
+	}
+	if (!strcmp(key, "version")) {
+		cfg->version = true;
+		return 0;
+	}
+	if (strcmp(key, "output-format") && strcmp(key, "output") &&
+	    strcmp(key, "eta"))
+		return 1;
+	if (!val || !*val)
+		return oerr(err, errlen, "option '%s' needs a value", key);
+	if (!strcmp(key, "output-format"))
+		return set_output_format(cfg, val, err, errlen);
+	if (!strcmp(key, "output")) {
+		free(cfg->output);
+		cfg->output = strdup(val);
+		return cfg->output ? 0 : oerr(err, errlen, "out of memory");
+	}
+	if (!strcmp(val, "auto"))
+		cfg->eta = ETA_AUTO;
+	else if (!strcmp(val, "always"))
+		cfg->eta = ETA_ALWAYS;
+	else if (!strcmp(val, "never"))
+		cfg->eta = ETA_NEVER;
+	else
+		return oerr(err, errlen,
+			    "unknown eta '%s' (auto, always, never)", val);
+	return 0;
+}
+
+/* Does this option take a value (so "--key value" may use the next arg)? */
+static bool takes_value(const char *key)
+{
+	const struct opt *o = find_opt(key);
+
+	if (o)
+		return o->type != OT_BOOL;
+	return !strcmp(key, "output-format") || !strcmp(key, "output") ||
+	       !strcmp(key, "eta");
+}
+
+int bench_parse_args(int argc, char **argv, struct bench_config *cfg,
+		     char *err, size_t errlen)
+{
+	struct bench_job global, cur;
+	bool in_job = false;
+	int i, ret = -1;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->output_format = OUTPUT_NORMAL;
+	cfg->eta = ETA_AUTO;
+	bench_job_defaults(&global);
+	bench_job_defaults(&cur);
+	cfg->cmdline = join_args(argc, argv);
+	if (!cfg->cmdline)
+		return oerr(err, errlen, "out of memory");
+
+	for (i = 1; i < argc; i++) {
+		const char *arg = argv[i], *val;
+		char key[64], msg[256];
+		size_t klen;
+		int r;
+
+		if (arg[0] != '-' || !arg[1]) {
+			/* a job file: command-line globals are its defaults;
+			 * a pending --name job goes first */
+			if (in_job) {
+				if (bench_config_add_job(cfg, &cur, err,
+							 errlen))
+					goto out;
+				bench_job_free(&cur);
+				in_job = false;
+			}
+			if (bench_parse_jobfile(arg, &global, cfg, err, errlen))
+				goto out;
+			continue;
+		}
+		arg += arg[1] == '-' ? 2 : 1;
+		val = strchr(arg, '=');
+		klen = val ? (size_t)(val - arg) : strlen(arg);
+		if (!klen || klen >= sizeof(key)) {
+			oerr(err, errlen, "bad option '%s'", argv[i]);
+			goto out;
+		}
+		memcpy(key, arg, klen);
+		key[klen] = 0;
+		if (val)
+			val++;
+		else if (takes_value(key) && i + 1 < argc)
+			val = argv[++i];
+
+		r = set_global(cfg, key, val, err, errlen);
+		if (r < 0)
+			goto out;
+		if (r == 0)
+			continue;
+		if (!strcmp(key, "name")) {
+			if (in_job) {
+				if (bench_config_add_job(cfg, &cur, err,
+							 errlen))
+					goto out;
+				bench_job_free(&cur);
+			}
+			if (bench_job_copy(&cur, &global)) {
+				oerr(err, errlen, "out of memory");
+				goto out;
+			}
+			in_job = true;
+		}
+		r = bench_job_set(in_job ? &cur : &global, key, val, msg,
+				  sizeof(msg));
+		if (r == BENCH_OPT_UNKNOWN) {
+			oerr(err, errlen,
+			     "unknown option '--%s' (see mqblk bench --help)",
+			     key);
+			goto out;
+		}
+		if (r) {
+			oerr(err, errlen, "%s", msg);
+			goto out;
+		}
+	}
+	if (in_job) {
+		if (bench_config_add_job(cfg, &cur, err, errlen))
+			goto out;
+		in_job = false;
+	}
+	if (cfg->help || cfg->version) {
+		ret = 0;
+		goto out;
+	}
+	ret = bench_config_finish(cfg, err, errlen);
+out:
+	bench_job_free(&cur);
+	bench_job_free(&global);
+	return ret;
+}
+
+void bench_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mqblk bench [options] [jobfile...]\n"
+		"\n"
+		"fio's options and meanings; options before the first --name are\n"
+		"global, --name starts a job, a bare argument is a fio job file\n"
+		"(INI: [global] and [job] sections, ; and # comments, ${VAR}).\n"
+		"Sizes take fio's suffixes: k m g t p (powers of 1024; KiB, MiB\n"
+		"... are powers of 1000, as in fio's default kb_base=1024).\n"
+		"Times: a bare number is seconds; ns us ms s m h d.\n"
+		"\n"
+		"job options:\n"
+		"  --name=NAME              start a job\n"
+		"  --filename=URI           device: null[:k=v,...] (default null)\n"
+		"  --ioengine=null|mqblk    null: the null device; mqblk: the driver\n"
+		"                           named by --filename (other engines: error)\n"
+		"  --rw=read|write|randread|randwrite|rw|readwrite|randrw|trim|randtrim\n"
+		"  --rwmixread=PCT --rwmixwrite=PCT   mix for rw/randrw (default 50)\n"
+		"  --bs=SIZE[,W[,T]]        block size per direction (default 4k)\n"
+		"  --size=SIZE --offset=SIZE   region of the device (default all)\n"
+		"  --iodepth=N              requests in flight (default 1)\n"
+		"  --iodepth_low=N          refill when in-flight drops to N\n"
+		"  --iodepth_batch_submit=N (--iodepth_batch) submit N at once\n"
+		"  --iodepth_batch_complete_min=N --iodepth_batch_complete_max=N\n"
+		"  --numjobs=N              clones of the job, one thread each\n"
+		"  --runtime=TIME --time_based --ramp_time=TIME --number_ios=N\n"
+		"  --loops=N                passes over the region\n"
+		"  --hipri                  polled completion (no interrupts)\n"
+		"  --direct=0|1             O_DIRECT (no effect on the null device)\n"
+		"  --thread                 accepted: mqblk always runs jobs as threads\n"
+		"  --group_reporting --stonewall --new_group\n"
+		"  --norandommap --randrepeat=0|1 --randseed=N\n"
+		"  --gtod_reduce            no per-I/O latency accounting\n"
+		"  --clat_percentiles --lat_percentiles --slat_percentiles\n"
+		"  --percentile_list=P:P:...   e.g. 50:99:99.99\n"
+		"  --description=TEXT\n"
+		"\n"
+		"run options:\n"
+		"  --output-format=normal|json|json+ (comma list)  --output=FILE\n"
+		"  --eta=auto|always|never  live status line (auto: on a terminal)\n"
+		"  --help --version\n"
+		"\n"
+		"device URIs: null[:size=8g,blocksize=512,submit_queues=N,\n"
+		"  hw_queue_depth=N,shared_tags=0|1,irqmode=0|1|2,completion_nsec=N,\n"
+		"  memory_backed=0|1]; on every URI: complete=local|remote|batched|\n"
+		"  polled, nr_hw_queues=N, queue_depth=N, irq_threads=N, timeout=MS\n");
+}

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fio's value syntax: sizes with its unit suffixes, times, integers and
+ * booleans. Stricter than fio in one way only: a suffix fio does not know
+ * (fio reads "4q" as 4 bytes) is an error here, because a typo that
+ * silently changes the block size is exactly what a benchmark must not do.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "bench.h"
+
+static int perr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int perr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/*
+ * Leading unsigned number: decimal or 0x hex, no sign, no blanks. Sets
+ * *end past it. Returns 0, -1 (no digits) or -2 (overflow).
+ */
+static int parse_number(const char *s, uint64_t *out, const char **end)
+{
+	const char *p = s;
+	uint64_t v = 0;
+	unsigned base = 10, digit;
+	bool any = false;
+
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') &&
+	    isxdigit((unsigned char)p[2])) {
+		base = 16;
+		p += 2;
+	}
+	for (;; p++) {
+		if (isdigit((unsigned char)*p))
+			digit = (unsigned)(*p - '0');
+		else if (base == 16 && isxdigit((unsigned char)*p))
+			digit = (unsigned)(tolower((unsigned char)*p) - 'a' + 10);
+		else
+			break;
+		if (v > (UINT64_MAX - digit) / base)
+			return -2;
+		v = v * base + digit;
+		any = true;
+	}
+	if (!any)
+		return -1;
+	*out = v;
+	*end = p;
+	return 0;
+}
+
+/*
+ * fio's get_mult_bytes with kb_base=1024 (its default): k/K/kb/KB = 2^10,
+ * m = 2^20, ... p = 2^50, e = 2^60; the IEC forms (KiB, MiB, ...) are
+ * powers of 1000 under fio's compatibility mode ("opposite units", fio's
+ * HOWTO on kb_base), and we keep that so a fio job means the same here.
+ * "b" alone is bytes. Returns the multiplier, or 0 for an unknown suffix.
+ */
+static uint64_t size_mult(const char *sfx)
+{
+	static const char units[] = "kmgtpe";
+	const char *u;
+	size_t len = strlen(sfx);
+	uint64_t mult = 1, base;
+	unsigned pow, i;
+
+	if (len == 0 || !strcasecmp(sfx, "b"))
+		return 1;
+	u = strchr(units, tolower((unsigned char)sfx[0]));
+	if (!u || !sfx[0])
+		return 0;
+	pow = (unsigned)(u - units) + 1;
+	if (len == 1 || (len == 2 && tolower((unsigned char)sfx[1]) == 'b'))
+		base = 1024;
+	else if (len == 3 && tolower((unsigned char)sfx[1]) == 'i' &&
+		 tolower((unsigned char)sfx[2]) == 'b')
+		base = 1000;
+	else
+		return 0;
+	for (i = 0; i < pow; i++)
+		mult *= base;
+	return mult;
+}
+
+int bench_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
+{
+	const char *end;
+	uint64_t v, mult;
+	int ret;
+
+	if (!s || !*s)
+		return perr(err, errlen, "empty size");
+	if (*s == '-')
+		return perr(err, errlen, "negative size '%s'", s);
+	if (strchr(s, '%'))
+		return perr(err, errlen,
+			    "size '%s': percentages are not supported", s);
+	ret = parse_number(s, &v, &end);
+	if (ret == -1)
+		return perr(err, errlen, "bad size '%s'", s);
+	if (ret == -2)
+		return perr(err, errlen, "size '%s' is too large", s);
+	mult = size_mult(end);
+	if (!mult)
+		return perr(err, errlen, "bad size suffix in '%s'", s);
+	if (v && mult > UINT64_MAX / v)
+		return perr(err, errlen, "size '%s' is too large", s);
+	*out = v * mult;
+	return 0;
+}
+
+/* fio's get_mult_time: the unit's length in ns, 0 if unknown. */
+static uint64_t time_mult(const char *sfx, uint64_t dflt)
+{
+	static const struct {
+		const char *name;
+		uint64_t ns;
+	} units[] = {
+		{ "ns", 1ull },
+		{ "nsec", 1ull },
+		{ "us", 1000ull },
+		{ "usec", 1000ull },
+		{ "ms", 1000000ull },
+		{ "msec", 1000000ull },
+		{ "s", 1000000000ull },
+		{ "sec", 1000000000ull },
+		{ "m", 60ull * 1000000000ull },
+		{ "min", 60ull * 1000000000ull },
+		{ "h", 3600ull * 1000000000ull },
+		{ "hour", 3600ull * 1000000000ull },
+		{ "d", 86400ull * 1000000000ull },
+		{ "day", 86400ull * 1000000000ull },
+	};
+	size_t i;
+
+	if (!*sfx)
+		return dflt;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(sfx, units[i].name))
+			return units[i].ns;
+	return 0;
+}
+
+int bench_parse_time(const char *s, uint64_t *out_ns, char *err,
+		     size_t errlen)
+{
+	const char *end;
+	uint64_t v, mult;
+	int ret;
+
+	if (!s || !*s)
+		return perr(err, errlen, "empty time");
+	if (*s == '-')
+		return perr(err, errlen, "negative time '%s'", s);
+	ret = parse_number(s, &v, &end);
+	if (ret == -1)
+		return perr(err, errlen, "bad time '%s'", s);
+	if (ret == -2)
+		return perr(err, errlen, "time '%s' is too large", s);
+	mult = time_mult(end, 1000000000ull);
+	if (!mult)
+		return perr(err, errlen, "bad time unit in '%s'", s);
+	if (v && mult > UINT64_MAX / v)
+		return perr(err, errlen, "time '%s' is too large", s);
+	*out_ns = v * mult;
+	return 0;
+}
+
+int bench_parse_uint(const char *s, uint64_t min, uint64_t max,
+		     uint64_t *out, char *err, size_t errlen)
+{
+	const char *end;
+	uint64_t v;
+	int ret;
+
+	if (!s || !*s)
+		return perr(err, errlen, "empty number");
+	if (*s == '-')
+		return perr(err, errlen, "negative number '%s'", s);
+	ret = parse_number(s, &v, &end);
+	if (ret == -1 || *end)
+		return perr(err, errlen, "bad number '%s'", s);
+	if (ret == -2 || v > max)
+		return perr(err, errlen, "'%s' is too large (max %llu)", s,
+			    (unsigned long long)max);
+	if (v < min)
+		return perr(err, errlen, "'%s' is too small (min %llu)", s,
+			    (unsigned long long)min);
+	*out = v;
+	return 0;
+}
+
+int bench_parse_bool(const char *s, bool *out, char *err, size_t errlen)
+{
+	static const char *const yes[] = { "1", "true", "yes", "on" };
+	static const char *const no[] = { "0", "false", "no", "off" };
+	size_t i;
+
+	if (!s)
+		return perr(err, errlen, "empty boolean");
+	for (i = 0; i < 4; i++) {
+		if (!strcasecmp(s, yes[i])) {
+			*out = true;
+			return 0;
+		}
+		if (!strcasecmp(s, no[i])) {
+			*out = false;
+			return 0;
+		}
+	}
+	return perr(err, errlen, "bad boolean '%s' (want 0 or 1)", s);
+}

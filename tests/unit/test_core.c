@@ -1,0 +1,1039 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the public block API (include/mqblk/mqblk.h) on the null
+ * device: URIs, geometry, completion routing, faults, tags, threads.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mqblk/mqblk.h>
+
+#define BS 512
+
+static struct mqblk_dev *open_dev(const char *uri, unsigned nr_queues)
+{
+	struct mqblk_dev_opts o;
+	struct mqblk_dev *dev = NULL;
+	char err[256];
+	int ret;
+
+	mqblk_dev_opts_init(&o);
+	o.nr_queues = nr_queues;
+	ret = mqblk_dev_open(uri, &o, &dev, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "open %s: %d %s\n", uri, ret, err);
+	assert_int_equal(ret, 0);
+	assert_non_null(dev);
+	return dev;
+}
+
+static struct mqblk_queue *open_queue(struct mqblk_dev *dev)
+{
+	struct mqblk_queue *q = NULL;
+
+	assert_int_equal(mqblk_queue_open(dev, &q), 0);
+	assert_non_null(q);
+	return q;
+}
+
+static struct mqblk_rq *get_rq(struct mqblk_queue *q, enum mqblk_op op,
+			       uint64_t off, uint32_t len, void *buf)
+{
+	struct mqblk_rq *rq = mqblk_rq_get(q, 0);
+
+	assert_non_null(rq);
+	rq->op = op;
+	rq->offset = off;
+	rq->len = len;
+	rq->buf = buf;
+	rq->private = NULL;
+	return rq;
+}
+
+/* Submit one request and reap it; returns its res. */
+static int do_io(struct mqblk_queue *q, enum mqblk_op op, uint64_t off,
+		 uint32_t len, void *buf)
+{
+	struct mqblk_rq *rq = get_rq(q, op, off, len, buf), *out;
+	int res;
+
+	assert_int_equal(mqblk_submit(rq), 0);
+	assert_int_equal(mqblk_reap(q, &out, 1, 1, -1), 1);
+	assert_ptr_equal(out, rq);
+	res = out->res;
+	mqblk_rq_put(out);
+	return res;
+}
+
+/* ---- URIs ---- */
+
+static int open_err(const char *uri, char *err, size_t errlen)
+{
+	struct mqblk_dev *dev = NULL;
+	int ret;
+
+	err[0] = '\0';
+	ret = mqblk_dev_open(uri, NULL, &dev, err, errlen);
+	if (!ret)
+		mqblk_dev_close(dev);
+	return ret;
+}
+
+static void test_uri_unknown_driver_is_enodev(void **state)
+{
+	char err[256];
+
+	(void)state;
+	assert_int_equal(open_err("nosuch", err, sizeof(err)), -ENODEV);
+	assert_true(strlen(err) > 0);
+	assert_int_equal(open_err("nosuch:size=1m", err, sizeof(err)),
+			 -ENODEV);
+	assert_true(strlen(err) > 0);
+}
+
+static void test_uri_unknown_parameter_is_einval(void **state)
+{
+	char err[256];
+
+	(void)state;
+	assert_int_equal(open_err("null:frobnicate=1", err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "frobnicate"));
+}
+
+static void test_uri_bad_value_is_einval(void **state)
+{
+	static const char *const bad[] = {
+		"null:size=abc",   "null:size=-1",      "null:irqmode=3",
+		"null:complete=x", "null:timeout=0",    "null:memory_backed=2",
+		"null:size=1q",	   "null:submit_queues=0", "null:size",
+		"null:=1",	   "null:size=",	"null:hw_queue_depth=0",
+	};
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(open_err(bad[i], err, sizeof(err)), -EINVAL);
+		assert_true(strlen(err) > 0);
+	}
+}
+
+static void test_uri_empty_is_einval(void **state)
+{
+	struct mqblk_dev *dev = NULL;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(open_err("", err, sizeof(err)), -EINVAL);
+	assert_true(strlen(err) > 0);
+	assert_int_equal(open_err(":size=1m", err, sizeof(err)), -EINVAL);
+	assert_true(strlen(err) > 0);
+	assert_int_equal(mqblk_dev_open(NULL, NULL, &dev, err, sizeof(err)),
+			 -EINVAL);
+	/* no err buffer is allowed */
+	assert_int_equal(mqblk_dev_open("nosuch", NULL, &dev, NULL, 0),
+			 -ENODEV);
+}
+
+/* ---- geometry ---- */
+
+static void test_geometry_reports_size_bs_queues_depth(void **state)
+{
+	struct mqblk_dev *dev;
+
+	(void)state;
+	dev = open_dev("null:size=8m,blocksize=4096,submit_queues=3,"
+		       "hw_queue_depth=32",
+		       8);
+	assert_int_equal(mqblk_dev_size(dev), 8u << 20);
+	assert_int_equal(mqblk_dev_block_size(dev), 4096);
+	assert_int_equal(mqblk_dev_nr_hw_queues(dev), 3); /* min(8, 3) */
+	assert_int_equal(mqblk_dev_queue_depth(dev), 32);
+	assert_string_equal(mqblk_dev_driver_name(dev), "null");
+	assert_int_equal(mqblk_dev_comp_policy(dev), MQBLK_COMP_LOCAL);
+	mqblk_dev_close(dev);
+
+	dev = open_dev("null:size=8m,submit_queues=4", 2);
+	assert_int_equal(mqblk_dev_nr_hw_queues(dev), 2); /* min(2, 4) */
+	assert_int_equal(mqblk_dev_block_size(dev), 512);
+	assert_int_equal(mqblk_dev_queue_depth(dev), 64);
+	mqblk_dev_close(dev);
+
+	dev = open_dev("null:size=8m,submit_queues=4", 0);
+	assert_int_equal(mqblk_dev_nr_hw_queues(dev), 1); /* 0 = 1 */
+	mqblk_dev_close(dev);
+}
+
+static void test_geometry_core_keys_override_opts(void **state)
+{
+	struct mqblk_dev *dev;
+
+	(void)state;
+	dev = open_dev("null:size=1m,submit_queues=8,nr_hw_queues=2,"
+		       "complete=polled,queue_depth=16",
+		       4);
+	assert_int_equal(mqblk_dev_nr_hw_queues(dev), 2);
+	assert_int_equal(mqblk_dev_queue_depth(dev), 16);
+	assert_int_equal(mqblk_dev_comp_policy(dev), MQBLK_COMP_POLLED);
+	mqblk_dev_close(dev);
+}
+
+/* ---- completion routing ---- */
+
+static void check_path(int irqmode, const char *complete,
+		       enum mqblk_comp_path want)
+{
+	char uri[256];
+	struct mqblk_dev *dev;
+	struct mqblk_queue *q;
+	struct mqblk_queue_stats st;
+	struct mqblk_rq *rqs[16];
+	unsigned i, reaped = 0;
+	int p;
+
+	snprintf(uri, sizeof(uri),
+		 "null:size=1m,irqmode=%d,complete=%s,completion_nsec=1000",
+		 irqmode, complete);
+	dev = open_dev(uri, 1);
+	q = open_queue(dev);
+	for (i = 0; i < 16; i++) {
+		struct mqblk_rq *rq = get_rq(q, MQBLK_OP_READ, i * BS, BS,
+					     rqs); /* buf unused: no store */
+
+		assert_int_equal(mqblk_submit(rq), 0);
+	}
+	assert_int_equal(mqblk_queue_inflight(q), 16);
+	while (reaped < 16) {
+		int n = mqblk_reap(q, rqs, 1, 16, -1);
+
+		assert_true(n >= 1);
+		for (i = 0; i < (unsigned)n; i++) {
+			assert_int_equal(rqs[i]->res, BS);
+			assert_int_equal(rqs[i]->comp_path, want);
+			mqblk_rq_put(rqs[i]);
+		}
+		reaped += (unsigned)n;
+	}
+	assert_int_equal(mqblk_queue_inflight(q), 0);
+	mqblk_queue_get_stats(q, &st);
+	assert_int_equal(st.submitted, 16);
+	for (p = 0; p < MQBLK_PATH_NR; p++)
+		assert_int_equal(st.completions[p], p == (int)want ? 16 : 0);
+	assert_int_equal(st.errors, 0);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
+static void test_path_irqmode0_is_always_local(void **state)
+{
+	(void)state;
+	check_path(0, "local", MQBLK_PATH_LOCAL);
+	check_path(0, "remote", MQBLK_PATH_LOCAL);
+	check_path(0, "batched", MQBLK_PATH_LOCAL);
+	check_path(0, "polled", MQBLK_PATH_LOCAL);
+}
+
+static void test_path_irqmode1_local_is_local(void **state)
+{
+	(void)state;
+	check_path(1, "local", MQBLK_PATH_LOCAL);
+}
+
+static void test_path_irqmode1_remote_is_remote(void **state)
+{
+	(void)state;
+	check_path(1, "remote", MQBLK_PATH_REMOTE);
+}
+
+static void test_path_irqmode1_batched_is_batched(void **state)
+{
+	(void)state;
+	check_path(1, "batched", MQBLK_PATH_BATCHED);
+}
+
+static void test_path_irqmode1_polled_is_polled(void **state)
+{
+	(void)state;
+	check_path(1, "polled", MQBLK_PATH_POLLED);
+}
+
+static void test_path_irqmode2_local_is_local(void **state)
+{
+	(void)state;
+	check_path(2, "local", MQBLK_PATH_LOCAL);
+}
+
+static void test_path_irqmode2_remote_is_remote(void **state)
+{
+	(void)state;
+	check_path(2, "remote", MQBLK_PATH_REMOTE);
+}
+
+static void test_path_irqmode2_batched_is_batched(void **state)
+{
+	(void)state;
+	check_path(2, "batched", MQBLK_PATH_BATCHED);
+}
+
+static void test_path_irqmode2_polled_is_polled(void **state)
+{
+	(void)state;
+	check_path(2, "polled", MQBLK_PATH_POLLED);
+}
+
+/* ---- memory backing ---- */
+
+static void fill(uint8_t *buf, size_t len, uint8_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = (uint8_t)(seed + i * 7);
+}
+
+static int all_zero(const uint8_t *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (buf[i])
+			return 0;
+	return 1;
+}
+
+static void test_memory_backed_write_reads_back(void **state)
+{
+	static uint8_t w[3 * 4096], r[3 * 4096];
+	const char *const uris[] = {
+		"null:size=1m,memory_backed=1",
+		"null:size=1m,memory_backed=1,irqmode=1,complete=remote",
+		"null:size=1m,memory_backed=1,irqmode=2,completion_nsec=1000",
+	};
+	size_t u;
+
+	(void)state;
+	for (u = 0; u < 3; u++) {
+		struct mqblk_dev *dev = open_dev(uris[u], 1);
+		struct mqblk_queue *q = open_queue(dev);
+
+		/* straddles pages: starts mid-page */
+		fill(w, sizeof(w), (uint8_t)u);
+		assert_int_equal(do_io(q, MQBLK_OP_WRITE, 4096 + 1536,
+				       sizeof(w), w),
+				 (int)sizeof(w));
+		memset(r, 0xee, sizeof(r));
+		assert_int_equal(do_io(q, MQBLK_OP_READ, 4096 + 1536,
+				       sizeof(r), r),
+				 (int)sizeof(r));
+		assert_memory_equal(w, r, sizeof(w));
+		/* a sub-range */
+		assert_int_equal(do_io(q, MQBLK_OP_READ, 4096 + 2048, BS, r),
+				 BS);
+		assert_memory_equal(w + 512, r, BS);
+		mqblk_queue_close(q);
+		mqblk_dev_close(dev);
+	}
+}
+
+static void test_memory_backed_unwritten_reads_zero(void **state)
+{
+	static uint8_t w[4096], r[8192];
+	struct mqblk_dev *dev;
+	struct mqblk_queue *q;
+
+	(void)state;
+	dev = open_dev("null:size=1m,memory_backed=1", 1);
+	q = open_queue(dev);
+	memset(r, 0xee, sizeof(r));
+	assert_int_equal(do_io(q, MQBLK_OP_READ, 65536, sizeof(r), r),
+			 (int)sizeof(r));
+	assert_true(all_zero(r, sizeof(r)));
+	/* the rest of a written page is zero too */
+	fill(w, BS, 1);
+	assert_int_equal(do_io(q, MQBLK_OP_WRITE, 0, BS, w), BS);
+	memset(r, 0xee, sizeof(r));
+	assert_int_equal(do_io(q, MQBLK_OP_READ, 0, 4096, r), 4096);
+	assert_memory_equal(r, w, BS);
+	assert_true(all_zero(r + BS, 4096 - BS));
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
+static void test_memory_backed_discard_zeroes(void **state)
+{
+	static uint8_t w[8192], r[8192];
+	struct mqblk_dev *dev;
+	struct mqblk_queue *q;
+
+	(void)state;
+	dev = open_dev("null:size=1m,memory_backed=1", 1);
+	q = open_queue(dev);
+	fill(w, sizeof(w), 3);
+	assert_int_equal(do_io(q, MQBLK_OP_WRITE, 0, sizeof(w), w),
+			 (int)sizeof(w));
+	assert_int_equal(do_io(q, MQBLK_OP_DISCARD, 1024, 4096, NULL), 4096);
+	assert_int_equal(do_io(q, MQBLK_OP_READ, 0, sizeof(r), r),
+			 (int)sizeof(r));
+	assert_memory_equal(r, w, 1024);
+	assert_true(all_zero(r + 1024, 4096));
+	assert_memory_equal(r + 5120, w + 5120, sizeof(w) - 5120);
+	/* discarding never-written space is fine */
+	assert_int_equal(do_io(q, MQBLK_OP_DISCARD, 512 * 1024, 8192, NULL),
+			 8192);
+	assert_int_equal(do_io(q, MQBLK_OP_FLUSH, 0, 0, NULL), 0);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
+/* ---- submit validation ---- */
+
+static void test_submit_out_of_range_is_einval(void **state)
+{
+	static uint8_t buf[4096];
+	struct mqblk_dev *dev;
+	struct mqblk_queue *q;
+	struct mqblk_rq *rq;
+	struct mqblk_queue_stats st;
+
+	(void)state;
+	dev = open_dev("null:size=1m", 1);
+	q = open_queue(dev);
+	rq = get_rq(q, MQBLK_OP_READ, 1u << 20, BS, buf);
+	assert_int_equal(mqblk_submit(rq), -EINVAL);
+	rq->offset = (1u << 20) - BS;
+	rq->len = 2 * BS;
+	assert_int_equal(mqblk_submit(rq), -EINVAL);
+	rq->offset = UINT64_MAX - BS + 1;
+	rq->len = BS;
+	assert_int_equal(mqblk_submit(rq), -EINVAL);
+	rq->offset = (1u << 20) - BS; /* the last block is fine */
+	assert_int_equal(mqblk_queue_inflight(q), 0);
+	assert_int_equal(mqblk_submit(rq), 0);
+	assert_int_equal(mqblk_reap(q, &rq, 1, 1, -1), 1);
+	assert_int_equal(rq->res, BS);
+	mqblk_rq_put(rq);
+	mqblk_queue_get_stats(q, &st);
+	assert_int_equal(st.submitted, 1);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
+static void test_submit_misaligned_is_einval(void **state)
+{
+	static uint8_t buf[8192];
+	struct mqblk_dev *dev;
+	struct mqblk_queue *q;
+	struct mqblk_rq *rq;
+
+	(void)state;
+	dev = open_dev("null:size=1m,blocksize=4096", 1);
+	q = open_queue(dev);
+	rq = get_rq(q, MQBLK_OP_WRITE, 512, 4096, buf);
+	assert_int_equal(mqblk_submit(rq), -EINVAL);
+	rq->offset = 0;
+	rq->len = 512;
+	assert_int_equal(mqblk_submit(rq), -EINVAL);
+	rq->len = 0;
+	assert_int_equal(mqblk_submit(rq), -EINVAL);
+	rq->len = 4096;
+	rq->buf = NULL; /* a write needs a buffer */
+	assert_int_equal(mqblk_submit(rq), -EINVAL);
+	rq->op = (enum mqblk_op)99;
+	rq->buf = buf;
+	assert_int_equal(mqblk_submit(rq), -EINVAL);
+	assert_int_equal(mqblk_queue_inflight(q), 0);
+	mqblk_rq_put(rq);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
+/* ---- plugging ---- */
+
+static void test_plug_holds_submissions_until_unplug(void **state)
+{
+	struct mqblk_dev *dev;
+	struct mqblk_queue *q;
+	struct mqblk_rq *rqs[16];
+	unsigned i;
+
+	(void)state;
+	dev = open_dev("null:size=1m,irqmode=0", 1);
+	q = open_queue(dev);
+	mqblk_plug(q);
+	mqblk_plug(q); /* nests */
+	for (i = 0; i < 16; i++)
+		assert_int_equal(mqblk_submit(get_rq(q, MQBLK_OP_READ,
+						     i * BS, BS, rqs)),
+				 0);
+	assert_int_equal(mqblk_reap(q, rqs, 0, 16, 0), 0);
+	mqblk_unplug(q);
+	assert_int_equal(mqblk_reap(q, rqs, 0, 16, 0), 0);
+	mqblk_unplug(q);
+	assert_int_equal(mqblk_reap(q, rqs, 16, 16, 0), 16);
+	for (i = 0; i < 16; i++) {
+		/* issued in submission order */
+		assert_int_equal(rqs[i]->offset, i * BS);
+		mqblk_rq_put(rqs[i]);
+	}
+	/* unbalanced unplug is harmless */
+	mqblk_unplug(q);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
+/* ---- fault injection ---- */
+
+/* Submit n requests tagged 1..n in private through a window of depth,
+ * reap all; every tag must come back exactly once. */
+static void run_tagged(struct mqblk_queue *q, unsigned n, unsigned window,
+		       unsigned *nr_res_err, int want_err)
+{
+	char *seen = calloc(n + 1, 1);
+	struct mqblk_rq *out[64];
+	unsigned sent = 0, got = 0;
+
+	assert_non_null(seen);
+	*nr_res_err = 0;
+	while (got < n) {
+		int k, r;
+
+		while (sent < n && mqblk_queue_inflight(q) < window) {
+			struct mqblk_rq *rq = get_rq(q, MQBLK_OP_WRITE,
+						     (sent % 64) * BS, BS, out);
+
+			rq->private = (void *)(uintptr_t)(sent + 1);
+			assert_int_equal(mqblk_submit(rq), 0);
+			sent++;
+		}
+		r = mqblk_reap(q, out, 1, 64, -1);
+		assert_true(r >= 1);
+		for (k = 0; k < r; k++) {
+			uintptr_t id = (uintptr_t)out[k]->private;
+
+			assert_true(id >= 1 && id <= n);
+			assert_int_equal(seen[id], 0);
+			seen[id] = 1;
+			if (out[k]->res < 0) {
+				assert_int_equal(out[k]->res, want_err);
+				(*nr_res_err)++;
+			} else {
+				assert_int_equal(out[k]->res, BS);
+			}
+			mqblk_rq_put(out[k]);
+		}
+		got += (unsigned)r;
+	}
+	assert_int_equal(mqblk_queue_inflight(q), 0);
+	free(seen);
+}
+
+static void check_requeue(const char *uri)
+{
+	struct mqblk_dev *dev = open_dev(uri, 1);
+	struct mqblk_queue *q = open_queue(dev);
+	struct mqblk_queue_stats st;
+	unsigned nerr;
+
+	run_tagged(q, 300, 16, &nerr, 0);
+	assert_int_equal(nerr, 0);
+	mqblk_queue_get_stats(q, &st);
+	assert_int_equal(st.submitted, 300);
+	assert_true(st.requeues > 0);
+	assert_int_equal(st.errors, 0);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
+static void test_busy_requeue_loses_nothing_irqmode0(void **state)
+{
+	(void)state;
+	check_requeue("null:size=1m,requeue_every=3");
+}
+
+static void test_busy_requeue_loses_nothing_irqmode1(void **state)
+{
+	(void)state;
+	check_requeue("null:size=1m,requeue_every=3,irqmode=1");
+	check_requeue("null:size=1m,requeue_every=3,irqmode=1,complete=remote");
+}
+
+static void test_busy_requeue_loses_nothing_plugged(void **state)
+{
+	struct mqblk_dev *dev = open_dev("null:size=1m,requeue_every=3", 1);
+	struct mqblk_queue *q = open_queue(dev);
+	struct mqblk_queue_stats st;
+	struct mqblk_rq *out[16];
+	unsigned i, got = 0;
+	char seen[17] = { 0 };
+
+	(void)state;
+	mqblk_plug(q);
+	for (i = 0; i < 16; i++) {
+		struct mqblk_rq *rq = get_rq(q, MQBLK_OP_READ, 0, BS, out);
+
+		rq->private = (void *)(uintptr_t)(i + 1);
+		assert_int_equal(mqblk_submit(rq), 0);
+	}
+	mqblk_unplug(q);
+	while (got < 16) {
+		int k, r = mqblk_reap(q, out, 1, 16, -1);
+
+		assert_true(r >= 1);
+		for (k = 0; k < r; k++) {
+			uintptr_t id = (uintptr_t)out[k]->private;
+
+			assert_int_equal(seen[id], 0);
+			seen[id] = 1;
+			mqblk_rq_put(out[k]);
+		}
+		got += (unsigned)r;
+	}
+	mqblk_queue_get_stats(q, &st);
+	assert_true(st.requeues > 0);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
+static void test_timeout_every_completes_etimedout(void **state)
+{
+	struct mqblk_dev *dev;
+	struct mqblk_queue *q;
+	struct mqblk_queue_stats st;
+	unsigned nerr;
+
+	(void)state;
+	dev = open_dev("null:size=1m,timeout_every=5,timeout=50", 1);
+	q = open_queue(dev);
+	run_tagged(q, 40, 40, &nerr, -ETIMEDOUT);
+	assert_int_equal(nerr, 8);
+	mqblk_queue_get_stats(q, &st);
+	assert_int_equal(st.timeouts, 8);
+	assert_int_equal(st.errors, 8);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
+static void test_timeout_every_with_interrupts(void **state)
+{
+	struct mqblk_dev *dev;
+	struct mqblk_queue *q;
+	struct mqblk_queue_stats st;
+	unsigned nerr;
+
+	(void)state;
+	dev = open_dev("null:size=1m,timeout_every=5,timeout=50,irqmode=1,"
+		       "complete=remote",
+		       1);
+	q = open_queue(dev);
+	run_tagged(q, 20, 20, &nerr, -ETIMEDOUT);
+	assert_int_equal(nerr, 4);
+	mqblk_queue_get_stats(q, &st);
+	assert_int_equal(st.timeouts, 4);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
+static void test_error_every_completes_eio(void **state)
+{
+	struct mqblk_dev *dev;
+	struct mqblk_queue *q;
+	struct mqblk_queue_stats st;
+	unsigned nerr;
+
+	(void)state;
+	dev = open_dev("null:size=1m,error_every=4", 1);
+	q = open_queue(dev);
+	run_tagged(q, 100, 8, &nerr, -EIO);
+	assert_int_equal(nerr, 25);
+	mqblk_queue_get_stats(q, &st);
+	assert_int_equal(st.errors, 25);
+	assert_int_equal(st.timeouts, 0);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
+/* ---- tags ---- */
+
+static void test_tags_nowait_fails_when_exhausted(void **state)
+{
+	struct mqblk_dev *dev;
+	struct mqblk_queue *q;
+	struct mqblk_queue_stats st;
+	struct mqblk_rq *rq[5];
+	unsigned i, j;
+
+	(void)state;
+	dev = open_dev("null:size=1m,hw_queue_depth=4", 1);
+	q = open_queue(dev);
+	assert_int_equal(mqblk_dev_queue_depth(dev), 4);
+	for (i = 0; i < 4; i++) {
+		rq[i] = mqblk_rq_get(q, MQBLK_RQ_NOWAIT);
+		assert_non_null(rq[i]);
+		for (j = 0; j < i; j++)
+			assert_int_not_equal(rq[i]->tag, rq[j]->tag);
+	}
+	mqblk_queue_get_stats(q, &st);
+	assert_int_equal(st.tag_waits, 0);
+	assert_null(mqblk_rq_get(q, MQBLK_RQ_NOWAIT));
+	mqblk_queue_get_stats(q, &st);
+	assert_int_equal(st.tag_waits, 1);
+	/* blocking with every tag held by us and none in flight: NULL, not
+	 * a hang */
+	assert_null(mqblk_rq_get(q, 0));
+	mqblk_rq_put(rq[2]);
+	rq[4] = mqblk_rq_get(q, MQBLK_RQ_NOWAIT);
+	assert_non_null(rq[4]);
+	assert_int_equal(rq[4]->tag, rq[2]->tag);
+	for (i = 0; i < 5; i++)
+		if (i != 2)
+			mqblk_rq_put(rq[i]);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
+static void test_tags_blocking_get_all_own_inflight_returns_null(void **state)
+{
+	struct mqblk_dev *dev;
+	struct mqblk_queue *q;
+	struct mqblk_rq *rq[4], *extra;
+	unsigned i;
+	static uint8_t buf[BS];
+
+	(void)state;
+	dev = open_dev("null:size=1m,hw_queue_depth=4,irqmode=2,"
+		       "completion_nsec=1000000",
+		       1);
+	q = open_queue(dev);
+	for (i = 0; i < 4; i++) {
+		rq[i] = get_rq(q, MQBLK_OP_READ, 0, BS, buf);
+		assert_int_equal(mqblk_submit(rq[i]), 0);
+	}
+	/* all four tags are ours and only our put frees one: a blocking
+	 * get must fail rather than wait forever */
+	assert_null(mqblk_rq_get(q, 0));
+	assert_int_equal(mqblk_reap(q, rq, 4, 4, -1), 4);
+	/* reaped is not freed: still all ours */
+	assert_null(mqblk_rq_get(q, 0));
+	mqblk_rq_put(rq[0]);
+	extra = mqblk_rq_get(q, 0);
+	assert_non_null(extra);
+	mqblk_rq_put(extra);
+	for (i = 1; i < 4; i++)
+		mqblk_rq_put(rq[i]);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
+struct blocker {
+	struct mqblk_dev *dev;
+	_Atomic int stage; /* 1: holder has all tags; 2: holder put one */
+	_Atomic int got_before_put;
+	struct mqblk_queue_stats st;
+};
+
+static void *blocker_fn(void *arg)
+{
+	struct blocker *b = arg;
+	struct mqblk_queue *q;
+	struct mqblk_rq *rq;
+
+	if (mqblk_queue_open(b->dev, &q))
+		return NULL;
+	while (atomic_load(&b->stage) < 1)
+		sched_yield();
+	rq = mqblk_rq_get(q, 0);
+	if (rq && atomic_load(&b->stage) < 2)
+		atomic_store(&b->got_before_put, 1);
+	if (rq)
+		mqblk_rq_put(rq);
+	mqblk_queue_get_stats(q, &b->st);
+	mqblk_queue_close(q);
+	return rq ? (void *)1 : NULL;
+}
+
+static void test_tags_blocking_get_woken_by_other_thread_put(void **state)
+{
+	struct blocker b = { 0 };
+	struct mqblk_queue *q;
+	struct mqblk_rq *rq[4];
+	pthread_t t;
+	void *ret;
+	unsigned i;
+
+	(void)state;
+	b.dev = open_dev("null:size=1m,hw_queue_depth=4,shared_tags=1,"
+			 "submit_queues=2",
+			 2);
+	q = open_queue(b.dev);
+	for (i = 0; i < 4; i++)
+		assert_non_null(rq[i] = mqblk_rq_get(q, MQBLK_RQ_NOWAIT));
+	assert_int_equal(pthread_create(&t, NULL, blocker_fn, &b), 0);
+	atomic_store(&b.stage, 1);
+	usleep(20000); /* let it block (correct either way) */
+	atomic_store(&b.stage, 2);
+	mqblk_rq_put(rq[0]);
+	pthread_join(t, &ret);
+	assert_non_null(ret);
+	assert_int_equal(atomic_load(&b.got_before_put), 0);
+	assert_true(b.st.tag_waits >= 1);
+	for (i = 1; i < 4; i++)
+		mqblk_rq_put(rq[i]);
+	mqblk_queue_close(q);
+	mqblk_dev_close(b.dev);
+}
+
+/* ---- threads ---- */
+
+#define MT_THREADS 4
+#define MT_IOS 10000
+
+struct mt_arg {
+	struct mqblk_dev *dev;
+	unsigned id;
+	unsigned errors;
+	struct mqblk_queue_stats st;
+};
+
+/* private = (thread id << 24) | sequence number (1-based) */
+static void *mt_fn(void *arg)
+{
+	struct mt_arg *a = arg;
+	struct mqblk_queue *q;
+	struct mqblk_rq *out[32];
+	char *seen = calloc(MT_IOS + 1, 1);
+	unsigned sent = 0, got = 0;
+
+	if (!seen || mqblk_queue_open(a->dev, &q)) {
+		a->errors++;
+		free(seen);
+		return NULL;
+	}
+	while (got < MT_IOS) {
+		int k, r;
+
+		while (sent < MT_IOS && mqblk_queue_inflight(q) < 16) {
+			struct mqblk_rq *rq = mqblk_rq_get(q, 0);
+
+			if (!rq) {
+				a->errors++;
+				break;
+			}
+			rq->op = MQBLK_OP_READ;
+			rq->offset = (uint64_t)(sent % 128) * BS;
+			rq->len = BS;
+			rq->buf = out;
+			sent++;
+			rq->private = (void *)(uintptr_t)((a->id << 24) | sent);
+			if (mqblk_submit(rq))
+				a->errors++;
+		}
+		r = mqblk_reap(q, out, 1, 32, -1);
+		if (r < 1) {
+			a->errors++;
+			break;
+		}
+		for (k = 0; k < r; k++) {
+			uintptr_t p = (uintptr_t)out[k]->private;
+			unsigned seq = p & 0xffffff;
+
+			if ((p >> 24) != a->id || out[k]->q != q || !seq ||
+			    seq > MT_IOS || seen[seq] || out[k]->res != BS)
+				a->errors++;
+			else
+				seen[seq] = 1;
+			mqblk_rq_put(out[k]);
+		}
+		got += (unsigned)r;
+	}
+	mqblk_queue_get_stats(q, &a->st);
+	mqblk_queue_close(q);
+	free(seen);
+	return NULL;
+}
+
+static void run_mt(const char *uri, enum mqblk_comp_path want)
+{
+	struct mqblk_dev_opts o;
+	struct mqblk_dev *dev;
+	struct mt_arg a[MT_THREADS];
+	pthread_t t[MT_THREADS];
+	char err[256];
+	unsigned i;
+
+	mqblk_dev_opts_init(&o);
+	o.nr_queues = MT_THREADS;
+	assert_int_equal(mqblk_dev_open(uri, &o, &dev, err, sizeof(err)), 0);
+	assert_int_equal(mqblk_dev_nr_hw_queues(dev), 2);
+	for (i = 0; i < MT_THREADS; i++) {
+		memset(&a[i], 0, sizeof(a[i]));
+		a[i].dev = dev;
+		a[i].id = i + 1;
+		assert_int_equal(pthread_create(&t[i], NULL, mt_fn, &a[i]), 0);
+	}
+	for (i = 0; i < MT_THREADS; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(a[i].errors, 0);
+		assert_int_equal(a[i].st.submitted, MT_IOS);
+		assert_int_equal(a[i].st.completions[want], MT_IOS);
+	}
+	mqblk_dev_close(dev);
+}
+
+static void test_threads_remote_shared_tags_each_reaps_own(void **state)
+{
+	(void)state;
+	run_mt("null:size=1m,submit_queues=2,shared_tags=1,irqmode=1,"
+	       "complete=remote",
+	       MQBLK_PATH_REMOTE);
+}
+
+static void test_threads_batched_each_reaps_own(void **state)
+{
+	(void)state;
+	run_mt("null:size=1m,submit_queues=2,shared_tags=1,irqmode=1,"
+	       "complete=batched",
+	       MQBLK_PATH_BATCHED);
+}
+
+static void test_threads_local_shared_hctx_each_reaps_own(void **state)
+{
+	struct mqblk_dev_opts o;
+	struct mqblk_dev *dev;
+	struct mt_arg a[MT_THREADS];
+	pthread_t t[MT_THREADS];
+	char err[256];
+	unsigned i;
+
+	(void)state;
+	/* two submitters per hw queue take its interrupt in turn: paths
+	 * are mixed, but every request still reaches its own submitter */
+	mqblk_dev_opts_init(&o);
+	o.nr_queues = MT_THREADS;
+	assert_int_equal(mqblk_dev_open("null:size=1m,submit_queues=2,"
+					"irqmode=1,complete=local",
+					&o, &dev, err, sizeof(err)),
+			 0);
+	for (i = 0; i < MT_THREADS; i++) {
+		memset(&a[i], 0, sizeof(a[i]));
+		a[i].dev = dev;
+		a[i].id = i + 1;
+		assert_int_equal(pthread_create(&t[i], NULL, mt_fn, &a[i]), 0);
+	}
+	for (i = 0; i < MT_THREADS; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(a[i].errors, 0);
+		assert_int_equal(a[i].st.completions[MQBLK_PATH_LOCAL] +
+					 a[i].st.completions[MQBLK_PATH_REMOTE],
+				 MT_IOS);
+	}
+	mqblk_dev_close(dev);
+}
+
+static void test_queue_open_beyond_expected_is_ebusy(void **state)
+{
+	struct mqblk_dev *dev = open_dev("null:size=1m,submit_queues=1", 1);
+	struct mqblk_queue *q, *q2 = NULL;
+
+	(void)state;
+	q = open_queue(dev);
+	/* one expected submitter: its hw queue dispatches unlocked */
+	assert_int_equal(mqblk_queue_open(dev, &q2), -EBUSY);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
+/* ---- close ---- */
+
+static void check_close_drains(const char *uri)
+{
+	struct mqblk_dev *dev = open_dev(uri, 1);
+	struct mqblk_queue *q = open_queue(dev);
+	struct mqblk_rq *rq[64];
+	static uint8_t buf[BS];
+	unsigned i;
+
+	mqblk_plug(q);
+	for (i = 0; i < 40; i++)
+		assert_int_equal(mqblk_submit(get_rq(q, MQBLK_OP_READ, 0, BS,
+						     buf)),
+				 0);
+	/* still plugged, and more issued directly */
+	mqblk_queue_close(q);
+	/* every tag came back: a new queue can take all of them */
+	q = open_queue(dev);
+	for (i = 0; i < 64; i++)
+		assert_non_null(rq[i] = mqblk_rq_get(q, MQBLK_RQ_NOWAIT));
+	assert_null(mqblk_rq_get(q, MQBLK_RQ_NOWAIT));
+	for (i = 0; i < 64; i++)
+		mqblk_rq_put(rq[i]);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
+static void test_queue_close_with_io_in_flight_drains(void **state)
+{
+	(void)state;
+	check_close_drains("null:size=1m,irqmode=2,completion_nsec=2000000");
+	check_close_drains("null:size=1m,irqmode=1,complete=remote");
+	check_close_drains("null:size=1m,irqmode=2,completion_nsec=100000,"
+			   "complete=batched");
+	check_close_drains("null:size=1m,irqmode=2,completion_nsec=100000,"
+			   "complete=polled");
+	check_close_drains("null:size=1m,irqmode=0");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_uri_unknown_driver_is_enodev),
+		cmocka_unit_test(test_uri_unknown_parameter_is_einval),
+		cmocka_unit_test(test_uri_bad_value_is_einval),
+		cmocka_unit_test(test_uri_empty_is_einval),
+		cmocka_unit_test(test_geometry_reports_size_bs_queues_depth),
+		cmocka_unit_test(test_geometry_core_keys_override_opts),
+		cmocka_unit_test(test_path_irqmode0_is_always_local),
+		cmocka_unit_test(test_path_irqmode1_local_is_local),
+		cmocka_unit_test(test_path_irqmode1_remote_is_remote),
+		cmocka_unit_test(test_path_irqmode1_batched_is_batched),
+		cmocka_unit_test(test_path_irqmode1_polled_is_polled),
+		cmocka_unit_test(test_path_irqmode2_local_is_local),
+		cmocka_unit_test(test_path_irqmode2_remote_is_remote),
+		cmocka_unit_test(test_path_irqmode2_batched_is_batched),
+		cmocka_unit_test(test_path_irqmode2_polled_is_polled),
+		cmocka_unit_test(test_memory_backed_write_reads_back),
+		cmocka_unit_test(test_memory_backed_unwritten_reads_zero),
+		cmocka_unit_test(test_memory_backed_discard_zeroes),
+		cmocka_unit_test(test_submit_out_of_range_is_einval),
+		cmocka_unit_test(test_submit_misaligned_is_einval),
+		cmocka_unit_test(test_plug_holds_submissions_until_unplug),
+		cmocka_unit_test(test_busy_requeue_loses_nothing_irqmode0),
+		cmocka_unit_test(test_busy_requeue_loses_nothing_irqmode1),
+		cmocka_unit_test(test_busy_requeue_loses_nothing_plugged),
+		cmocka_unit_test(test_timeout_every_completes_etimedout),
+		cmocka_unit_test(test_timeout_every_with_interrupts),
+		cmocka_unit_test(test_error_every_completes_eio),
+		cmocka_unit_test(test_tags_nowait_fails_when_exhausted),
+		cmocka_unit_test(test_tags_blocking_get_all_own_inflight_returns_null),
+		cmocka_unit_test(test_tags_blocking_get_woken_by_other_thread_put),
+		cmocka_unit_test(test_threads_remote_shared_tags_each_reaps_own),
+		cmocka_unit_test(test_threads_batched_each_reaps_own),
+		cmocka_unit_test(test_threads_local_shared_hctx_each_reaps_own),
+		cmocka_unit_test(test_queue_open_beyond_expected_is_ebusy),
+		cmocka_unit_test(test_queue_close_with_io_in_flight_drains),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
