@@ -24,7 +24,9 @@ enum mqblk_status {
 };
 
 enum mqblk_timeout_ret {
-	MQBLK_EH_DONE = 0,	  /* driver completed (or will complete) it */
+	/* the driver completed it, or owns it and will complete it (the
+	 * core does not: the driver may still have the command queued) */
+	MQBLK_EH_DONE = 0,
 	MQBLK_EH_RESET_TIMER = 1, /* give it another full timeout */
 };
 
@@ -99,7 +101,8 @@ struct mqblk_driver_ops {
 	 */
 	int (*poll)(struct mqblk_hctx *hctx, unsigned budget);
 
-	/* Optional. rq passed its deadline (timeout thread). */
+	/* Optional. rq passed its deadline (timeout thread). Without it,
+	 * the core completes an expired request with -ETIMEDOUT itself. */
 	enum mqblk_timeout_ret (*timeout)(struct mqblk_rq *rq);
 };
 

@@ -18,7 +18,7 @@
 static void rq_expire(struct mqblk_dev *dev, struct mqblk_tags *t,
 		      struct mqblk_rq *rq, uint64_t now)
 {
-	enum mqblk_timeout_ret ret = MQBLK_EH_DONE;
+	enum mqblk_timeout_ret ret;
 
 	/* pin the request: mqblk_rq_put() waits while this is set, so the
 	 * tag cannot be reused under the driver's timeout handler */
@@ -26,13 +26,18 @@ static void rq_expire(struct mqblk_dev *dev, struct mqblk_tags *t,
 	if (atomic_load(&rq->state) != RQ_IN_FLIGHT ||
 	    rq->deadline_ns > now)
 		goto out;
-	if (dev->ops->timeout)
-		ret = dev->ops->timeout(rq);
+	if (!dev->ops->timeout) {
+		/* no handler: the driver keeps no reference it could use
+		 * after this, so fail the request here */
+		mqblk_complete_rq(rq, -ETIMEDOUT, 0);
+		goto out;
+	}
+	/* as blk-mq: EH_DONE hands the request to the driver, which has
+	 * completed it or will (completing it here could recycle the tag
+	 * while the driver still has the command queued) */
+	ret = dev->ops->timeout(rq);
 	if (ret == MQBLK_EH_RESET_TIMER)
 		rq->deadline_ns = now + dev->timeout_ns;
-	else
-		/* no-op if the driver completed it itself */
-		mqblk_complete_rq(rq, -ETIMEDOUT, 0);
 out:
 	atomic_store_explicit(&t->timing_out[rq->tag], 0,
 			      memory_order_release);

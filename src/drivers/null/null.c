@@ -32,7 +32,8 @@ struct null_cmd {
 	struct null_cmd *next;
 	struct mqblk_rq *rq;
 	uint64_t deadline_ns;
-	int res;
+	int res;   /* the timeout handler may overwrite it (atomic access) */
+	bool lost; /* fault injection dropped it: only a timeout ends it */
 };
 
 struct null_dev {
@@ -392,12 +393,17 @@ static enum mqblk_status null_queue_rq(struct mqblk_hctx *hctx,
 	int res;
 
 	(void)last;
+	cmd = mqblk_rq_pdu(rq);
+	__atomic_store_n(&cmd->lost, false, __ATOMIC_RELAXED);
 	if (__builtin_expect(nd->requeue_every != 0, 0) &&
 	    nr % nd->requeue_every == 0)
 		return MQBLK_STS_BUSY;
 	if (__builtin_expect(nd->timeout_every != 0, 0) &&
-	    nr % nd->timeout_every == 0)
-		return MQBLK_STS_OK; /* lost: the timeout handler finds it */
+	    nr % nd->timeout_every == 0) {
+		/* the timeout handler finds it */
+		__atomic_store_n(&cmd->lost, true, __ATOMIC_RELAXED);
+		return MQBLK_STS_OK;
+	}
 	res = null_do_io(nd, rq);
 	if (__builtin_expect(nd->error_every != 0, 0) &&
 	    nr % nd->error_every == 0)
@@ -406,7 +412,6 @@ static enum mqblk_status null_queue_rq(struct mqblk_hctx *hctx,
 		mqblk_complete_rq(rq, res, res < 0 ? 0x0006 : 0);
 		return MQBLK_STS_OK;
 	}
-	cmd = mqblk_rq_pdu(rq);
 	cmd->rq = rq;
 	cmd->res = res;
 	if (nd->irqmode == NULL_IRQ_TIMER)
@@ -447,7 +452,7 @@ static int null_poll(struct mqblk_hctx *hctx, unsigned budget)
 	struct null_dev *nd = nh->nd;
 	struct null_cmd *chain, *prev = NULL;
 	uint64_t v, now = 0;
-	int done = 0;
+	int done = 0, res;
 
 	if (nh->efd >= 0 && read(nh->efd, &v, sizeof(v)) < 0 &&
 	    errno != EAGAIN)
@@ -481,8 +486,8 @@ static int null_poll(struct mqblk_hctx *hctx, unsigned budget)
 		nh->fifo_head = cmd->next;
 		if (!nh->fifo_head)
 			nh->fifo_tail = &nh->fifo_head;
-		mqblk_complete_rq(cmd->rq, cmd->res,
-				  cmd->res < 0 ? 0x0006 : 0);
+		res = __atomic_load_n(&cmd->res, __ATOMIC_RELAXED);
+		mqblk_complete_rq(cmd->rq, res, res < 0 ? 0x0006 : 0);
 		done++;
 	}
 	if (nh->fifo_head) {
@@ -496,8 +501,21 @@ static int null_poll(struct mqblk_hctx *hctx, unsigned budget)
 
 static enum mqblk_timeout_ret null_timeout(struct mqblk_rq *rq)
 {
+	struct null_cmd *cmd = mqblk_rq_pdu(rq);
+
 	/* a request lost by fault injection: fail it like null_blk does */
-	mqblk_complete_rq(rq, -ETIMEDOUT, 0x0371 /* SCT path, cmd abort */);
+	if (__atomic_load_n(&cmd->lost, __ATOMIC_RELAXED)) {
+		mqblk_complete_rq(rq, -ETIMEDOUT,
+				  0x0371 /* SCT path, cmd abort */);
+		return MQBLK_EH_DONE;
+	}
+	/*
+	 * Still queued (the timer has not fired): like null_blk, mark it
+	 * timed out and let the device finish it. Completing it here would
+	 * free the tag while its command is still linked in the hw queue's
+	 * FIFO, and the next incarnation would link it a second time.
+	 */
+	__atomic_store_n(&cmd->res, -ETIMEDOUT, __ATOMIC_RELAXED);
 	return MQBLK_EH_DONE;
 }
 
