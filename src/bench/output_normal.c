@@ -216,7 +216,8 @@ static void show_ddir(FILE *f, const struct job_stats *js,
 	if (!rt)
 		return;
 	bw = ds->io_bytes * 1000 / rt;
-	iops = ds->total_ios * 1000 / rt;
+	/* fio divides the issued count (total_io_u), as in "issued rwts" */
+	iops = stats_issued(ds) * 1000 / rt;
 	fprintf(f, "  %s: IOPS=%s, BW=%s (%s)(%s/%" PRIu64 "msec)%s\n",
 		ddir_name[d], n2s(iops_p, iops, SIG_FIGS, false, N2S_NONE),
 		n2s(bw_p, bw, SIG_FIGS, true, N2S_BYTEPERSEC),
