@@ -12,14 +12,13 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: mqblk <command> [options]\n"
-		"\n"
-		"commands:\n"
-		"  bench     fio-compatible benchmark of an mqblk device\n"
-		"            (mqblk bench --help for its options)\n"
-		"  version   print the version\n"
-		"  help      this text\n");
+	fprintf(f, "usage: mqblk <command> [options]\n"
+		   "\n"
+		   "commands:\n"
+		   "  bench     fio-compatible benchmark of an mqblk device\n"
+		   "            (mqblk bench --help for its options)\n"
+		   "  version   print the version\n"
+		   "  help      this text\n");
 }
 
 static int cmd_bench(int argc, char **argv)

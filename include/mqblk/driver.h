@@ -18,8 +18,8 @@ extern "C" {
 
 /* What queue_rq tells the core (blk_status_t's role, not errno). */
 enum mqblk_status {
-	MQBLK_STS_OK = 0,    /* queued (or already completed) */
-	MQBLK_STS_BUSY = 1,  /* out of resources: core requeues and retries */
+	MQBLK_STS_OK = 0, /* queued (or already completed) */
+	MQBLK_STS_BUSY = 1, /* out of resources: core requeues and retries */
 	MQBLK_STS_ERROR = 2, /* failed before queueing: core completes -EIO */
 };
 
@@ -32,14 +32,14 @@ enum mqblk_timeout_ret {
 
 /* Device properties a driver reports from init(). */
 struct mqblk_dev_limits {
-	uint64_t capacity;	      /* bytes */
-	uint32_t logical_block_size;  /* bytes, power of two >= 512 */
-	unsigned max_hw_queues;	      /* how many hw queues it can offer */
-	unsigned queue_depth;	      /* tags per hw queue (or shared total) */
-	bool shared_tags;	      /* default tag layout: host-wide */
-	size_t cmd_size;	      /* bytes of driver data per request */
+	uint64_t capacity; /* bytes */
+	uint32_t logical_block_size; /* bytes, power of two >= 512 */
+	unsigned max_hw_queues; /* how many hw queues it can offer */
+	unsigned queue_depth; /* tags per hw queue (or shared total) */
+	bool shared_tags; /* default tag layout: host-wide */
+	size_t cmd_size; /* bytes of driver data per request */
 	enum mqblk_comp_policy default_policy;
-	bool has_irq;		      /* provides an irq fd per hw queue */
+	bool has_irq; /* provides an irq fd per hw queue */
 };
 
 /* One key=value from the device URI, for the driver to consume. */

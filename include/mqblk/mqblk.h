@@ -74,13 +74,13 @@ struct mqblk_rq {
 	enum mqblk_op op;
 	uint32_t flags;
 	uint64_t offset; /* bytes */
-	uint32_t len;	 /* bytes */
+	uint32_t len; /* bytes */
 	void *buf;
 	void *private; /* the submitter's */
 
-	int res;	      /* bytes transferred, or -errno */
+	int res; /* bytes transferred, or -errno */
 	uint16_t nvme_status; /* NVMe status (SCT/SC), 0 = success */
-	uint8_t comp_path;    /* enum mqblk_comp_path it completed by */
+	uint8_t comp_path; /* enum mqblk_comp_path it completed by */
 
 	/* core */
 	uint8_t __pad;
@@ -95,13 +95,13 @@ struct mqblk_rq {
 };
 
 struct mqblk_dev_opts {
-	unsigned nr_queues;    /* submitting threads expected; 0 = 1 */
+	unsigned nr_queues; /* submitting threads expected; 0 = 1 */
 	unsigned nr_hw_queues; /* 0 = min(nr_queues, driver's maximum) */
-	unsigned queue_depth;  /* 0 = driver default */
-	int comp_policy;       /* enum mqblk_comp_policy, -1 = default */
-	int shared_tags;       /* 1 host-wide tag set, 0 per hw queue, -1 default */
-	unsigned irq_threads;  /* REMOTE/BATCHED interrupt threads; 0 = auto */
-	uint64_t timeout_ns;   /* per-request deadline; 0 = 30 s */
+	unsigned queue_depth; /* 0 = driver default */
+	int comp_policy; /* enum mqblk_comp_policy, -1 = default */
+	int shared_tags; /* 1 host-wide tag set, 0 per hw queue, -1 default */
+	unsigned irq_threads; /* REMOTE/BATCHED interrupt threads; 0 = auto */
+	uint64_t timeout_ns; /* per-request deadline; 0 = 30 s */
 };
 
 /* Completion-path and queueing counters of one software queue. */

@@ -24,7 +24,7 @@ enum bench_rw {
 	RW_WRITE,
 	RW_RANDREAD,
 	RW_RANDWRITE,
-	RW_RW,	   /* "rw" and "readwrite": sequential mixed */
+	RW_RW, /* "rw" and "readwrite": sequential mixed */
 	RW_RANDRW, /* random mixed */
 	RW_TRIM,
 	RW_RANDTRIM,
@@ -51,22 +51,22 @@ static inline bool bench_rw_is_mixed(enum bench_rw rw)
  */
 struct bench_job {
 	char name[BENCH_NAME_MAX];
-	char *filename;	 /* device URI or path; NULL = "null" device */
-	char *ioengine;	 /* fio engine name as given; NULL = default */
+	char *filename; /* device URI or path; NULL = "null" device */
+	char *ioengine; /* fio engine name as given; NULL = default */
 	enum bench_rw rw;
-	unsigned rwmixread;	 /* percent reads for mixed rw (default 50) */
-	uint64_t bs[DDIR_NR];	 /* bytes, default 4096 each */
-	uint64_t size;		 /* bytes; 0 = whole device */
-	uint64_t offset;	 /* bytes */
-	unsigned iodepth;	 /* default 1 */
-	unsigned numjobs;	 /* default 1 */
-	uint64_t runtime_ns;	 /* 0 = no limit */
-	uint64_t ramp_time_ns;	 /* 0 = none */
+	unsigned rwmixread; /* percent reads for mixed rw (default 50) */
+	uint64_t bs[DDIR_NR]; /* bytes, default 4096 each */
+	uint64_t size; /* bytes; 0 = whole device */
+	uint64_t offset; /* bytes */
+	unsigned iodepth; /* default 1 */
+	unsigned numjobs; /* default 1 */
+	uint64_t runtime_ns; /* 0 = no limit */
+	uint64_t ramp_time_ns; /* 0 = none */
 	bool time_based;
-	unsigned iodepth_batch_submit;	     /* default 1; 0 in input = iodepth */
+	unsigned iodepth_batch_submit; /* default 1; 0 in input = iodepth */
 	unsigned iodepth_batch_complete_min; /* default 1 */
 	unsigned iodepth_batch_complete_max; /* default iodepth */
-	unsigned iodepth_low;		     /* fio iodepth_low, default iodepth */
+	unsigned iodepth_low; /* fio iodepth_low, default iodepth */
 	bool hipri;
 	bool direct;
 	bool thread;
@@ -75,17 +75,17 @@ struct bench_job {
 	bool randrepeat; /* default true */
 	bool randseed_set;
 	uint64_t randseed;
-	bool stonewall;	  /* wait for the jobs before this one to finish */
-	bool new_group;	  /* stonewall implies this too */
+	bool stonewall; /* wait for the jobs before this one to finish */
+	bool new_group; /* stonewall implies this too */
 	bool gtod_reduce; /* no per-I/O latency accounting */
 	bool clat_percentiles; /* default true */
-	bool lat_percentiles;  /* default false */
+	bool lat_percentiles; /* default false */
 	bool slat_percentiles; /* default false */
 	unsigned nr_percentiles;
 	double percentiles[BENCH_MAX_PERCENTILES]; /* default fio list */
 	uint64_t number_ios; /* fio number_ios, 0 = unlimited */
-	unsigned loops;	     /* default 1 */
-	unsigned groupid;    /* assigned by the parser (stonewall/new_group) */
+	unsigned loops; /* default 1 */
+	unsigned groupid; /* assigned by the parser (stonewall/new_group) */
 	char *description;
 };
 
@@ -97,7 +97,7 @@ enum bench_output_format {
 };
 
 enum bench_eta {
-	ETA_AUTO,   /* live status line when stdout is a terminal */
+	ETA_AUTO, /* live status line when stdout is a terminal */
 	ETA_ALWAYS,
 	ETA_NEVER,
 };
@@ -107,11 +107,11 @@ struct bench_config {
 	struct bench_job *jobs;
 	unsigned nr_jobs;
 	unsigned output_format; /* mask of enum bench_output_format */
-	char *output;		/* --output file, NULL = stdout */
+	char *output; /* --output file, NULL = stdout */
 	enum bench_eta eta;
-	bool help;	  /* --help seen */
-	bool version;	  /* --version seen */
-	char *cmdline;	  /* the command line, for the JSON "global options" */
+	bool help; /* --help seen */
+	bool version; /* --version seen */
+	char *cmdline; /* the command line, for the JSON "global options" */
 };
 
 /* Default fio percentile list (stat.c): 1 5 10 20 30 40 50 60 70 80 90 95
@@ -124,8 +124,8 @@ extern const double bench_default_percentiles[17];
  * a non-option argument is a job file. Returns 0 or -1 with a one-line
  * message (no trailing newline) in err.
  */
-int bench_parse_args(int argc, char **argv, struct bench_config *cfg,
-		     char *err, size_t errlen);
+int bench_parse_args(int argc, char **argv, struct bench_config *cfg, char *err,
+		     size_t errlen);
 
 /* Parse an INI job file into cfg, with cmdline globals already in
  * *defaults. Returns 0 or -1 with a message naming file:line. */
@@ -152,10 +152,9 @@ void bench_usage(FILE *f);
 int bench_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
 /* Time with fio's rules: bare number = seconds for runtime/ramp_time;
  * suffixes ns, us, ms, s, m, h, d. Result in ns. */
-int bench_parse_time(const char *s, uint64_t *out_ns, char *err,
-		     size_t errlen);
-int bench_parse_uint(const char *s, uint64_t min, uint64_t max,
-		     uint64_t *out, char *err, size_t errlen);
+int bench_parse_time(const char *s, uint64_t *out_ns, char *err, size_t errlen);
+int bench_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+		     char *err, size_t errlen);
 int bench_parse_bool(const char *s, bool *out, char *err, size_t errlen);
 
 /*

@@ -165,8 +165,8 @@ static void show_percentiles(FILE *f, const struct job_stats *js,
 		/* Each step rounds up, as fio. */
 		for (i = 0; i < scale; i++)
 			ov[j] = (ov[j] + 999) / 1000;
-		fprintf(f, " %*.*fth=[%*" PRIu64 "]%c", (int)prec + 3, (int)prec,
-			plist[j], width, ov[j], last ? '\n' : ',');
+		fprintf(f, " %*.*fth=[%*" PRIu64 "]%c", (int)prec + 3,
+			(int)prec, plist[j], width, ov[j], last ? '\n' : ',');
 		if (last)
 			break;
 		if ((j % (unsigned)per_line) == (unsigned)per_line - 1)
@@ -271,13 +271,12 @@ static void show_lat_dist(FILE *f, const double *pct, unsigned nr,
 		fputc('\n', f);
 }
 
-static void show_latencies(FILE *f, const struct job_stats *js,
-			   uint64_t total)
+static void show_latencies(FILE *f, const struct job_stats *js, uint64_t total)
 {
-	static const char *const ranges[] = { "2=",   "4=",    "10=",
-					      "20=",  "50=",   "100=",
-					      "250=", "500=",  "750=",
-					      "1000=", "2000=", ">=2000=" };
+	static const char *const ranges[] = {
+		"2=",	"4=",	"10=",	"20=",	 "50=",	  "100=",
+		"250=", "500=", "750=", "1000=", "2000=", ">=2000="
+	};
 	double pct[LAT_M_NR];
 
 	stats_calc_lat(js->lat_n, LAT_N_NR, total, pct);
@@ -304,8 +303,8 @@ static void show_dist(FILE *f, const char *label, const char *const *keys,
 static void show_mqblk(FILE *f, const struct mqblk_job_counters *mq)
 {
 	uint64_t comps = mq->comp_local + mq->comp_remote;
-	double remote = comps ? (double)mq->comp_remote * 100.0 / (double)comps
-			      : 0.0;
+	double remote =
+		comps ? (double)mq->comp_remote * 100.0 / (double)comps : 0.0;
 
 	fprintf(f,
 		"  mqblk        : completions local=%" PRIu64 " remote=%" PRIu64

@@ -26,7 +26,7 @@
 
 #define BENCH_VERSION "mqblk-0.1.0"
 #define SAMPLE_NS (500ull * 1000 * 1000) /* fio's bw_avg_time */
-#define MAX_BUF_TOTAL (4ull << 30)	 /* per job: iodepth x bs */
+#define MAX_BUF_TOTAL (4ull << 30) /* per job: iodepth x bs */
 
 /* One I/O unit: a buffer and the bookkeeping of the request using it. */
 struct io_u {
@@ -86,7 +86,7 @@ static enum bench_ddir job_ddir(const struct bench_job *job,
 
 static enum mqblk_op ddir_op(enum bench_ddir d)
 {
-	return d == DDIR_READ ? MQBLK_OP_READ :
+	return d == DDIR_READ  ? MQBLK_OP_READ :
 	       d == DDIR_WRITE ? MQBLK_OP_WRITE :
 				 MQBLK_OP_DISCARD;
 }
@@ -196,8 +196,8 @@ static void cpu_account(struct job_stats *js, const struct rusage *a,
 }
 
 /* Latency/throughput bookkeeping for one reaped batch. */
-static void account_batch(struct job_thread *jt, struct mqblk_rq **rqs,
-			  int n, uint64_t now, bool want_lat, bool counting)
+static void account_batch(struct job_thread *jt, struct mqblk_rq **rqs, int n,
+			  uint64_t now, bool want_lat, bool counting)
 {
 	struct job_stats *js = &jt->stats;
 	int i;
@@ -233,9 +233,8 @@ static void sample(struct job_thread *jt, struct sampler *s, uint64_t now,
 		uint64_t b = js->dd[d].io_bytes, n = js->dd[d].total_ios;
 
 		if (want_bw && (b != s->bytes[d] || js->dd[d].issued))
-			stats_sample_bw(js, (enum bench_ddir)d,
-					b - s->bytes[d], n - s->ios[d],
-					now - s->last_ns);
+			stats_sample_bw(js, (enum bench_ddir)d, b - s->bytes[d],
+					n - s->ios[d], now - s->last_ns);
 		s->bytes[d] = b;
 		s->ios[d] = n;
 		atomic_store_explicit(&jt->pub_bytes[d], b,
@@ -248,8 +247,8 @@ static void sample(struct job_thread *jt, struct sampler *s, uint64_t now,
 /* Commit the plugged batch and stamp its I/Os: one clock read per batch,
  * the slat of each is the time from preparing the batch to its commit. */
 static void flush_batch(struct mqblk_queue *q, struct job_stats *js,
-			struct io_u **pend, unsigned *queued,
-			uint64_t t_batch, bool want_lat, bool counting)
+			struct io_u **pend, unsigned *queued, uint64_t t_batch,
+			bool want_lat, bool counting)
 {
 	uint64_t t_issued = 0;
 	unsigned k;
@@ -320,7 +319,8 @@ static void *job_thread_fn(void *arg)
 		for (d = 0; d < DDIR_NR; d++) {
 			if (bench_randmap_init(&g.map[d],
 					       g.region_len / job->bs[d])) {
-				fail(jt, ENOMEM, "%s: cannot allocate random map",
+				fail(jt, ENOMEM,
+				     "%s: cannot allocate random map",
 				     job->name);
 				goto out;
 			}
@@ -470,8 +470,7 @@ static void *job_thread_fn(void *arg)
 						smp.last_ns = now;
 					}
 					if (now - smp.last_ns >= SAMPLE_NS)
-						sample(jt, &smp, now,
-						       want_lat);
+						sample(jt, &smp, now, want_lat);
 					if (t_end && now >= t_end)
 						more = false;
 				}
@@ -517,10 +516,14 @@ out:
 static const char *rw_name(enum bench_rw rw)
 {
 	static const char *const names[] = {
-		[RW_READ] = "read",	      [RW_WRITE] = "write",
-		[RW_RANDREAD] = "randread",   [RW_RANDWRITE] = "randwrite",
-		[RW_RW] = "rw",		      [RW_RANDRW] = "randrw",
-		[RW_TRIM] = "trim",	      [RW_RANDTRIM] = "randtrim",
+		[RW_READ] = "read",
+		[RW_WRITE] = "write",
+		[RW_RANDREAD] = "randread",
+		[RW_RANDWRITE] = "randwrite",
+		[RW_RW] = "rw",
+		[RW_RANDRW] = "randrw",
+		[RW_TRIM] = "trim",
+		[RW_RANDTRIM] = "randtrim",
 	};
 
 	return names[rw];
@@ -530,9 +533,9 @@ static char mode_letter(enum bench_rw rw)
 {
 	/* fio's run-state letters: R/r seq/rand read, W/w, M/m mixed, T/t */
 	static const char letters[] = {
-		[RW_READ] = 'R',     [RW_WRITE] = 'W', [RW_RANDREAD] = 'r',
-		[RW_RANDWRITE] = 'w', [RW_RW] = 'M',	[RW_RANDRW] = 'm',
-		[RW_TRIM] = 'T',     [RW_RANDTRIM] = 't',
+		[RW_READ] = 'R',      [RW_WRITE] = 'W',	   [RW_RANDREAD] = 'r',
+		[RW_RANDWRITE] = 'w', [RW_RW] = 'M',	   [RW_RANDRW] = 'm',
+		[RW_TRIM] = 'T',      [RW_RANDTRIM] = 't',
 	};
 
 	return letters[rw];
@@ -687,12 +690,14 @@ static void group_status(struct job_thread *jts, unsigned nr,
 			uint64_t total = job->runtime_ns + job->ramp_time_ns;
 
 			p = 100.0 * (double)elapsed / (double)total;
-			eta = total > elapsed ? (total - elapsed) / 1000000000ull :
-						0;
+			eta = total > elapsed ?
+				      (total - elapsed) / 1000000000ull :
+				      0;
 		}
 		if (!job->time_based && job->size) {
 			double pb = 100.0 * (double)done_b /
-				    ((double)job->size * (job->loops ? job->loops : 1));
+				    ((double)job->size *
+				     (job->loops ? job->loops : 1));
 
 			if (pb > p)
 				p = pb;
@@ -713,7 +718,8 @@ static void group_status(struct job_thread *jts, unsigned nr,
 		       !atomic_load(&jts[i + n].done))
 			n++;
 		ml += (size_t)snprintf(s->modes + ml, sizeof(s->modes) - ml,
-				       "%c(%u)", mode_letter(jts[i].job->rw), n);
+				       "%c(%u)", mode_letter(jts[i].job->rw),
+				       n);
 		i += n - 1;
 	}
 	s->pct_done = s->nr_running ? pct : 100.0;
@@ -899,7 +905,8 @@ int bench_run(struct bench_config *cfg)
 	if (cfg->output) {
 		out = fopen(cfg->output, "w");
 		if (!out) {
-			fprintf(stderr, "mqblk: cannot open output file '%s': %s\n",
+			fprintf(stderr,
+				"mqblk: cannot open output file '%s': %s\n",
 				cfg->output, strerror(errno));
 			status = 1;
 			goto out_free;
@@ -934,8 +941,8 @@ int bench_run(struct bench_config *cfg)
 	r.jobs = all;
 	r.nr_jobs = nr_jts;
 	r.version = BENCH_VERSION;
-	r.start_time_ms = (uint64_t)tv.tv_sec * 1000 +
-			  (uint64_t)tv.tv_usec / 1000;
+	r.start_time_ms =
+		(uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
 	if (cfg->output_format & OUTPUT_NORMAL)
 		report_normal(out, &r);
 	if (cfg->output_format & (OUTPUT_JSON | OUTPUT_JSONPLUS))

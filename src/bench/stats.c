@@ -132,8 +132,8 @@ void stats_percentiles(const uint64_t *hist, uint64_t nr_samples,
 /* 0-1, 2-3, 4-9, 10-19, 20-49, 50-99, 100-249, 250-499, 500-749, 750-999 */
 static unsigned lat_slot(uint64_t v)
 {
-	static const uint64_t bound[] = { 2, 4, 10, 20, 50, 100, 250, 500,
-					  750, 1000, 2000 };
+	static const uint64_t bound[] = { 2,   4,   10,	 20,   50,  100,
+					  250, 500, 750, 1000, 2000 };
 	unsigned i;
 
 	for (i = 0; i < sizeof(bound) / sizeof(bound[0]); i++)
@@ -376,8 +376,8 @@ double stats_bw_agg_pct(const struct report_group *g, enum bench_ddir d,
 	if (!g || g->agg_bw[d] <= 1024)
 		return 100.0;
 	/* fio passes the mean as an int: keep the truncation. */
-	pct = (double)(int64_t)mean_kib * 100.0 / ((double)g->agg_bw[d] /
-						   1024.0);
+	pct = (double)(int64_t)mean_kib * 100.0 /
+	      ((double)g->agg_bw[d] / 1024.0);
 	return pct > 100.0 ? 100.0 : pct;
 }
 

@@ -43,26 +43,26 @@ struct lat_stat {
 	uint64_t nr;
 	uint64_t sum;
 	unsigned __int128 sumsq;
-	bool pure_sum;	/* set by stats_merge: mean/S below are the truth */
+	bool pure_sum; /* set by stats_merge: mean/S below are the truth */
 	double ps_mean; /* sum of the members' means */
-	double ps_s;	/* sum of the members' S (sum of squared deviations) */
+	double ps_s; /* sum of the members' S (sum of squared deviations) */
 };
 
 struct ddir_stats {
 	struct lat_stat slat; /* ns */
 	struct lat_stat clat; /* ns */
-	struct lat_stat lat;  /* ns */
+	struct lat_stat lat; /* ns */
 	uint64_t clat_hist[PLAT_NR];
-	uint64_t lat_hist[PLAT_NR];  /* only filled when lat_percentiles */
+	uint64_t lat_hist[PLAT_NR]; /* only filled when lat_percentiles */
 	uint64_t slat_hist[PLAT_NR]; /* only filled when slat_percentiles */
-	uint64_t io_bytes;	     /* bytes completed */
-	uint64_t total_ios;	     /* I/Os completed */
+	uint64_t io_bytes; /* bytes completed */
+	uint64_t total_ios; /* I/Os completed */
 	uint64_t short_ios;
 	uint64_t drop_ios;
 	uint64_t issued; /* I/Os submitted ("issued rwts") */
-	struct lat_stat bw;   /* KiB/s samples, one per bw_avg_time */
+	struct lat_stat bw; /* KiB/s samples, one per bw_avg_time */
 	struct lat_stat iops; /* IOPS samples */
-	uint64_t runtime_ns;  /* time this direction was active */
+	uint64_t runtime_ns; /* time this direction was active */
 };
 
 /* mqblk's own counters, read from the core at the end of a job. */
@@ -81,7 +81,7 @@ struct job_stats {
 	char name[BENCH_NAME_MAX];
 	unsigned groupid;
 	unsigned nr_jobs; /* 1, or the number merged by group_reporting */
-	int error;	  /* first error (errno value), 0 = none */
+	int error; /* first error (errno value), 0 = none */
 	int pid;
 	const struct bench_job *job; /* options, for headers and JSON */
 

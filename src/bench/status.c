@@ -51,7 +51,8 @@ void status_print(FILE *f, const struct status_snapshot *prev,
 		il += (size_t)snprintf(iops + il, sizeof(iops) - il, "%s%c=%s",
 				       il ? "," : "", ddir_ch[d], tmp);
 	}
-	fprintf(f, "\rJobs: %u (f=%u): [%s][%.1f%%][%s][%s IOPS][eta %02llum:%02llus]",
+	fprintf(f,
+		"\rJobs: %u (f=%u): [%s][%.1f%%][%s][%s IOPS][eta %02llum:%02llus]",
 		cur->nr_running, cur->nr_running, cur->modes, cur->pct_done,
 		bl ? bw : "r=0KiB/s", il ? iops : "r=0",
 		(unsigned long long)(cur->eta_s / 60),

@@ -140,8 +140,8 @@ static int parse_policy(const char *s, enum mqblk_comp_policy *p)
 }
 
 /* Core keys that any device URI may carry. */
-static int core_params(struct mqblk_params *params,
-		       struct mqblk_dev_opts *o, char *err, size_t errlen)
+static int core_params(struct mqblk_params *params, struct mqblk_dev_opts *o,
+		       char *err, size_t errlen)
 {
 	unsigned i;
 
@@ -153,9 +153,10 @@ static int core_params(struct mqblk_params *params,
 			enum mqblk_comp_policy pol;
 
 			if (parse_policy(p->val, &pol)) {
-				snprintf(err, errlen,
-					 "bad complete='%s': expected local, remote, batched or polled",
-					 p->val);
+				snprintf(
+					err, errlen,
+					"bad complete='%s': expected local, remote, batched or polled",
+					p->val);
 				return -EINVAL;
 			}
 			o->comp_policy = (int)pol;
@@ -171,8 +172,8 @@ static int core_params(struct mqblk_params *params,
 			o->irq_threads = (unsigned)v;
 		} else if (!strcmp(p->key, "timeout")) {
 			/* milliseconds, like the kernel's io_timeout */
-			if (mqblk_param_u64(p, 1, 3600ull * 1000, false, &v, err,
-					    errlen))
+			if (mqblk_param_u64(p, 1, 3600ull * 1000, false, &v,
+					    err, errlen))
 				return -EINVAL;
 			o->timeout_ns = v * 1000 * 1000;
 		} else if (!strcmp(p->key, "queue_depth")) {
@@ -411,8 +412,9 @@ void mqblk_dev_close(struct mqblk_dev *dev)
 
 static void queue_waiter_wake(struct sbq_waiter *w)
 {
-	struct mqblk_queue *q = (struct mqblk_queue *)((char *)w -
-		offsetof(struct mqblk_queue, waiter));
+	struct mqblk_queue *q =
+		(struct mqblk_queue *)((char *)w -
+				       offsetof(struct mqblk_queue, waiter));
 
 	queue_wake(q);
 }
@@ -423,9 +425,8 @@ int mqblk_queue_open(struct mqblk_dev *dev, struct mqblk_queue **qp)
 	struct mqblk_hctx *h;
 	int ret;
 
-	q = aligned_alloc(CORE_CACHELINE,
-			  (sizeof(*q) + CORE_CACHELINE - 1) &
-				  ~(size_t)(CORE_CACHELINE - 1));
+	q = aligned_alloc(CORE_CACHELINE, (sizeof(*q) + CORE_CACHELINE -
+					   1) & ~(size_t)(CORE_CACHELINE - 1));
 	if (!q)
 		return -ENOMEM;
 	memset(q, 0, sizeof(*q));
@@ -660,9 +661,9 @@ static bool hctx_may_queue(struct mqblk_hctx *h)
 
 static inline void rq_start(struct mqblk_dev *dev, struct mqblk_rq *rq)
 {
-	rq->deadline_ns = atomic_load_explicit(&dev->jiffies_ns,
-					       memory_order_relaxed) +
-			  dev->timeout_ns;
+	rq->deadline_ns =
+		atomic_load_explicit(&dev->jiffies_ns, memory_order_relaxed) +
+		dev->timeout_ns;
 	atomic_store_explicit(&rq->state, RQ_IN_FLIGHT, memory_order_release);
 	if (dev->shared_tags)
 		atomic_fetch_add_explicit(&rq->hctx->nr_active, 1,
@@ -750,9 +751,9 @@ static void queue_issue_list(struct mqblk_queue *q, struct rq_list *list)
 {
 	struct mqblk_hctx *h = q->hctx;
 
-	if (__builtin_expect(
-		    atomic_load_explicit(&h->dispatch_nr, memory_order_relaxed),
-		    0)) {
+	if (__builtin_expect(atomic_load_explicit(&h->dispatch_nr,
+						  memory_order_relaxed),
+			     0)) {
 		/* earlier requests are waiting: keep the order */
 		pthread_spin_lock(&h->lock);
 		*h->dispatch.tailp = list->head;
@@ -891,9 +892,10 @@ static void queue_wait_step(struct mqblk_queue *q, int64_t timeout_ns)
 	if (q->policy == MQBLK_COMP_POLLED ||
 	    (q->policy == MQBLK_COMP_LOCAL && h->irq_fd < 0)) {
 		/* hipri, or a driver without interrupts: poll the queue */
-		if (core_poll_hctx(h, q, q->policy == MQBLK_COMP_POLLED ?
-						 MQBLK_PATH_POLLED :
-						 MQBLK_PATH_LOCAL,
+		if (core_poll_hctx(h, q,
+				   q->policy == MQBLK_COMP_POLLED ?
+					   MQBLK_PATH_POLLED :
+					   MQBLK_PATH_LOCAL,
 				   h->depth) == 0) {
 			if (!rq_llist_empty(&q->remote))
 				return;
@@ -901,8 +903,7 @@ static void queue_wait_step(struct mqblk_queue *q, int64_t timeout_ns)
 		}
 		return;
 	}
-	ms = timeout_ns < 0 ? -1 :
-			      (int)((timeout_ns + 999999) / 1000000);
+	ms = timeout_ns < 0 ? -1 : (int)((timeout_ns + 999999) / 1000000);
 	if (q->epfd >= 0) {
 		/* LOCAL: this thread takes its hw queue's interrupt */
 		struct epoll_event ev[2];
@@ -910,7 +911,8 @@ static void queue_wait_step(struct mqblk_queue *q, int64_t timeout_ns)
 
 		for (i = 0; i < n; i++) {
 			if (ev[i].data.u32 == 1)
-				core_poll_hctx(h, q, MQBLK_PATH_LOCAL, h->depth);
+				core_poll_hctx(h, q, MQBLK_PATH_LOCAL,
+					       h->depth);
 			else
 				queue_drain_wake(q);
 		}

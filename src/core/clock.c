@@ -48,8 +48,8 @@ static void clock_calibrate(void)
 	c1 = __builtin_ia32_rdtsc();
 	if (c1 <= c0 || t1 <= t0)
 		return;
-	mqblk_clock.mult = (uint64_t)(((unsigned __int128)(t1 - t0) << 32) /
-				      (c1 - c0));
+	mqblk_clock.mult =
+		(uint64_t)(((unsigned __int128)(t1 - t0) << 32) / (c1 - c0));
 	mqblk_clock.tsc_base = c1;
 	mqblk_clock.ns_base = t1;
 	mqblk_clock.use_tsc = true;

@@ -25,7 +25,7 @@ struct comp_batch {
 /* The completion context of the poll pass this thread is running. */
 struct comp_ctx {
 	enum mqblk_comp_path path; /* for this thread's own requests */
-	bool batching;		   /* hand others' completions over in batches */
+	bool batching; /* hand others' completions over in batches */
 	unsigned nr;
 	struct comp_batch b[COMP_BATCH_QUEUES];
 };
@@ -111,10 +111,9 @@ bool mqblk_complete_rq(struct mqblk_rq *rq, int res, uint16_t nvme_status)
 
 	/* the first completion of this incarnation wins (a timeout and a
 	 * late device completion must not both reach the submitter) */
-	if (!atomic_compare_exchange_strong_explicit(&rq->state, &exp,
-						     RQ_COMPLETE,
-						     memory_order_acq_rel,
-						     memory_order_relaxed))
+	if (!atomic_compare_exchange_strong_explicit(
+		    &rq->state, &exp, RQ_COMPLETE, memory_order_acq_rel,
+		    memory_order_relaxed))
 		return false;
 	if (q->dev->shared_tags)
 		atomic_fetch_sub_explicit(&rq->hctx->nr_active, 1,

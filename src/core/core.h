@@ -41,10 +41,10 @@ struct mqblk_tags {
 	_Atomic uint8_t *timing_out;
 };
 
-static inline struct mqblk_rq *tags_rq(const struct mqblk_tags *t,
-				       unsigned tag)
+static inline struct mqblk_rq *tags_rq(const struct mqblk_tags *t, unsigned tag)
 {
-	return (struct mqblk_rq *)((char *)t->rq_mem + (size_t)tag * t->rq_size);
+	return (struct mqblk_rq *)((char *)t->rq_mem +
+				   (size_t)tag * t->rq_size);
 }
 
 struct mqblk_hctx {
@@ -56,9 +56,9 @@ struct mqblk_hctx {
 	int irq_fd;
 
 	struct mqblk_tags *tags; /* own set, or the device's shared set */
-	unsigned nr_ctx;	 /* software queues mapped here */
-	bool need_lock;		 /* nr_ctx > 1: serialise dispatch */
-	bool active;		 /* counted in tags->active_queues */
+	unsigned nr_ctx; /* software queues mapped here */
+	bool need_lock; /* nr_ctx > 1: serialise dispatch */
+	bool active; /* counted in tags->active_queues */
 
 	/* dispatch: serialises queue_rq/commit_rqs and the BUSY list */
 	pthread_spinlock_t lock;
@@ -79,7 +79,7 @@ struct mqblk_queue {
 	struct mqblk_tags *tags;
 	unsigned tag_hint;
 	unsigned inflight; /* submitted, not yet reaped */
-	unsigned held;	   /* tags got and not yet put */
+	unsigned held; /* tags got and not yet put */
 	unsigned plug_depth;
 	struct rq_list plug;
 	struct rq_list done; /* completed on this thread, to be reaped */
@@ -92,7 +92,7 @@ struct mqblk_queue {
 	struct rq_llist remote __attribute__((aligned(CORE_CACHELINE)));
 	_Atomic unsigned producers; /* threads inside queue_hand_over() */
 	int wake_fd; /* eventfd: remote completions, tag wake-ups */
-	int epfd;    /* LOCAL policy: wake_fd + this hctx's irq fd */
+	int epfd; /* LOCAL policy: wake_fd + this hctx's irq fd */
 	struct sbq_waiter waiter;
 };
 
@@ -114,8 +114,8 @@ struct mqblk_dev {
 	unsigned nr_queues_expected;
 	bool shared_tags;
 	uint64_t timeout_ns;
-	struct mqblk_hctx *hctx;   /* nr_hw_queues of them */
-	struct mqblk_tags *tags;   /* one set, or one per hctx */
+	struct mqblk_hctx *hctx; /* nr_hw_queues of them */
+	struct mqblk_tags *tags; /* one set, or one per hctx */
 	unsigned nr_tag_sets;
 
 	pthread_mutex_t lock; /* queue open/close */

@@ -21,17 +21,18 @@ struct rq_llist {
  * list was empty before: the caller then owes the consumer a wake-up.
  * Release ordering pairs with the acquire in rq_llist_del_all().
  */
-static inline bool rq_llist_add_batch(struct rq_llist *l, struct mqblk_rq *first,
+static inline bool rq_llist_add_batch(struct rq_llist *l,
+				      struct mqblk_rq *first,
 				      struct mqblk_rq *last)
 {
-	struct mqblk_rq *old = atomic_load_explicit(&l->first,
-						    memory_order_relaxed);
+	struct mqblk_rq *old =
+		atomic_load_explicit(&l->first, memory_order_relaxed);
 
 	do {
 		last->next = old;
-	} while (!atomic_compare_exchange_weak_explicit(
-		&l->first, &old, first, memory_order_release,
-		memory_order_relaxed));
+	} while (!atomic_compare_exchange_weak_explicit(&l->first, &old, first,
+							memory_order_release,
+							memory_order_relaxed));
 	return old == NULL;
 }
 

@@ -78,8 +78,8 @@ static int word_get(struct sbitmap_word *w, unsigned depth, unsigned hint)
 	uint64_t full = depth_mask(depth);
 
 	for (;;) {
-		uint64_t val = atomic_load_explicit(&w->word,
-						    memory_order_relaxed);
+		uint64_t val =
+			atomic_load_explicit(&w->word, memory_order_relaxed);
 		uint64_t free_bits = ~val & full;
 		uint64_t above;
 		unsigned nr;
@@ -150,7 +150,8 @@ unsigned sbitmap_weight(const struct sbitmap *sb)
 
 	for (i = 0; i < sb->map_nr; i++) {
 		struct sbitmap_word *w = &sb->map[i];
-		uint64_t busy = atomic_load(&w->word) & ~atomic_load(&w->cleared);
+		uint64_t busy = atomic_load(&w->word) &
+				~atomic_load(&w->cleared);
 
 		n += (unsigned)__builtin_popcountll(busy);
 	}
@@ -216,16 +217,16 @@ static void sbq_wake_up(struct sbitmap_queue *sbq)
 
 	/* find a wait state with waiters, starting at wake_index */
 	for (i = 0; i < SBQ_WAIT_QUEUES; i++) {
-		struct sbq_wait_state *ws = &sbq->ws[(idx + i) %
-						     SBQ_WAIT_QUEUES];
+		struct sbq_wait_state *ws =
+			&sbq->ws[(idx + i) % SBQ_WAIT_QUEUES];
 
-		if (!atomic_load_explicit(&ws->nr_waiters, memory_order_relaxed))
+		if (!atomic_load_explicit(&ws->nr_waiters,
+					  memory_order_relaxed))
 			continue;
 		if (atomic_fetch_sub(&ws->wait_cnt, 1) > 1)
 			return; /* batch not complete yet */
 		atomic_store(&ws->wait_cnt, (int)sbq->wake_batch);
-		atomic_store(&sbq->wake_index,
-			     (idx + i + 1) % SBQ_WAIT_QUEUES);
+		atomic_store(&sbq->wake_index, (idx + i + 1) % SBQ_WAIT_QUEUES);
 		pthread_mutex_lock(&ws->lock);
 		ws_wake_locked(ws, sbq->wake_batch);
 		pthread_mutex_unlock(&ws->lock);
@@ -233,8 +234,7 @@ static void sbq_wake_up(struct sbitmap_queue *sbq)
 	}
 }
 
-void sbitmap_queue_put(struct sbitmap_queue *sbq, unsigned nr,
-		       unsigned *hint)
+void sbitmap_queue_put(struct sbitmap_queue *sbq, unsigned nr, unsigned *hint)
 {
 	sbitmap_put(&sbq->sb, nr, hint);
 	/* seq_cst load pairs with the seq_cst increment in prepare_wait:
@@ -244,8 +244,8 @@ void sbitmap_queue_put(struct sbitmap_queue *sbq, unsigned nr,
 	sbq_wake_up(sbq);
 }
 
-void sbitmap_queue_prepare_wait(struct sbitmap_queue *sbq,
-				struct sbq_waiter *w, unsigned *ws_idx)
+void sbitmap_queue_prepare_wait(struct sbitmap_queue *sbq, struct sbq_waiter *w,
+				unsigned *ws_idx)
 {
 	static _Atomic unsigned rr;
 	unsigned idx = atomic_fetch_add_explicit(&rr, 1, memory_order_relaxed) %
@@ -264,8 +264,8 @@ void sbitmap_queue_prepare_wait(struct sbitmap_queue *sbq,
 	*ws_idx = idx;
 }
 
-void sbitmap_queue_finish_wait(struct sbitmap_queue *sbq,
-			       struct sbq_waiter *w, unsigned ws_idx)
+void sbitmap_queue_finish_wait(struct sbitmap_queue *sbq, struct sbq_waiter *w,
+			       unsigned ws_idx)
 {
 	struct sbq_wait_state *ws = &sbq->ws[ws_idx];
 

@@ -23,7 +23,7 @@ struct sbitmap_word {
 
 struct sbitmap {
 	unsigned depth;
-	unsigned shift;	 /* bits used per word = 1 << shift */
+	unsigned shift; /* bits used per word = 1 << shift */
 	unsigned map_nr; /* number of words */
 	struct sbitmap_word *map;
 };
@@ -72,22 +72,20 @@ struct sbitmap_queue {
 int sbitmap_queue_init(struct sbitmap_queue *sbq, unsigned depth);
 void sbitmap_queue_free(struct sbitmap_queue *sbq);
 
-static inline int sbitmap_queue_get(struct sbitmap_queue *sbq,
-				    unsigned *hint)
+static inline int sbitmap_queue_get(struct sbitmap_queue *sbq, unsigned *hint)
 {
 	return sbitmap_get(&sbq->sb, hint);
 }
 
 /* Free nr and wake a batch of waiters once wake_batch frees accumulated. */
-void sbitmap_queue_put(struct sbitmap_queue *sbq, unsigned nr,
-		       unsigned *hint);
+void sbitmap_queue_put(struct sbitmap_queue *sbq, unsigned nr, unsigned *hint);
 
 /* Queue w on a wait state (round robin), before re-trying the get; the
  * re-try after queueing closes the race with a concurrent put. */
-void sbitmap_queue_prepare_wait(struct sbitmap_queue *sbq,
-				struct sbq_waiter *w, unsigned *ws_idx);
-void sbitmap_queue_finish_wait(struct sbitmap_queue *sbq,
-			       struct sbq_waiter *w, unsigned ws_idx);
+void sbitmap_queue_prepare_wait(struct sbitmap_queue *sbq, struct sbq_waiter *w,
+				unsigned *ws_idx);
+void sbitmap_queue_finish_wait(struct sbitmap_queue *sbq, struct sbq_waiter *w,
+			       unsigned ws_idx);
 /* Wake everybody (teardown, depth change). */
 void sbitmap_queue_wake_all(struct sbitmap_queue *sbq);
 

@@ -23,8 +23,7 @@ static void rq_expire(struct mqblk_dev *dev, struct mqblk_tags *t,
 	/* pin the request: mqblk_rq_put() waits while this is set, so the
 	 * tag cannot be reused under the driver's timeout handler */
 	atomic_store(&t->timing_out[rq->tag], 1);
-	if (atomic_load(&rq->state) != RQ_IN_FLIGHT ||
-	    rq->deadline_ns > now)
+	if (atomic_load(&rq->state) != RQ_IN_FLIGHT || rq->deadline_ns > now)
 		goto out;
 	if (!dev->ops->timeout) {
 		/* no handler: the driver keeps no reference it could use
@@ -39,8 +38,7 @@ static void rq_expire(struct mqblk_dev *dev, struct mqblk_tags *t,
 	if (ret == MQBLK_EH_RESET_TIMER)
 		rq->deadline_ns = now + dev->timeout_ns;
 out:
-	atomic_store_explicit(&t->timing_out[rq->tag], 0,
-			      memory_order_release);
+	atomic_store_explicit(&t->timing_out[rq->tag], 0, memory_order_release);
 }
 
 static void timeout_scan(struct mqblk_dev *dev, uint64_t now)

@@ -38,9 +38,10 @@ int uri_parse(char *buf, const char **driver, struct mqblk_params *params,
 			*comma = '\0';
 		eq = strchr(p, '=');
 		if (!eq || eq == p || !eq[1]) {
-			snprintf(err, errlen,
-				 "bad device parameter '%s': expected key=value",
-				 p);
+			snprintf(
+				err, errlen,
+				"bad device parameter '%s': expected key=value",
+				p);
 			goto out_free;
 		}
 		if (params->nr == URI_MAX_PARAMS) {
@@ -83,12 +84,23 @@ int mqblk_param_u64(struct mqblk_param *p, uint64_t min, uint64_t max,
 		goto bad;
 	if (*end && size) {
 		switch (*end | 0x20) {
-		case 'k': mult = 1ull << 10; break;
-		case 'm': mult = 1ull << 20; break;
-		case 'g': mult = 1ull << 30; break;
-		case 't': mult = 1ull << 40; break;
-		case 'p': mult = 1ull << 50; break;
-		default: goto bad;
+		case 'k':
+			mult = 1ull << 10;
+			break;
+		case 'm':
+			mult = 1ull << 20;
+			break;
+		case 'g':
+			mult = 1ull << 30;
+			break;
+		case 't':
+			mult = 1ull << 40;
+			break;
+		case 'p':
+			mult = 1ull << 50;
+			break;
+		default:
+			goto bad;
 		}
 		end++;
 		if ((*end | 0x20) == 'i')
@@ -111,7 +123,7 @@ bad:
 		 p->key, size ? "a size like 512, 4k, 8g" : "a number");
 	return -EINVAL;
 range:
-	snprintf(err, errlen, "%s=%s out of range [%llu, %llu]", p->key,
-		 p->val, (unsigned long long)min, (unsigned long long)max);
+	snprintf(err, errlen, "%s=%s out of range [%llu, %llu]", p->key, p->val,
+		 (unsigned long long)min, (unsigned long long)max);
 	return -EINVAL;
 }

@@ -98,8 +98,7 @@ static void test_uri_unknown_driver_is_enodev(void **state)
 	(void)state;
 	assert_int_equal(open_err("nosuch", err, sizeof(err)), -ENODEV);
 	assert_true(strlen(err) > 0);
-	assert_int_equal(open_err("nosuch:size=1m", err, sizeof(err)),
-			 -ENODEV);
+	assert_int_equal(open_err("nosuch:size=1m", err, sizeof(err)), -ENODEV);
 	assert_true(strlen(err) > 0);
 }
 
@@ -116,10 +115,12 @@ static void test_uri_unknown_parameter_is_einval(void **state)
 static void test_uri_bad_value_is_einval(void **state)
 {
 	static const char *const bad[] = {
-		"null:size=abc",   "null:size=-1",      "null:irqmode=3",
-		"null:complete=x", "null:timeout=0",    "null:memory_backed=2",
-		"null:size=1q",	   "null:submit_queues=0", "null:size",
-		"null:=1",	   "null:size=",	"null:hw_queue_depth=0",
+		"null:size=abc",  "null:size=-1",
+		"null:irqmode=3", "null:complete=x",
+		"null:timeout=0", "null:memory_backed=2",
+		"null:size=1q",	  "null:submit_queues=0",
+		"null:size",	  "null:=1",
+		"null:size=",	  "null:hw_queue_depth=0",
 	};
 	char err[256];
 	size_t i;
@@ -335,8 +336,8 @@ static void test_memory_backed_write_reads_back(void **state)
 				       sizeof(w), w),
 				 (int)sizeof(w));
 		memset(r, 0xee, sizeof(r));
-		assert_int_equal(do_io(q, MQBLK_OP_READ, 4096 + 1536,
-				       sizeof(r), r),
+		assert_int_equal(do_io(q, MQBLK_OP_READ, 4096 + 1536, sizeof(r),
+				       r),
 				 (int)sizeof(r));
 		assert_memory_equal(w, r, sizeof(w));
 		/* a sub-range */
@@ -475,9 +476,9 @@ static void test_plug_holds_submissions_until_unplug(void **state)
 	mqblk_plug(q);
 	mqblk_plug(q); /* nests */
 	for (i = 0; i < 16; i++)
-		assert_int_equal(mqblk_submit(get_rq(q, MQBLK_OP_READ,
-						     i * BS, BS, rqs)),
-				 0);
+		assert_int_equal(
+			mqblk_submit(get_rq(q, MQBLK_OP_READ, i * BS, BS, rqs)),
+			0);
 	assert_int_equal(mqblk_reap(q, rqs, 0, 16, 0), 0);
 	mqblk_unplug(q);
 	assert_int_equal(mqblk_reap(q, rqs, 0, 16, 0), 0);
@@ -967,9 +968,8 @@ static void check_close_drains(const char *uri)
 
 	mqblk_plug(q);
 	for (i = 0; i < 40; i++)
-		assert_int_equal(mqblk_submit(get_rq(q, MQBLK_OP_READ, 0, BS,
-						     buf)),
-				 0);
+		assert_int_equal(
+			mqblk_submit(get_rq(q, MQBLK_OP_READ, 0, BS, buf)), 0);
 	/* still plugged, and more issued directly */
 	mqblk_queue_close(q);
 	/* every tag came back: a new queue can take all of them */
@@ -1026,9 +1026,12 @@ int main(void)
 		cmocka_unit_test(test_timeout_every_with_interrupts),
 		cmocka_unit_test(test_error_every_completes_eio),
 		cmocka_unit_test(test_tags_nowait_fails_when_exhausted),
-		cmocka_unit_test(test_tags_blocking_get_all_own_inflight_returns_null),
-		cmocka_unit_test(test_tags_blocking_get_woken_by_other_thread_put),
-		cmocka_unit_test(test_threads_remote_shared_tags_each_reaps_own),
+		cmocka_unit_test(
+			test_tags_blocking_get_all_own_inflight_returns_null),
+		cmocka_unit_test(
+			test_tags_blocking_get_woken_by_other_thread_put),
+		cmocka_unit_test(
+			test_threads_remote_shared_tags_each_reaps_own),
 		cmocka_unit_test(test_threads_batched_each_reaps_own),
 		cmocka_unit_test(test_threads_local_shared_hctx_each_reaps_own),
 		cmocka_unit_test(test_queue_open_beyond_expected_is_ebusy),

@@ -155,8 +155,8 @@ static void test_params_shared_tags_and_queues(void **state)
 		assert_int_equal(mqblk_queue_open(dev, &q[i]), 0);
 	/* one host-wide set of 8: the three queues share it */
 	for (i = 0; i < 8; i++)
-		assert_non_null(rq[i] = mqblk_rq_get(q[i % 3],
-						     MQBLK_RQ_NOWAIT));
+		assert_non_null(
+			rq[i] = mqblk_rq_get(q[i % 3], MQBLK_RQ_NOWAIT));
 	for (i = 0; i < 3; i++)
 		assert_null(mqblk_rq_get(q[i], MQBLK_RQ_NOWAIT));
 	for (i = 0; i < 8; i++)
@@ -341,8 +341,7 @@ static void test_sparse_write_at_end_of_1t_device_keeps_rss_small(void **state)
 			       w),
 			 (int)sizeof(w));
 	assert_int_equal(do_io(q, MQBLK_OP_WRITE, 0, 512, w), 512);
-	assert_int_equal(do_io(q, MQBLK_OP_READ, end - sizeof(r), sizeof(r),
-			       r),
+	assert_int_equal(do_io(q, MQBLK_OP_READ, end - sizeof(r), sizeof(r), r),
 			 (int)sizeof(r));
 	assert_memory_equal(w, r, sizeof(w));
 	/* the middle was never written */
@@ -399,9 +398,8 @@ static void test_write_zeroes_zeroes_range(void **state)
 			fail_msg("byte %zu: %#x, want %#x", i, r[i], want);
 	}
 	/* on never-written space it succeeds and reads back zero */
-	assert_int_equal(do_io(q, MQBLK_OP_WRITE_ZEROES, 512 * 1024, 4096,
-			       NULL),
-			 4096);
+	assert_int_equal(
+		do_io(q, MQBLK_OP_WRITE_ZEROES, 512 * 1024, 4096, NULL), 4096);
 	memset(r, 0xee, 4096);
 	assert_int_equal(do_io(q, MQBLK_OP_READ, 512 * 1024, 4096, r), 4096);
 	for (i = 0; i < 4096; i++)
@@ -447,16 +445,21 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_params_size_suffixes_and_gb),
 		cmocka_unit_test(test_params_blocksize_alias_and_values),
-		cmocka_unit_test(test_params_blocksize_not_power_of_two_rejected),
-		cmocka_unit_test(test_params_size_not_multiple_of_blocksize_rejected),
+		cmocka_unit_test(
+			test_params_blocksize_not_power_of_two_rejected),
+		cmocka_unit_test(
+			test_params_size_not_multiple_of_blocksize_rejected),
 		cmocka_unit_test(test_params_out_of_range_rejected),
 		cmocka_unit_test(test_params_shared_tags_and_queues),
 		cmocka_unit_test(test_irqmode2_completes_after_completion_nsec),
-		cmocka_unit_test(test_irqmode2_polled_completes_after_completion_nsec),
+		cmocka_unit_test(
+			test_irqmode2_polled_completes_after_completion_nsec),
 		cmocka_unit_test(test_reap_with_timeout_returns_short),
 		cmocka_unit_test(test_reap_rejects_bad_bounds),
-		cmocka_unit_test(test_timed_out_timer_command_tag_reuse_is_safe),
-		cmocka_unit_test(test_sparse_write_at_end_of_1t_device_keeps_rss_small),
+		cmocka_unit_test(
+			test_timed_out_timer_command_tag_reuse_is_safe),
+		cmocka_unit_test(
+			test_sparse_write_at_end_of_1t_device_keeps_rss_small),
 		cmocka_unit_test(test_not_memory_backed_reads_leave_buffer),
 		cmocka_unit_test(test_write_zeroes_zeroes_range),
 		cmocka_unit_test(test_write_zeroes_with_timer_completion),

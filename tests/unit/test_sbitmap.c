@@ -378,11 +378,13 @@ int main(void)
 		cmocka_unit_test(test_shift_gives_four_words_when_depth_allows),
 		cmocka_unit_test(test_get_returns_every_bit_once_then_fails),
 		cmocka_unit_test(test_put_then_get_reuses_via_deferred_clear),
-		cmocka_unit_test(test_put_sets_hint_so_next_get_returns_that_tag),
+		cmocka_unit_test(
+			test_put_sets_hint_so_next_get_returns_that_tag),
 		cmocka_unit_test(test_get_starts_at_hint),
 		cmocka_unit_test(test_weight_counts_allocated_bits),
 		cmocka_unit_test(test_stress_2_threads_no_tag_held_twice),
-		cmocka_unit_test(test_stress_4_threads_tiny_map_no_tag_held_twice),
+		cmocka_unit_test(
+			test_stress_4_threads_tiny_map_no_tag_held_twice),
 		cmocka_unit_test(test_stress_4_threads_no_tag_held_twice),
 		cmocka_unit_test(test_waiter_woken_after_wake_batch_puts),
 		cmocka_unit_test(test_waiter_wake_batch_one_for_small_depth),

@@ -22,9 +22,9 @@
 #define NULL_LEAF_NR (1u << NULL_LEAF_SHIFT)
 
 enum null_irqmode {
-	NULL_IRQ_NONE = 0,    /* complete inside queue_rq */
+	NULL_IRQ_NONE = 0, /* complete inside queue_rq */
 	NULL_IRQ_SOFTIRQ = 1, /* complete from the hw queue's interrupt */
-	NULL_IRQ_TIMER = 2,   /* complete completion_nsec after submission */
+	NULL_IRQ_TIMER = 2, /* complete completion_nsec after submission */
 };
 
 /* Per request: the link through the hw queue's pending lists. */
@@ -32,7 +32,7 @@ struct null_cmd {
 	struct null_cmd *next;
 	struct mqblk_rq *rq;
 	uint64_t deadline_ns;
-	int res;   /* the timeout handler may overwrite it (atomic access) */
+	int res; /* the timeout handler may overwrite it (atomic access) */
 	bool lost; /* fault injection dropped it: only a timeout ends it */
 };
 
@@ -61,8 +61,8 @@ struct null_hctx {
 	_Atomic(struct null_cmd *) pending;
 	/* poller-owned FIFO of timer-mode commands, oldest first */
 	struct null_cmd *fifo_head, **fifo_tail;
-	int efd;  /* kicked when pending goes non-empty */
-	int tfd;  /* timer mode: armed for the oldest deadline */
+	int efd; /* kicked when pending goes non-empty */
+	int tfd; /* timer mode: armed for the oldest deadline */
 	int epfd; /* the irq fd the core waits on: efd + tfd */
 	uint64_t nr_queued; /* fault-injection counter (dispatch serialised) */
 };
@@ -121,7 +121,8 @@ static int null_init(struct mqblk_dev *dev, struct mqblk_params *params,
 			r = mqblk_param_u64(p, 1, 4096, false, &v, err, errlen);
 			nd->submit_queues = (unsigned)v;
 		} else if (!strcmp(p->key, "hw_queue_depth")) {
-			r = mqblk_param_u64(p, 1, 65536, false, &v, err, errlen);
+			r = mqblk_param_u64(p, 1, 65536, false, &v, err,
+					    errlen);
 			nd->hw_queue_depth = (unsigned)v;
 		} else if (!strcmp(p->key, "irqmode")) {
 			r = mqblk_param_u64(p, 0, 2, false, &v, err, errlen);
@@ -163,8 +164,8 @@ static int null_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		uint64_t pages = (nd->size + NULL_PAGE_SIZE - 1) >>
 				 NULL_PAGE_SHIFT;
 
-		nd->nr_dir = (size_t)((pages + NULL_LEAF_NR - 1) >>
-				      NULL_LEAF_SHIFT);
+		nd->nr_dir =
+			(size_t)((pages + NULL_LEAF_NR - 1) >> NULL_LEAF_SHIFT);
 		nd->dir = calloc(nd->nr_dir, sizeof(*nd->dir));
 		if (!nd->dir) {
 			free(nd);
@@ -210,8 +211,8 @@ static void null_exit(struct mqblk_dev *dev)
 static uint8_t *null_page(struct null_dev *nd, uint64_t pgno, bool create)
 {
 	size_t d = (size_t)(pgno >> NULL_LEAF_SHIFT);
-	_Atomic(uint8_t *) *leaf = atomic_load_explicit(&nd->dir[d],
-							memory_order_acquire);
+	_Atomic(uint8_t *) *leaf =
+		atomic_load_explicit(&nd->dir[d], memory_order_acquire);
 	uint8_t *page, *exp;
 
 	if (!leaf) {
@@ -248,8 +249,8 @@ static uint8_t *null_page(struct null_dev *nd, uint64_t pgno, bool create)
 
 /* Move data between the store and buf; NULL buf zeroes (discard, write
  * zeroes). Returns 0 or -ENOMEM. */
-static int null_transfer(struct null_dev *nd, enum mqblk_op op,
-			 uint64_t off, uint32_t len, uint8_t *buf)
+static int null_transfer(struct null_dev *nd, enum mqblk_op op, uint64_t off,
+			 uint32_t len, uint8_t *buf)
 {
 	while (len) {
 		uint64_t pgno = off >> NULL_PAGE_SHIFT;
@@ -419,9 +420,9 @@ static enum mqblk_status null_queue_rq(struct mqblk_hctx *hctx,
 	old = atomic_load_explicit(&nh->pending, memory_order_relaxed);
 	do {
 		cmd->next = old;
-	} while (!atomic_compare_exchange_weak_explicit(
-		&nh->pending, &old, cmd, memory_order_release,
-		memory_order_relaxed));
+	} while (!atomic_compare_exchange_weak_explicit(&nh->pending, &old, cmd,
+							memory_order_release,
+							memory_order_relaxed));
 	/* raise the interrupt when the list goes non-empty; the poller
 	 * reads the eventfd before taking the list, so none is missed */
 	if (!old)
@@ -454,11 +455,9 @@ static int null_poll(struct mqblk_hctx *hctx, unsigned budget)
 	uint64_t v, now = 0;
 	int done = 0, res;
 
-	if (nh->efd >= 0 && read(nh->efd, &v, sizeof(v)) < 0 &&
-	    errno != EAGAIN)
+	if (nh->efd >= 0 && read(nh->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		abort();
-	if (nh->tfd >= 0 && read(nh->tfd, &v, sizeof(v)) < 0 &&
-	    errno != EAGAIN)
+	if (nh->tfd >= 0 && read(nh->tfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		abort();
 	chain = atomic_exchange_explicit(&nh->pending, NULL,
 					 memory_order_acquire);
