@@ -531,8 +531,6 @@ static void dist_json(struct jw *w, const char *key, const char *const *names,
 
 static void mqblk_json(struct jw *w, const struct mqblk_job_counters *mq)
 {
-	uint64_t comps = mq->comp_local + mq->comp_remote;
-
 	jw_obj_begin(w, "mqblk");
 	jw_obj_begin(w, "completions");
 	jw_uint(w, "local", mq->comp_local);
@@ -540,9 +538,7 @@ static void mqblk_json(struct jw *w, const struct mqblk_job_counters *mq)
 	jw_uint(w, "batched", mq->comp_batched);
 	jw_uint(w, "polled", mq->comp_polled);
 	jw_obj_end(w);
-	jw_double(w, "remote_pct",
-		  comps ? (double)mq->comp_remote * 100.0 / (double)comps :
-			  0.0);
+	jw_double(w, "remote_pct", stats_remote_pct(mq));
 	jw_uint(w, "requeues", mq->requeues);
 	jw_uint(w, "tag_waits", mq->tag_waits);
 	jw_uint(w, "timeouts", mq->timeouts);

@@ -302,9 +302,7 @@ static void show_dist(FILE *f, const char *label, const char *const *keys,
 
 static void show_mqblk(FILE *f, const struct mqblk_job_counters *mq)
 {
-	uint64_t comps = mq->comp_local + mq->comp_remote;
-	double remote =
-		comps ? (double)mq->comp_remote * 100.0 / (double)comps : 0.0;
+	double remote = stats_remote_pct(mq);
 
 	fprintf(f,
 		"  mqblk        : completions local=%" PRIu64 " remote=%" PRIu64

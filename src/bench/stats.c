@@ -505,3 +505,11 @@ void report_view_free(struct report_view *v)
 	free(v->groups);
 	memset(v, 0, sizeof(*v));
 }
+
+double stats_remote_pct(const struct mqblk_job_counters *mq)
+{
+	uint64_t cross = mq->comp_remote + mq->comp_batched;
+	uint64_t all = cross + mq->comp_local + mq->comp_polled;
+
+	return all ? (double)cross * 100.0 / (double)all : 0.0;
+}

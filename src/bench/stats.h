@@ -77,6 +77,13 @@ struct mqblk_job_counters {
 	uint64_t errors;
 };
 
+/*
+ * Share (percent) of completions handed to the submitter from another
+ * thread: the remote (IPI-like) and batched (softirq-like) paths over all
+ * completions. Seed 000's "remote completion" figure.
+ */
+double stats_remote_pct(const struct mqblk_job_counters *mq);
+
 struct job_stats {
 	char name[BENCH_NAME_MAX];
 	unsigned groupid;

@@ -624,7 +624,7 @@ static void test_normal_job_block(void **state)
 	assert_has(t, "\n     latency   : target=0, window=0, "
 		      "percentile=100.00%, depth=4\n");
 	assert_has(t, "\n  mqblk        : completions local=750 remote=250 "
-		      "batched=100 polled=0 (remote=25.0%), requeues=2, "
+		      "batched=100 polled=0 (remote=31.8%), requeues=2, "
 		      "tag_waits=3, timeouts=4, errors=5\n");
 	assert_has(t, "\nRun status group 0 (all jobs):\n   READ: "
 		      "bw=4000KiB/s (4096kB/s), 4000KiB/s-4000KiB/s "
@@ -869,7 +869,7 @@ static void test_json_job_values(void **state)
 	assert_true(jnum(root, "jobs/0/mqblk/completions/remote") == 250);
 	assert_true(jnum(root, "jobs/0/mqblk/completions/batched") == 100);
 	assert_true(jnum(root, "jobs/0/mqblk/completions/polled") == 0);
-	assert_string_equal(jraw(root, "jobs/0/mqblk/remote_pct"), "25.000000");
+	assert_string_equal(jraw(root, "jobs/0/mqblk/remote_pct"), "31.818182");
 	assert_true(jnum(root, "jobs/0/mqblk/requeues") == 2);
 	assert_true(jnum(root, "jobs/0/mqblk/tag_waits") == 3);
 	assert_true(jnum(root, "jobs/0/mqblk/timeouts") == 4);
@@ -1104,7 +1104,7 @@ static void test_json_group_reporting(void **state)
 	assert_true(jnum(root, "jobs/0/job_runtime") == 2000);
 	assert_true(jnum(root, "jobs/0/ctx") == 24);
 	assert_true(jnum(root, "jobs/0/mqblk/completions/remote") == 500);
-	assert_string_equal(jraw(root, "jobs/0/mqblk/remote_pct"), "25.000000");
+	assert_string_equal(jraw(root, "jobs/0/mqblk/remote_pct"), "31.818182");
 	/* the threads' own stats are untouched by the report */
 	assert_int_equal(fx->js[0]->dd[DDIR_READ].total_ios, 1000);
 }
