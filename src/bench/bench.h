@@ -65,7 +65,7 @@ struct bench_job {
 	bool time_based;
 	unsigned iodepth_batch_submit; /* default 1; 0 in input = iodepth */
 	unsigned iodepth_batch_complete_min; /* default 1 */
-	unsigned iodepth_batch_complete_max; /* default iodepth */
+	unsigned iodepth_batch_complete_max; /* default complete_min */
 	unsigned iodepth_low; /* fio iodepth_low, default iodepth */
 	bool hipri;
 	bool direct;
@@ -146,12 +146,13 @@ void bench_job_defaults(struct bench_job *job);
 void bench_usage(FILE *f);
 
 /* fio value parsers (parse.c). All return 0 or -1 with err filled. */
-/* Size with fio's suffix rules: k/K/KiB = 1024, KB = 1000 with
- * kb_base=1024 semantics as fio's default ("4k"=4096, "1m"=1048576,
- * "1KiB"=1024, "1kB"=1000 is fio-3 behaviour: see parse.c). */
+/* Size with fio's suffix rules under its default kb_base=1024: k, kb, K,
+ * KB = 1024, m = 1024^2, ... p; the IEC forms are the other way round in
+ * fio's compatibility mode: "1KiB" = 1000, "1MiB" = 1000000. An unknown
+ * suffix is an error (fio would read "4q" as 4). */
 int bench_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
 /* Time with fio's rules: bare number = seconds for runtime/ramp_time;
- * suffixes ns, us, ms, s, m, h, d. Result in ns. */
+ * suffixes us/usec, ms/msec, s, m, h, d. Result in ns. */
 int bench_parse_time(const char *s, uint64_t *out_ns, char *err, size_t errlen);
 int bench_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
 		     char *err, size_t errlen);

@@ -2,9 +2,9 @@
 /*
  * fio job files: INI sections, [global] setting the defaults of the jobs
  * after it, every other [section] a job named after it; key=value or a bare
- * key (a boolean set); ';' and '#' comment lines; ${VAR} from the
- * environment and fio's $ncpus, $pagesize, $mb_memory. Every error names
- * the file and line.
+ * key (a boolean set); ';' and '#' start a comment anywhere on a line, as
+ * in fio; ${VAR} from the environment and fio's $ncpus, $pagesize,
+ * $mb_memory. Every error names the file and line.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -57,17 +57,20 @@ static char *trim(char *s)
 /* fio's built-in variables. */
 static int builtin_var(const char *name, size_t len, char *out, size_t outlen)
 {
+	unsigned long long pages, page_size;
 	long v;
 
-	if (len == 5 && !strncmp(name, "ncpus", 5))
+	if (len == 5 && !strncmp(name, "ncpus", 5)) {
 		v = sysconf(_SC_NPROCESSORS_ONLN);
-	else if (len == 8 && !strncmp(name, "pagesize", 8))
+	} else if (len == 8 && !strncmp(name, "pagesize", 8)) {
 		v = sysconf(_SC_PAGESIZE);
-	else if (len == 9 && !strncmp(name, "mb_memory", 9))
-		v = (long)((unsigned long long)sysconf(_SC_PHYS_PAGES) *
-			   (unsigned long long)sysconf(_SC_PAGESIZE) >> 20);
-	else
+	} else if (len == 9 && !strncmp(name, "mb_memory", 9)) {
+		pages = (unsigned long long)sysconf(_SC_PHYS_PAGES);
+		page_size = (unsigned long long)sysconf(_SC_PAGESIZE);
+		v = (long)(pages * page_size >> 20);
+	} else {
 		return 1;
+	}
 	snprintf(out, outlen, "%ld", v);
 	return 0;
 }
@@ -84,7 +87,8 @@ static int expand(struct jf *jf, const char *in, char *out, size_t outlen)
 
 		if (*in != '$') {
 			if (o + 1 >= outlen)
-				return jerr(jf, "line too long after expansion");
+				return jerr(jf,
+					    "line too long after expansion");
 			out[o++] = *in++;
 			continue;
 		}
@@ -190,8 +194,12 @@ int bench_parse_jobfile_stream(FILE *f, const char *path,
 			jerr(&jf, "NUL byte in line");
 			goto out;
 		}
+		/* fio (strip_blank_end) ends every line at its first ';' or
+		 * '#', so "bs=4k ; note" is bs=4k and "[job] # x" is [job]
+		 * there: a trailing comment must not become part of a value */
+		line[strcspn(line, ";#")] = 0;
 		s = trim(line);
-		if (!*s || *s == ';' || *s == '#')
+		if (!*s)
 			continue;
 		if (*s == '[') {
 			char *close = strchr(s, ']');
@@ -246,7 +254,9 @@ int bench_parse_jobfile_stream(FILE *f, const char *path,
 			jerr(&jf, "missing option name before '='");
 			goto out;
 		}
-		if (!strcmp(key, "include")) {
+		/* fio's directive is "include FILE", with no '=' */
+		if (!strncmp(key, "include", 7) &&
+		    (!key[7] || isspace((unsigned char)key[7]))) {
 			jerr(&jf, "'include' is not supported");
 			goto out;
 		}

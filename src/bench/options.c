@@ -113,9 +113,9 @@ int bench_config_add_job(struct bench_config *cfg, const struct bench_job *job,
 /* ---- one option ---- */
 
 enum opt_type {
-	OT_STR,	 /* char * */
-	OT_U32,	 /* unsigned, [min, max] */
-	OT_U64,	 /* uint64_t, [min, max] */
+	OT_STR, /* char * */
+	OT_U32, /* unsigned, [min, max] */
+	OT_U64, /* uint64_t, [min, max] */
 	OT_SIZE, /* uint64_t bytes, fio size suffixes */
 	OT_TIME, /* uint64_t ns, bare number = seconds */
 	OT_BOOL, /* bool; bare key = true */
@@ -196,10 +196,14 @@ static int set_rw(struct bench_job *job, const char *val, char *err,
 		const char *name;
 		enum bench_rw rw;
 	} names[] = {
-		{ "read", RW_READ },	     { "write", RW_WRITE },
-		{ "randread", RW_RANDREAD }, { "randwrite", RW_RANDWRITE },
-		{ "rw", RW_RW },	     { "readwrite", RW_RW },
-		{ "randrw", RW_RANDRW },     { "trim", RW_TRIM },
+		{ "read", RW_READ },
+		{ "write", RW_WRITE },
+		{ "randread", RW_RANDREAD },
+		{ "randwrite", RW_RANDWRITE },
+		{ "rw", RW_RW },
+		{ "readwrite", RW_RW },
+		{ "randrw", RW_RANDRW },
+		{ "trim", RW_TRIM },
 		{ "randtrim", RW_RANDTRIM },
 	};
 	size_t i;
@@ -231,6 +235,7 @@ static int set_bs(struct bench_job *job, const char *val, char *err,
 	char field[64], perr_buf[128];
 	const char *p = val;
 	int d = 0, i;
+	bool any = false;
 
 	memcpy(bs, job->bs, sizeof(bs));
 	if (strchr(val, '-') || strchr(val, ':'))
@@ -260,6 +265,7 @@ static int set_bs(struct bench_job *job, const char *val, char *err,
 					    "to 1 GiB",
 					    field);
 			bs[d] = v;
+			any = true;
 			if (!comma)
 				for (i = d + 1; i < DDIR_NR; i++)
 					bs[i] = v;
@@ -269,6 +275,9 @@ static int set_bs(struct bench_job *job, const char *val, char *err,
 		p = comma + 1;
 		d++;
 	}
+	/* "bs=" and "bs=,," name no size at all: fio refuses them too */
+	if (!any)
+		return oerr(err, errlen, "bs='%s': no block size given", val);
 	memcpy(job->bs, bs, sizeof(bs));
 	return 0;
 }
@@ -290,8 +299,10 @@ static int set_percentiles(struct bench_job *job, const char *val, char *err,
 				    BENCH_MAX_PERCENTILES);
 		errno = 0;
 		v = strtod(p, &end);
-		if (end == p || errno || (*end && *end != ':') || v < 0.0 ||
-		    v > 100.0)
+		/* !(in range) rather than out of range: strtod takes "nan",
+		 * and NaN compares false both ways */
+		if (end == p || errno || (*end && *end != ':') ||
+		    !(v >= 0.0 && v <= 100.0))
 			return oerr(err, errlen,
 				    "percentile_list: bad value in '%s' "
 				    "(want numbers 0..100 separated by ':')",
@@ -430,12 +441,12 @@ static int job_fixup(struct bench_job *job, char *err, size_t errlen)
 	/* fio's fixup_options */
 	if (!job->iodepth_batch_submit || job->iodepth_batch_submit > depth)
 		job->iodepth_batch_submit = depth;
-	if (!job->iodepth_batch_complete_max ||
-	    job->iodepth_batch_complete_max > depth)
-		job->iodepth_batch_complete_max = depth;
+	/* fio: an unset (0) or too small complete_max is raised to
+	 * complete_min (default 1: reap one at a time once the queue is
+	 * full); neither is clamped to iodepth, getevents is */
 	if (job->iodepth_batch_complete_min > job->iodepth_batch_complete_max)
-		job->iodepth_batch_complete_min =
-			job->iodepth_batch_complete_max;
+		job->iodepth_batch_complete_max =
+			job->iodepth_batch_complete_min;
 	if (!job->iodepth_low || job->iodepth_low > depth)
 		job->iodepth_low = depth;
 	if (job->gtod_reduce) {
@@ -589,8 +600,8 @@ static bool takes_value(const char *key)
 	       !strcmp(key, "eta");
 }
 
-int bench_parse_args(int argc, char **argv, struct bench_config *cfg,
-		     char *err, size_t errlen)
+int bench_parse_args(int argc, char **argv, struct bench_config *cfg, char *err,
+		     size_t errlen)
 {
 	struct bench_job global, cur;
 	bool in_job = false;
@@ -696,7 +707,7 @@ void bench_usage(FILE *f)
 		"(INI: [global] and [job] sections, ; and # comments, ${VAR}).\n"
 		"Sizes take fio's suffixes: k m g t p (powers of 1024; KiB, MiB\n"
 		"... are powers of 1000, as in fio's default kb_base=1024).\n"
-		"Times: a bare number is seconds; ns us ms s m h d.\n"
+		"Times: a bare number is seconds; us ms s m h d.\n"
 		"\n"
 		"job options:\n"
 		"  --name=NAME              start a job\n"

@@ -294,7 +294,7 @@ static void job_options(struct jw *w, const struct job_stats *js)
 	if (job->iodepth_batch_complete_min != 1)
 		opt_uint(w, "iodepth_batch_complete_min",
 			 job->iodepth_batch_complete_min);
-	if (job->iodepth_batch_complete_max != job->iodepth)
+	if (job->iodepth_batch_complete_max != job->iodepth_batch_complete_min)
 		opt_uint(w, "iodepth_batch_complete_max",
 			 job->iodepth_batch_complete_max);
 	if (job->iodepth_low != job->iodepth)

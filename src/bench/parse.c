@@ -4,6 +4,10 @@
  * booleans. Stricter than fio in one way only: a suffix fio does not know
  * (fio reads "4q" as 4 bytes) is an error here, because a typo that
  * silently changes the block size is exactly what a benchmark must not do.
+ * The same goes for suffixes that look meaningful but that fio 3.33
+ * ignores: "1e" (no exa unit: 1 byte), "0x10k" (no suffix on hex: 16),
+ * and the time units "ns", "sec", "min", "hour", "day" (all read as
+ * microseconds by fio's get_mult_time).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -32,7 +36,8 @@ static int perr(char *err, size_t errlen, const char *fmt, ...)
 
 /*
  * Leading unsigned number: decimal or 0x hex, no sign, no blanks. Sets
- * *end past it. Returns 0, -1 (no digits) or -2 (overflow).
+ * *end past it. Returns 0, -1 (no digits) or -2 (overflow); *out and
+ * *end are set only on 0.
  */
 static int parse_number(const char *s, uint64_t *out, const char **end)
 {
@@ -50,7 +55,8 @@ static int parse_number(const char *s, uint64_t *out, const char **end)
 		if (isdigit((unsigned char)*p))
 			digit = (unsigned)(*p - '0');
 		else if (base == 16 && isxdigit((unsigned char)*p))
-			digit = (unsigned)(tolower((unsigned char)*p) - 'a' + 10);
+			digit = (unsigned)(tolower((unsigned char)*p) - 'a' +
+					   10);
 		else
 			break;
 		if (v > (UINT64_MAX - digit) / base)
@@ -67,14 +73,15 @@ static int parse_number(const char *s, uint64_t *out, const char **end)
 
 /*
  * fio's get_mult_bytes with kb_base=1024 (its default): k/K/kb/KB = 2^10,
- * m = 2^20, ... p = 2^50, e = 2^60; the IEC forms (KiB, MiB, ...) are
- * powers of 1000 under fio's compatibility mode ("opposite units", fio's
- * HOWTO on kb_base), and we keep that so a fio job means the same here.
+ * m = 2^20, ... p = 2^50; the IEC forms (KiB, MiB, ...) are powers of 1000
+ * under fio's compatibility mode ("opposite units", fio's HOWTO on
+ * kb_base), and we keep that so a fio job means the same here. fio 3.33
+ * has no exa unit ("1e" is 1 byte there), so 'e' is not one here either.
  * "b" alone is bytes. Returns the multiplier, or 0 for an unknown suffix.
  */
 static uint64_t size_mult(const char *sfx)
 {
-	static const char units[] = "kmgtpe";
+	static const char units[] = "kmgtp";
 	const char *u;
 	size_t len = strlen(sfx);
 	uint64_t mult = 1, base;
@@ -116,6 +123,11 @@ int bench_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 		return perr(err, errlen, "bad size '%s'", s);
 	if (ret == -2)
 		return perr(err, errlen, "size '%s' is too large", s);
+	/* fio applies no suffix to a hex number ("0x10k" is 16 there) */
+	if (*end && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && end > s + 2)
+		return perr(err, errlen,
+			    "size '%s': no unit suffix on hex (fio ignores it)",
+			    s);
 	mult = size_mult(end);
 	if (!mult)
 		return perr(err, errlen, "bad size suffix in '%s'", s);
@@ -125,27 +137,26 @@ int bench_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 	return 0;
 }
 
-/* fio's get_mult_time: the unit's length in ns, 0 if unknown. */
+/*
+ * fio's get_mult_time: the unit's length in ns, 0 if unknown. Only the
+ * units fio 3.33 knows: it reads any other letters ("ns", "sec", "min",
+ * "hour", "day") as microseconds, so "1sec" is 1 us in fio, and accepting
+ * them with their English meaning would run a different job.
+ */
 static uint64_t time_mult(const char *sfx, uint64_t dflt)
 {
 	static const struct {
 		const char *name;
 		uint64_t ns;
 	} units[] = {
-		{ "ns", 1ull },
-		{ "nsec", 1ull },
 		{ "us", 1000ull },
 		{ "usec", 1000ull },
 		{ "ms", 1000000ull },
 		{ "msec", 1000000ull },
 		{ "s", 1000000000ull },
-		{ "sec", 1000000000ull },
 		{ "m", 60ull * 1000000000ull },
-		{ "min", 60ull * 1000000000ull },
 		{ "h", 3600ull * 1000000000ull },
-		{ "hour", 3600ull * 1000000000ull },
 		{ "d", 86400ull * 1000000000ull },
-		{ "day", 86400ull * 1000000000ull },
 	};
 	size_t i;
 
@@ -157,8 +168,7 @@ static uint64_t time_mult(const char *sfx, uint64_t dflt)
 	return 0;
 }
 
-int bench_parse_time(const char *s, uint64_t *out_ns, char *err,
-		     size_t errlen)
+int bench_parse_time(const char *s, uint64_t *out_ns, char *err, size_t errlen)
 {
 	const char *end;
 	uint64_t v, mult;
@@ -168,6 +178,9 @@ int bench_parse_time(const char *s, uint64_t *out_ns, char *err,
 		return perr(err, errlen, "empty time");
 	if (*s == '-')
 		return perr(err, errlen, "negative time '%s'", s);
+	/* fio reads a hex time as microseconds whatever its unit */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return perr(err, errlen, "time '%s': hex is not supported", s);
 	ret = parse_number(s, &v, &end);
 	if (ret == -1)
 		return perr(err, errlen, "bad time '%s'", s);
@@ -182,8 +195,8 @@ int bench_parse_time(const char *s, uint64_t *out_ns, char *err,
 	return 0;
 }
 
-int bench_parse_uint(const char *s, uint64_t min, uint64_t max,
-		     uint64_t *out, char *err, size_t errlen)
+int bench_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
+		     char *err, size_t errlen)
 {
 	const char *end;
 	uint64_t v;
@@ -194,9 +207,15 @@ int bench_parse_uint(const char *s, uint64_t min, uint64_t max,
 	if (*s == '-')
 		return perr(err, errlen, "negative number '%s'", s);
 	ret = parse_number(s, &v, &end);
+	/* overflow first: parse_number leaves end unset when it returns -2
+	 * (reading *end there was a use of an uninitialised pointer, found
+	 * by tests/fuzz: corpus/args/overflow-iodepth) */
+	if (ret == -2)
+		return perr(err, errlen, "'%s' is too large (max %llu)", s,
+			    (unsigned long long)max);
 	if (ret == -1 || *end)
 		return perr(err, errlen, "bad number '%s'", s);
-	if (ret == -2 || v > max)
+	if (v > max)
 		return perr(err, errlen, "'%s' is too large (max %llu)", s,
 			    (unsigned long long)max);
 	if (v < min)

@@ -428,13 +428,15 @@ static void *job_thread_fn(void *arg)
 		 * keeps reaping down to iodepth_low */
 		{
 			unsigned min = cmin < inflight ? cmin : inflight;
+			unsigned max = cmax < depth ? cmax : depth;
 			int n;
 
 			if (!min)
 				min = 1;
 			do {
-				n = mqblk_reap(q, rqs, min,
-					       cmax < depth ? cmax : depth, -1);
+				/* td_io_getevents: max is at least min */
+				n = mqblk_reap(q, rqs, min, max > min ? max : min,
+					       -1);
 				if (n < 0) {
 					fail(jt, -n, "%s: reap failed",
 					     job->name);

@@ -586,9 +586,13 @@ struct mqblk_rq *mqblk_rq_get(struct mqblk_queue *q, unsigned flags)
 	unsigned ws_idx;
 	int tag;
 
-	tag = sbitmap_queue_get(sbq, &q->tag_hint);
-	if (__builtin_expect(tag >= 0, 1))
-		return rq_init(q, tag);
+	/* holding every tag ourselves: no need to scan a full map (a
+	 * submitter deeper than the tag set hits this on every refill) */
+	if (__builtin_expect(q->held < q->tags->depth, 1)) {
+		tag = sbitmap_queue_get(sbq, &q->tag_hint);
+		if (__builtin_expect(tag >= 0, 1))
+			return rq_init(q, tag);
+	}
 	q->st.tag_waits++;
 	if (flags & MQBLK_RQ_NOWAIT)
 		return NULL;

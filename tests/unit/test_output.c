@@ -466,7 +466,7 @@ static void job_init(struct bench_job *job, const char *name)
 	job->time_based = true;
 	job->iodepth_batch_submit = 1;
 	job->iodepth_batch_complete_min = 1;
-	job->iodepth_batch_complete_max = 4;
+	job->iodepth_batch_complete_max = 1; /* fio: = complete_min */
 	job->iodepth_low = 4;
 	job->randrepeat = true;
 	job->clat_percentiles = true;

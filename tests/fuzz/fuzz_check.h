@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared by the bench fuzz harnesses: what every configuration the parsers
+ * accept must satisfy, and what every refusal must carry. A violation
+ * aborts, which libFuzzer reports as a crash with the input that did it.
+ */
+#ifndef MQBLK_FUZZ_CHECK_H
+#define MQBLK_FUZZ_CHECK_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+
+#define FUZZ_CHECK(cond)                                                 \
+	do {                                                             \
+		if (!(cond)) {                                           \
+			fprintf(stderr, "%s:%d: invariant failed: %s\n", \
+				__FILE__, __LINE__, #cond);              \
+			abort();                                         \
+		}                                                        \
+	} while (0)
+
+/* A refusal: a non-empty one-line message, terminated inside err. */
+static inline void fuzz_check_error(const char *err, size_t errlen)
+{
+	FUZZ_CHECK(memchr(err, 0, errlen) != NULL);
+	FUZZ_CHECK(err[0] != 0);
+	FUZZ_CHECK(strchr(err, '\n') == NULL);
+}
+
+static inline bool fuzz_opt_string_ok(const char *s)
+{
+	return !s || *s;
+}
+
+/*
+ * Every job of an accepted configuration; finished says whether
+ * bench_config_finish ran on it (--help and --version skip it).
+ */
+static inline void fuzz_check_config(const struct bench_config *cfg,
+				     bool finished)
+{
+	unsigned i, d, p;
+
+	FUZZ_CHECK(cfg->nr_jobs == 0 || cfg->jobs != NULL);
+	FUZZ_CHECK(cfg->output_format != 0);
+	FUZZ_CHECK((cfg->output_format & (OUTPUT_JSON | OUTPUT_JSONPLUS)) !=
+		   (OUTPUT_JSON | OUTPUT_JSONPLUS));
+	FUZZ_CHECK(!(cfg->output_format & OUTPUT_TERSE));
+	FUZZ_CHECK(fuzz_opt_string_ok(cfg->output));
+	if (finished)
+		FUZZ_CHECK(cfg->nr_jobs >= 1);
+	for (i = 0; i < cfg->nr_jobs; i++) {
+		const struct bench_job *j = &cfg->jobs[i];
+
+		FUZZ_CHECK(memchr(j->name, 0, sizeof(j->name)) != NULL);
+		FUZZ_CHECK(j->name[0] != 0);
+		FUZZ_CHECK(j->rw >= RW_READ && j->rw <= RW_RANDTRIM);
+		FUZZ_CHECK(j->rwmixread <= 100);
+		for (d = 0; d < DDIR_NR; d++)
+			FUZZ_CHECK(j->bs[d] >= 1 && j->bs[d] <= (1u << 30));
+		FUZZ_CHECK(j->iodepth >= 1 && j->iodepth <= 65536);
+		FUZZ_CHECK(j->numjobs >= 1 && j->numjobs <= 1024);
+		FUZZ_CHECK(j->loops >= 1);
+		FUZZ_CHECK(fuzz_opt_string_ok(j->filename));
+		FUZZ_CHECK(fuzz_opt_string_ok(j->description));
+		FUZZ_CHECK(!j->ioengine || !strcmp(j->ioengine, "null") ||
+			   !strcmp(j->ioengine, "mqblk"));
+		FUZZ_CHECK(j->nr_percentiles <= BENCH_MAX_PERCENTILES);
+		for (p = 0; p < j->nr_percentiles; p++)
+			FUZZ_CHECK(j->percentiles[p] >= 0.0 &&
+				   j->percentiles[p] <= 100.0);
+		if (!finished)
+			continue;
+		/* bench_config_finish's fixups and checks */
+		FUZZ_CHECK(j->iodepth_batch_submit >= 1 &&
+			   j->iodepth_batch_submit <= j->iodepth);
+		FUZZ_CHECK(j->iodepth_batch_complete_min <=
+			   j->iodepth_batch_complete_max);
+		FUZZ_CHECK(j->iodepth_low >= 1 && j->iodepth_low <= j->iodepth);
+		FUZZ_CHECK(!j->time_based || j->runtime_ns > 0);
+		FUZZ_CHECK(!j->gtod_reduce ||
+			   (!j->clat_percentiles && !j->lat_percentiles &&
+			    !j->slat_percentiles));
+		/* groups start at 0 and go up by at most one per job */
+		if (i == 0)
+			FUZZ_CHECK(j->groupid == 0);
+		else
+			FUZZ_CHECK(j->groupid == cfg->jobs[i - 1].groupid ||
+				   j->groupid == cfg->jobs[i - 1].groupid + 1);
+	}
+}
+
+#endif
