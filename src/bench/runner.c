@@ -435,8 +435,8 @@ static void *job_thread_fn(void *arg)
 				min = 1;
 			do {
 				/* td_io_getevents: max is at least min */
-				n = mqblk_reap(q, rqs, min, max > min ? max : min,
-					       -1);
+				n = mqblk_reap(q, rqs, min,
+					       max > min ? max : min, -1);
 				if (n < 0) {
 					fail(jt, -n, "%s: reap failed",
 					     job->name);

@@ -665,9 +665,12 @@ static bool hctx_may_queue(struct mqblk_hctx *h)
 
 static inline void rq_start(struct mqblk_dev *dev, struct mqblk_rq *rq)
 {
-	rq->deadline_ns =
-		atomic_load_explicit(&dev->jiffies_ns, memory_order_relaxed) +
-		dev->timeout_ns;
+	/* read by the timeout thread: a relaxed atomic (READ_ONCE's role) */
+	__atomic_store_n(&rq->deadline_ns,
+			 atomic_load_explicit(&dev->jiffies_ns,
+					      memory_order_relaxed) +
+				 dev->timeout_ns,
+			 __ATOMIC_RELAXED);
 	atomic_store_explicit(&rq->state, RQ_IN_FLIGHT, memory_order_release);
 	if (dev->shared_tags)
 		atomic_fetch_add_explicit(&rq->hctx->nr_active, 1,

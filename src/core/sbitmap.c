@@ -61,18 +61,6 @@ static inline uint64_t depth_mask(unsigned depth)
 	return depth >= 64 ? ~0ull : (1ull << depth) - 1;
 }
 
-/* Fold the cleared bits back into the word; true if any were. */
-static bool word_deferred_clear(struct sbitmap_word *w)
-{
-	uint64_t mask;
-
-	if (!atomic_load_explicit(&w->cleared, memory_order_relaxed))
-		return false;
-	mask = atomic_exchange_explicit(&w->cleared, 0, memory_order_acquire);
-	atomic_fetch_and_explicit(&w->word, ~mask, memory_order_release);
-	return true;
-}
-
 static int word_get(struct sbitmap_word *w, unsigned depth, unsigned hint)
 {
 	uint64_t full = depth_mask(depth);
@@ -85,9 +73,29 @@ static int word_get(struct sbitmap_word *w, unsigned depth, unsigned hint)
 		unsigned nr;
 
 		if (!free_bits) {
-			if (word_deferred_clear(w))
-				continue;
-			return -1;
+			uint64_t c;
+
+			if (!atomic_load_explicit(&w->cleared,
+						  memory_order_relaxed))
+				return -1;
+			/*
+			 * Take the freed bits; keep one for ourselves (its
+			 * word bit is still set, so it is already ours) and
+			 * fold the rest back. In the steady state of a full
+			 * tag set one put is followed by one get, and this is
+			 * a single atomic instead of three.
+			 */
+			c = atomic_exchange_explicit(&w->cleared, 0,
+						     memory_order_acquire);
+			if (!c)
+				continue; /* another getter took them */
+			above = c & ~((1ull << hint) - 1);
+			nr = (unsigned)__builtin_ctzll(above ? above : c);
+			c &= ~(1ull << nr);
+			if (c)
+				atomic_fetch_and_explicit(&w->word, ~c,
+							  memory_order_release);
+			return (int)nr;
 		}
 		/* first free bit at or after the hint, else wrap */
 		above = free_bits & ~((1ull << hint) - 1);

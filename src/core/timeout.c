@@ -23,7 +23,8 @@ static void rq_expire(struct mqblk_dev *dev, struct mqblk_tags *t,
 	/* pin the request: mqblk_rq_put() waits while this is set, so the
 	 * tag cannot be reused under the driver's timeout handler */
 	atomic_store(&t->timing_out[rq->tag], 1);
-	if (atomic_load(&rq->state) != RQ_IN_FLIGHT || rq->deadline_ns > now)
+	if (atomic_load(&rq->state) != RQ_IN_FLIGHT ||
+	    __atomic_load_n(&rq->deadline_ns, __ATOMIC_RELAXED) > now)
 		goto out;
 	if (!dev->ops->timeout) {
 		/* no handler: the driver keeps no reference it could use
@@ -36,7 +37,8 @@ static void rq_expire(struct mqblk_dev *dev, struct mqblk_tags *t,
 	 * while the driver still has the command queued) */
 	ret = dev->ops->timeout(rq);
 	if (ret == MQBLK_EH_RESET_TIMER)
-		rq->deadline_ns = now + dev->timeout_ns;
+		__atomic_store_n(&rq->deadline_ns, now + dev->timeout_ns,
+				 __ATOMIC_RELAXED);
 out:
 	atomic_store_explicit(&t->timing_out[rq->tag], 0, memory_order_release);
 }
@@ -54,7 +56,8 @@ static void timeout_scan(struct mqblk_dev *dev, uint64_t now)
 			if (atomic_load_explicit(&rq->state,
 						 memory_order_acquire) ==
 				    RQ_IN_FLIGHT &&
-			    rq->deadline_ns <= now)
+			    __atomic_load_n(&rq->deadline_ns,
+					    __ATOMIC_RELAXED) <= now)
 				rq_expire(dev, t, rq, now);
 		}
 	}

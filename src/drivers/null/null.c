@@ -414,7 +414,7 @@ static enum mqblk_status null_queue_rq(struct mqblk_hctx *hctx,
 		return MQBLK_STS_OK;
 	}
 	cmd->rq = rq;
-	cmd->res = res;
+	__atomic_store_n(&cmd->res, res, __ATOMIC_RELAXED);
 	if (nd->irqmode == NULL_IRQ_TIMER)
 		cmd->deadline_ns = mqblk_clock_ns() + nd->completion_nsec;
 	old = atomic_load_explicit(&nh->pending, memory_order_relaxed);
