@@ -99,6 +99,23 @@ if ran jsonplus-run; then
 	pycheck jsonplus json+ "$OUT"
 fi
 
+# fio's own json+ reader (Debian's fio package ships it) takes our json+.
+if command -v fio_jsonplus_clat2csv >/dev/null; then
+	run bench "${base[@]}" --output-format=json+ --output="$TMP/plus.json"
+	if ran clat2csv-run; then
+		if fio_jsonplus_clat2csv "$TMP/plus.json" "$TMP/plus.csv" \
+			>"$TMP/clat2csv.log" 2>&1 &&
+			[[ $(wc -l <"$TMP/plus_job0.csv") -gt 1 ]] &&
+			head -n 1 "$TMP/plus_job0.csv" | grep -q read_clat_ns_count; then
+			pass fio-jsonplus-clat2csv-reads-it
+		else
+			fail fio-jsonplus-clat2csv-reads-it "$(tail -n 2 "$TMP/clat2csv.log")"
+		fi
+	fi
+else
+	fail fio-jsonplus-clat2csv-reads-it "fio_jsonplus_clat2csv not installed (scripts/deps installs fio)"
+fi
+
 run bench "${base[@]}" --output-format=json --output="$TMP/out.json"
 if ran output-file-run; then
 	if [[ -s $OUT ]]; then
