@@ -130,6 +130,9 @@ static inline void *mqblk_rq_pdu(struct mqblk_rq *rq)
 	return (void *)(rq + 1);
 }
 
+/* The MQBLK_OPEN_* flags the device was opened with (valid in init). */
+unsigned mqblk_dev_open_flags(const struct mqblk_dev *dev);
+
 void mqblk_dev_set_data(struct mqblk_dev *dev, void *data);
 void *mqblk_dev_data(const struct mqblk_dev *dev);
 void mqblk_hctx_set_data(struct mqblk_hctx *hctx, void *data);

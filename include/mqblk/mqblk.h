@@ -94,6 +94,11 @@ struct mqblk_rq {
 	uint64_t start_ns; /* when it was dispatched to the driver */
 };
 
+/* mqblk_dev_opts.flags: how the device is opened (a driver with no such
+ * notion, like null, ignores what does not apply to it) */
+#define MQBLK_OPEN_DIRECT (1u << 0) /* bypass the page cache (O_DIRECT) */
+#define MQBLK_OPEN_WRITE (1u << 1) /* writes/discards will be submitted */
+
 struct mqblk_dev_opts {
 	unsigned nr_queues; /* submitting threads expected; 0 = 1 */
 	unsigned nr_hw_queues; /* 0 = min(nr_queues, driver's maximum) */
@@ -102,6 +107,7 @@ struct mqblk_dev_opts {
 	int shared_tags; /* 1 host-wide tag set, 0 per hw queue, -1 default */
 	unsigned irq_threads; /* REMOTE/BATCHED interrupt threads; 0 = auto */
 	uint64_t timeout_ns; /* per-request deadline; 0 = 30 s */
+	unsigned flags; /* MQBLK_OPEN_* */
 };
 
 /* Completion-path and queueing counters of one software queue. */
@@ -118,7 +124,9 @@ struct mqblk_queue_stats {
 void mqblk_dev_opts_init(struct mqblk_dev_opts *opts);
 
 /*
- * Open a device: "null", "null:size=8g,irqmode=2,completion_nsec=10000".
+ * Open a device: "null", "null:size=8g,irqmode=2,completion_nsec=10000";
+ * a path ("/dev/loop0", "./disk.img", optionally "PATH?key=val,...") opens
+ * the uring driver on it.
  * Core keys accepted with any driver: complete=local|remote|batched|polled,
  * nr_hw_queues=N, irq_threads=N, timeout=MSEC. URI keys override opts.
  * Returns 0, or -errno with a one-line reason in err (if err != NULL):

@@ -45,6 +45,11 @@ void mqblk_dev_opts_init(struct mqblk_dev_opts *opts)
 
 /* ---- driver-visible accessors ---- */
 
+unsigned mqblk_dev_open_flags(const struct mqblk_dev *dev)
+{
+	return dev->open_flags;
+}
+
 void mqblk_dev_set_data(struct mqblk_dev *dev, void *data)
 {
 	dev->driver_data = data;
@@ -313,6 +318,7 @@ int mqblk_dev_open(const char *uri, const struct mqblk_dev_opts *opts,
 		goto out_free;
 	if (o.queue_depth)
 		dev->lim.queue_depth = o.queue_depth;
+	dev->open_flags = o.flags;
 	ret = dev->ops->init(dev, &params, &dev->lim, err, errlen);
 	if (ret)
 		goto out_free;

@@ -110,6 +110,7 @@ struct mqblk_dev {
 	void *driver_data;
 	struct mqblk_dev_limits lim;
 	enum mqblk_comp_policy policy;
+	unsigned open_flags; /* MQBLK_OPEN_* */
 	unsigned nr_hw_queues;
 	unsigned nr_queues_expected;
 	bool shared_tags;

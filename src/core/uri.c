@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Device URIs: "driver" or "driver:key=value,key=value". Splits in place;
- * the driver name decides who consumes the keys.
+ * Device URIs: "driver" or "driver:key=value,key=value"; a path ("/..." or
+ * "./...", "../...") is the uring driver's, "PATH" or "PATH?key=value,...",
+ * handed over as a first key "path". Splits in place; the driver name
+ * decides who consumes the keys.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,21 +17,41 @@
 int uri_parse(char *buf, const char **driver, struct mqblk_params *params,
 	      char *err, size_t errlen)
 {
-	char *colon = strchr(buf, ':');
-	char *p;
+	char *colon, *p;
+	bool is_path = buf[0] == '/' || buf[0] == '.';
 
 	params->nr = 0;
 	params->v = NULL;
 	*driver = buf;
-	if (!colon)
-		goto check_name;
-	*colon = '\0';
-	p = colon + 1;
-	if (!*p)
-		goto check_name;
-	params->v = calloc(URI_MAX_PARAMS, sizeof(*params->v));
-	if (!params->v)
-		return -ENOMEM;
+	if (is_path) {
+		char *q = strchr(buf, '?');
+
+		params->v = calloc(URI_MAX_PARAMS, sizeof(*params->v));
+		if (!params->v)
+			return -ENOMEM;
+		*driver = "uring";
+		params->v[0].key = "path";
+		params->v[0].val = buf;
+		params->v[0].used = false;
+		params->nr = 1;
+		if (!q)
+			return 0;
+		*q = '\0';
+		p = q + 1;
+		if (!*p)
+			return 0;
+	} else {
+		colon = strchr(buf, ':');
+		if (!colon)
+			goto check_name;
+		*colon = '\0';
+		p = colon + 1;
+		if (!*p)
+			goto check_name;
+		params->v = calloc(URI_MAX_PARAMS, sizeof(*params->v));
+		if (!params->v)
+			return -ENOMEM;
+	}
 	while (p) {
 		char *comma = strchr(p, ',');
 		char *eq;
