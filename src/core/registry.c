@@ -8,9 +8,11 @@
 #include <mqblk/driver.h>
 
 extern const struct mqblk_driver_ops mqblk_null_driver;
+extern const struct mqblk_driver_ops mqblk_uring_driver;
 
 static const struct mqblk_driver_ops *const drivers[] = {
 	&mqblk_null_driver,
+	&mqblk_uring_driver,
 };
 
 const struct mqblk_driver_ops *mqblk_driver_find(const char *name)
