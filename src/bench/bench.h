@@ -41,6 +41,16 @@ static inline bool bench_rw_is_mixed(enum bench_rw rw)
 	return rw == RW_RW || rw == RW_RANDRW;
 }
 
+/* --verify types */
+enum bench_verify_type {
+	BENCH_VERIFY_NONE = 0,
+	BENCH_VERIFY_CRC32C = 1,
+	BENCH_VERIFY_MD5 = 2,
+	BENCH_VERIFY_SHA256 = 3,
+	BENCH_VERIFY_PATTERN = 4,
+};
+
+#define BENCH_VERIFY_PATTERN_MAX 512
 #define BENCH_MAX_PERCENTILES 20 /* fio's FIO_IO_U_LIST_MAX_LEN */
 #define BENCH_NAME_MAX 128
 
@@ -87,7 +97,32 @@ struct bench_job {
 	unsigned loops; /* default 1 */
 	unsigned groupid; /* assigned by the parser (stonewall/new_group) */
 	char *description;
+	/* flushes: fio's fsync/fdatasync (a flush after N writes), end_fsync */
+	unsigned fsync_blocks; /* 0 = never */
+	unsigned fdatasync_blocks; /* 0 = never */
+	bool end_fsync;
+	/* io_uring engine options (path devices) */
+	bool registerfiles;
+	bool sqthread_poll;
+	/* --verify */
+	unsigned verify; /* enum bench_verify_type */
+	bool verify_set; /* given explicitly (verify_pattern implies it) */
+	bool do_verify; /* default true */
+	bool verify_only;
+	bool verify_fatal;
+	uint64_t verify_backlog; /* 0 = verify after the write phase */
+	uint32_t verify_interval; /* 0 = the write block size */
+	unsigned verify_pattern_len; /* 0 = random payload */
+	uint8_t verify_pattern[BENCH_VERIFY_PATTERN_MAX];
 };
+
+/* The job writes or discards (so its device is opened for writing). */
+static inline bool bench_job_writes(const struct bench_job *job)
+{
+	/* verify_only replays the write phase without writing */
+	return !job->verify_only && job->rw != RW_READ &&
+	       job->rw != RW_RANDREAD;
+}
 
 enum bench_output_format {
 	OUTPUT_NORMAL = 1u << 0,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "verify.h"
 
 #define MAX_IODEPTH 65536u
 #define MAX_NUMJOBS 1024u
@@ -53,6 +54,7 @@ void bench_job_defaults(struct bench_job *job)
 	job->randrepeat = true;
 	job->clat_percentiles = true;
 	job->loops = 1;
+	job->do_verify = true;
 }
 
 void bench_job_free(struct bench_job *job)
@@ -177,6 +179,20 @@ static const struct opt job_opts[] = {
 	{ "number_ios", OT_U64, J(number_ios), 0, UINT64_MAX },
 	{ "loops", OT_U32, J(loops), 1, 1000000000u },
 	{ "description", OT_STR, J(description), 0, 0 },
+	{ "fsync", OT_U32, J(fsync_blocks), 0, UINT32_MAX },
+	{ "fdatasync", OT_U32, J(fdatasync_blocks), 0, UINT32_MAX },
+	{ "end_fsync", OT_BOOL, J(end_fsync), 0, 0 },
+	{ "registerfiles", OT_BOOL, J(registerfiles), 0, 0 },
+	{ "sqthread_poll", OT_BOOL, J(sqthread_poll), 0, 0 },
+	{ "fixedbufs", OT_SPECIAL, 0, 0, 0 },
+	{ "sqthread_poll_cpu", OT_SPECIAL, 0, 0, 0 },
+	{ "verify", OT_SPECIAL, 0, 0, 0 },
+	{ "verify_pattern", OT_SPECIAL, 0, 0, 0 },
+	{ "do_verify", OT_BOOL, J(do_verify), 0, 0 },
+	{ "verify_only", OT_BOOL, J(verify_only), 0, 0 },
+	{ "verify_fatal", OT_BOOL, J(verify_fatal), 0, 0 },
+	{ "verify_backlog", OT_U64, J(verify_backlog), 0, 1u << 24 },
+	{ "verify_interval", OT_SPECIAL, 0, 0, 0 },
 };
 
 static const struct opt *find_opt(const char *key)
@@ -318,21 +334,66 @@ static int set_percentiles(struct bench_job *job, const char *val, char *err,
 }
 
 /*
- * fio engine names map onto mqblk drivers. Today the null driver is the
- * only one: ioengine=null is it; a name for a driver mqblk does not have
- * yet is refused rather than quietly run on something else.
+ * fio engine names map onto the mqblk driver that plays that role: every
+ * engine that does I/O to a file or block device (io_uring, libaio, psync,
+ * sync, pvsync, pvsync2, posixaio) is the path driver (uring) when
+ * --filename is a path; null is the null device; mqblk is whatever driver
+ * the URI names. The filename decides the driver; an engine that cannot
+ * run it (null on a path) is refused in job_fixup.
  */
 static int set_ioengine(struct bench_job *job, const char *val, char *err,
 			size_t errlen)
 {
-	if (strcmp(val, "null") && strcmp(val, "mqblk"))
+	static const char *const names[] = {
+		"null", "mqblk",  "io_uring", "libaio",	  "psync",
+		"sync", "pvsync", "pvsync2",  "posixaio",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(val, names[i]))
+			break;
+	if (i == sizeof(names) / sizeof(names[0]))
 		return oerr(err, errlen,
 			    "ioengine '%s' is not supported (supported: null, "
-			    "mqblk; the driver follows --filename)",
+			    "mqblk, io_uring, libaio, psync, sync, pvsync, "
+			    "pvsync2, posixaio; the driver follows --filename)",
 			    val);
 	free(job->ioengine);
 	job->ioengine = strdup(val);
 	return job->ioengine ? 0 : oerr(err, errlen, "out of memory");
+}
+
+static int set_verify_opt(struct bench_job *job, const struct opt *o,
+			  const char *val, char *err, size_t errlen)
+{
+	char buf[160];
+	uint64_t v;
+
+	if (!strcmp(o->name, "verify")) {
+		if (verify_parse_type(val, &job->verify, err, errlen))
+			return -1;
+		job->verify_set = true;
+		return 0;
+	}
+	if (!strcmp(o->name, "verify_pattern")) {
+		if (verify_parse_pattern(val, job->verify_pattern,
+					 &job->verify_pattern_len, err, errlen))
+			return -1;
+		/* fio: a pattern alone means verify=pattern */
+		if (!job->verify_set)
+			job->verify = BENCH_VERIFY_PATTERN;
+		return 0;
+	}
+	/* verify_interval */
+	if (bench_parse_size(val, &v, buf, sizeof(buf)))
+		return oerr(err, errlen, "verify_interval: %s", buf);
+	if (v < 512 || v > (1u << 30))
+		return oerr(err, errlen,
+			    "verify_interval=%s: must be 512 bytes to 1 GiB",
+			    val);
+	job->verify_interval = (uint32_t)v;
+	return 0;
 }
 
 static int set_special(struct bench_job *job, const struct opt *o,
@@ -358,6 +419,14 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		return set_ioengine(job, val, err, errlen);
 	if (!strcmp(o->name, "percentile_list"))
 		return set_percentiles(job, val, err, errlen);
+	if (!strncmp(o->name, "verify", 6))
+		return set_verify_opt(job, o, val, err, errlen);
+	if (!strcmp(o->name, "fixedbufs") ||
+	    !strcmp(o->name, "sqthread_poll_cpu"))
+		return oerr(err, errlen,
+			    "%s is not supported yet (the uring driver has no "
+			    "such mode)",
+			    o->name);
 	if (!strcmp(o->name, "rwmixwrite")) {
 		if (bench_parse_uint(val, 0, 100, &v, buf, sizeof(buf)))
 			return oerr(err, errlen, "rwmixwrite: %s", buf);
@@ -384,6 +453,8 @@ int bench_job_set(struct bench_job *job, const char *key, const char *val,
 
 	if (!o)
 		return BENCH_OPT_UNKNOWN;
+	if (!val && !strcmp(key, "fixedbufs"))
+		val = "1"; /* a bare flag in fio; refused below */
 	if (!val && o->type != OT_BOOL)
 		return oerr(err, errlen, "option '%s' needs a value", key);
 	switch (o->type) {
@@ -434,6 +505,80 @@ int bench_job_set(struct bench_job *job, const char *key, const char *val,
 
 /* ---- whole configuration ---- */
 
+static bool uri_is_path(const char *uri)
+{
+	return uri && (uri[0] == '/' || uri[0] == '.');
+}
+
+/* --registerfiles / --sqthread_poll become the uring driver's URI keys. */
+static int job_fixup_uring(struct bench_job *job, char *err, size_t errlen)
+{
+	const char *opt = job->registerfiles ? "registerfiles" :
+					       "sqthread_poll";
+	size_t len;
+	char *uri;
+
+	if (!job->registerfiles && !job->sqthread_poll)
+		return 0;
+	if (!uri_is_path(job->filename))
+		return oerr(
+			err, errlen,
+			"%s: --%s is only for a path device (filename '%s')",
+			job->name, opt, job->filename ? job->filename : "null");
+	len = strlen(job->filename) + 40;
+	uri = malloc(len);
+	if (!uri)
+		return oerr(err, errlen, "out of memory");
+	snprintf(uri, len, "%s%s%s%s%s", job->filename,
+		 strchr(job->filename, '?') ? "," : "?",
+		 job->registerfiles ? "registerfiles=1" : "",
+		 job->registerfiles && job->sqthread_poll ? "," : "",
+		 job->sqthread_poll ? "sqpoll=1" : "");
+	free(job->filename);
+	job->filename = uri;
+	/* done: a second fixup must not append again */
+	job->registerfiles = job->sqthread_poll = false;
+	return 0;
+}
+
+static int job_fixup_verify(struct bench_job *job, char *err, size_t errlen)
+{
+	uint64_t bs =
+		job->bs[bench_job_writes(job) || job->verify_only ? DDIR_WRITE :
+								    DDIR_READ];
+
+	if (!job->verify) {
+		if (job->verify_only || job->verify_backlog)
+			return oerr(err, errlen, "%s: --%s needs --verify",
+				    job->name,
+				    job->verify_only ? "verify_only" :
+						       "verify_backlog");
+		return 0;
+	}
+	if (job->rw == RW_TRIM || job->rw == RW_RANDTRIM)
+		return oerr(err, errlen,
+			    "%s: --verify needs a read or write workload, not "
+			    "trim",
+			    job->name);
+	if (job->verify == BENCH_VERIFY_PATTERN && !job->verify_pattern_len)
+		return oerr(err, errlen,
+			    "%s: verify=pattern needs --verify_pattern",
+			    job->name);
+	if (job->verify_interval && bs % job->verify_interval)
+		return oerr(err, errlen,
+			    "%s: verify_interval %u does not divide the block "
+			    "size %llu",
+			    job->name, job->verify_interval,
+			    (unsigned long long)bs);
+	if ((job->verify_interval ? job->verify_interval : bs) <=
+	    VERIFY_HDR_SIZE)
+		return oerr(err, errlen,
+			    "%s: block size %llu is too small for a verify "
+			    "header (%u bytes)",
+			    job->name, (unsigned long long)bs, VERIFY_HDR_SIZE);
+	return 0;
+}
+
 static int job_fixup(struct bench_job *job, char *err, size_t errlen)
 {
 	unsigned depth = job->iodepth;
@@ -466,6 +611,9 @@ static int job_fixup(struct bench_job *job, char *err, size_t errlen)
 			    "%s: ioengine=null runs the null device, not "
 			    "filename '%s'",
 			    job->name, job->filename);
+	if (job_fixup_uring(job, err, errlen) ||
+	    job_fixup_verify(job, err, errlen))
+		return -1;
 	return 0;
 }
 
@@ -595,7 +743,7 @@ static bool takes_value(const char *key)
 	const struct opt *o = find_opt(key);
 
 	if (o)
-		return o->type != OT_BOOL;
+		return o->type != OT_BOOL && strcmp(key, "fixedbufs");
 	return !strcmp(key, "output-format") || !strcmp(key, "output") ||
 	       !strcmp(key, "eta");
 }
@@ -711,9 +859,14 @@ void bench_usage(FILE *f)
 		"\n"
 		"job options:\n"
 		"  --name=NAME              start a job\n"
-		"  --filename=URI           device: null[:k=v,...] (default null)\n"
-		"  --ioengine=null|mqblk    null: the null device; mqblk: the driver\n"
-		"                           named by --filename (other engines: error)\n"
+		"  --filename=URI           device: null[:k=v,...] (default null) or a\n"
+		"                           path (file or block device: uring driver)\n"
+		"  --ioengine=NAME          fio engine names map onto mqblk drivers:\n"
+		"                           io_uring libaio psync sync pvsync pvsync2\n"
+		"                           posixaio: the path (uring) driver, which\n"
+		"                           plays their role for a path --filename;\n"
+		"                           null: the null device (error with a path);\n"
+		"                           mqblk: whatever driver --filename names\n"
 		"  --rw=read|write|randread|randwrite|rw|readwrite|randrw|trim|randtrim\n"
 		"  --rwmixread=PCT --rwmixwrite=PCT   mix for rw/randrw (default 50)\n"
 		"  --bs=SIZE[,W[,T]]        block size per direction (default 4k)\n"
@@ -726,7 +879,13 @@ void bench_usage(FILE *f)
 		"  --runtime=TIME --time_based --ramp_time=TIME --number_ios=N\n"
 		"  --loops=N                passes over the region\n"
 		"  --hipri                  polled completion (no interrupts)\n"
-		"  --direct=0|1             O_DIRECT (no effect on the null device)\n"
+		"  --direct=0|1             O_DIRECT, buffers 4 KiB aligned (no effect on\n"
+		"                           the null device)\n"
+		"  --registerfiles --sqthread_poll   uring: registered file, SQPOLL\n"
+		"                           (path devices; URI keys registerfiles=1,\n"
+		"                           sqpoll=1); --fixedbufs: not supported yet\n"
+		"  --fsync=N --fdatasync=N  a flush after every N writes (fio's sync)\n"
+		"  --end_fsync              a flush at the end of the job\n"
 		"  --thread                 accepted: mqblk always runs jobs as threads\n"
 		"  --group_reporting --stonewall --new_group\n"
 		"  --norandommap --randrepeat=0|1 --randseed=N\n"
@@ -734,6 +893,19 @@ void bench_usage(FILE *f)
 		"  --clat_percentiles --lat_percentiles --slat_percentiles\n"
 		"  --percentile_list=P:P:...   e.g. 50:99:99.99\n"
 		"  --description=TEXT\n"
+		"\n"
+		"verification (fio's): every block written carries a header (offset,\n"
+		"length, seed, checksums); then, with do_verify, it is read back and\n"
+		"checked; a mismatch names the offset and fails the job (err=84):\n"
+		"  --verify=crc32c|crc32c-intel|md5|sha256|pattern|0\n"
+		"  --verify_pattern=P       0xHEX, \"string\" or a number (comma list);\n"
+		"                           alone, it means verify=pattern\n"
+		"  --do_verify=0|1          read back after writing (default 1)\n"
+		"  --verify_only            replay the write phase without writing and\n"
+		"                           verify what an earlier run (same seed) wrote\n"
+		"  --verify_fatal           stop at the first mismatch\n"
+		"  --verify_backlog=N       verify every N blocks written, as it goes\n"
+		"  --verify_interval=SIZE   one header per SIZE bytes (default bs)\n"
 		"\n"
 		"run options:\n"
 		"  --output-format=normal|json|json+ (comma list)  --output=FILE\n"

@@ -503,17 +503,19 @@ static void ddir_json(struct jw *w, const struct job_stats *js,
 	jw_obj_end(w);
 }
 
-/* fio's DDIR_SYNC block: mqblk issues no fsyncs, so it is all zeros. */
-static void sync_json(struct jw *w)
+/* fio's DDIR_SYNC block: the flushes of --fsync/--fdatasync/--end_fsync. */
+static void sync_json(struct jw *w, const struct job_stats *js)
 {
+	const struct lat_stat *ls = &js->sync_lat;
+
 	jw_obj_begin(w, "sync");
-	jw_uint(w, "total_ios", 0);
+	jw_uint(w, "total_ios", js->sync_ios);
 	jw_obj_begin(w, "lat_ns");
-	jw_uint(w, "min", 0);
-	jw_uint(w, "max", 0);
-	jw_double(w, "mean", 0);
-	jw_double(w, "stddev", 0);
-	jw_uint(w, "N", 0);
+	jw_uint(w, "min", ls->nr ? ls->min : 0);
+	jw_uint(w, "max", ls->max);
+	jw_double(w, "mean", ls->nr ? lat_stat_mean(ls) : 0);
+	jw_double(w, "stddev", ls->nr ? lat_stat_stddev(ls) : 0);
+	jw_uint(w, "N", ls->nr);
 	jw_obj_end(w);
 	jw_obj_end(w);
 }
@@ -577,7 +579,7 @@ static void job_json(struct jw *w, const struct job_stats *js,
 	job_options(w, js);
 	for (d = 0; d < DDIR_NR; d++)
 		ddir_json(w, js, g, (enum bench_ddir)d, plus);
-	sync_json(w);
+	sync_json(w, js);
 
 	/* fio keeps cpu time in whole ms. */
 	if (rt_ms) {

@@ -360,6 +360,11 @@ static void show_entry(FILE *f, const struct job_stats *js,
 		if (js->dd[d].io_bytes)
 			show_ddir(f, js, g, (enum bench_ddir)d);
 	show_latencies(f, js, issued);
+	if (js->sync_lat.nr) {
+		/* fio's DDIR_SYNC block */
+		fputs("  fsync/fdatasync/sync_file_range:\n", f);
+		show_lat_line(f, "sync", &js->sync_lat);
+	}
 
 	/* fio keeps cpu time in whole ms. */
 	if (rt_ms) {
@@ -377,14 +382,14 @@ static void show_entry(FILE *f, const struct job_stats *js,
 		  js->total_complete);
 	fprintf(f,
 		"     issued rwts: total=%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		",0 short=%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%" PRIu64 " short=%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",0 dropped=%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",0\n",
 		stats_issued(&js->dd[DDIR_READ]),
 		stats_issued(&js->dd[DDIR_WRITE]),
-		stats_issued(&js->dd[DDIR_TRIM]), js->dd[DDIR_READ].short_ios,
-		js->dd[DDIR_WRITE].short_ios, js->dd[DDIR_TRIM].short_ios,
-		js->dd[DDIR_READ].drop_ios, js->dd[DDIR_WRITE].drop_ios,
-		js->dd[DDIR_TRIM].drop_ios);
+		stats_issued(&js->dd[DDIR_TRIM]), js->sync_issued,
+		js->dd[DDIR_READ].short_ios, js->dd[DDIR_WRITE].short_ios,
+		js->dd[DDIR_TRIM].short_ios, js->dd[DDIR_READ].drop_ios,
+		js->dd[DDIR_WRITE].drop_ios, js->dd[DDIR_TRIM].drop_ios);
 	/* No latency_target support: fio's values for that case. */
 	fprintf(f,
 		"     latency   : target=0, window=0, percentile=100.00%%, "

@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "bench.h"
+#include "verify.h"
 
 static int perr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -244,4 +245,141 @@ int bench_parse_bool(const char *s, bool *out, char *err, size_t errlen)
 		}
 	}
 	return perr(err, errlen, "bad boolean '%s' (want 0 or 1)", s);
+}
+
+/* ---- --verify and --verify_pattern (declared in verify.h) ---- */
+
+static const char *const type_names[] = {
+	[BENCH_VERIFY_NONE] = "none",	    [BENCH_VERIFY_CRC32C] = "crc32c",
+	[BENCH_VERIFY_MD5] = "md5",	    [BENCH_VERIFY_SHA256] = "sha256",
+	[BENCH_VERIFY_PATTERN] = "pattern",
+};
+
+const char *verify_type_name(unsigned type)
+{
+	return type < sizeof(type_names) / sizeof(type_names[0]) ?
+		       type_names[type] :
+		       "?";
+}
+
+int verify_parse_type(const char *s, unsigned *type, char *err, size_t errlen)
+{
+	if (!strcmp(s, "0") || !strcmp(s, "none"))
+		*type = BENCH_VERIFY_NONE;
+	else if (!strcmp(s, "crc32c") || !strcmp(s, "crc32c-intel"))
+		*type = BENCH_VERIFY_CRC32C;
+	else if (!strcmp(s, "md5"))
+		*type = BENCH_VERIFY_MD5;
+	else if (!strcmp(s, "sha256"))
+		*type = BENCH_VERIFY_SHA256;
+	else if (!strcmp(s, "pattern"))
+		*type = BENCH_VERIFY_PATTERN;
+	else
+		return perr(err, errlen,
+			    "verify=%s is not supported (crc32c, crc32c-intel, "
+			    "md5, sha256, pattern, 0/none)",
+			    s);
+	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int verify_parse_pattern(const char *s, uint8_t *out, unsigned *len, char *err,
+			 size_t errlen)
+{
+	const unsigned max = BENCH_VERIFY_PATTERN_MAX;
+	unsigned n = 0;
+	const char *p = s;
+
+	for (;;) {
+		if (*p == '"' || *p == '\'') {
+			char q = *p++;
+
+			while (*p && *p != q) {
+				if (n == max)
+					goto too_long;
+				out[n++] = (uint8_t)*p++;
+			}
+			if (*p != q)
+				return perr(err, errlen,
+					    "verify_pattern=%s: unterminated "
+					    "string",
+					    s);
+			p++;
+		} else if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+			const char *h = p + 2, *e = h;
+			size_t nd;
+
+			while (hexval(*e) >= 0)
+				e++;
+			nd = (size_t)(e - h);
+			if (!nd)
+				return perr(err, errlen,
+					    "verify_pattern=%s: no hex digits "
+					    "after 0x",
+					    s);
+			/* an odd digit count: the first byte is one digit */
+			if (nd & 1) {
+				if (n == max)
+					goto too_long;
+				out[n++] = (uint8_t)hexval(*h++);
+			}
+			while (h < e) {
+				if (n == max)
+					goto too_long;
+				out[n++] = (uint8_t)(hexval(h[0]) << 4 |
+						     hexval(h[1]));
+				h += 2;
+			}
+			p = e;
+		} else if (*p >= '0' && *p <= '9') {
+			uint64_t v = 0;
+
+			while (*p >= '0' && *p <= '9') {
+				uint64_t d = (uint64_t)(*p - '0');
+
+				if (v > (UINT64_MAX - d) / 10)
+					return perr(err, errlen,
+						    "verify_pattern=%s: number "
+						    "too large",
+						    s);
+				v = v * 10 + d;
+				p++;
+			}
+			do {
+				if (n == max)
+					goto too_long;
+				out[n++] = (uint8_t)v;
+				v >>= 8;
+			} while (v);
+		} else {
+			return perr(err, errlen,
+				    "verify_pattern=%s: want 0xHEX, \"string\" "
+				    "or a number (fio's %%o formats are not "
+				    "supported)",
+				    s);
+		}
+		if (!*p)
+			break;
+		if (*p != ',' || !p[1])
+			return perr(err, errlen,
+				    "verify_pattern=%s: junk at '%s'", s, p);
+		p++;
+	}
+	if (!n)
+		return perr(err, errlen, "verify_pattern is empty");
+	*len = n;
+	return 0;
+too_long:
+	return perr(err, errlen,
+		    "verify_pattern=%.32s...: longer than %u bytes", s, max);
 }

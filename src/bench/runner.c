@@ -23,6 +23,7 @@
 #include "rand.h"
 #include "runner.h"
 #include "stats.h"
+#include "verify.h"
 
 #define BENCH_VERSION "mqblk-0.1.0"
 #define SAMPLE_NS (500ull * 1000 * 1000) /* fio's bw_avg_time */
@@ -35,6 +36,9 @@ struct io_u {
 	uint64_t issue_ns;
 	enum bench_ddir ddir;
 	uint32_t len;
+	uint64_t off;
+	bool verify; /* a read whose data is checked on completion */
+	bool sync; /* a flush: fio's DDIR_SYNC */
 	struct io_u *next_free;
 };
 
@@ -44,6 +48,8 @@ struct bench_dev {
 	struct mqblk_dev *dev;
 	unsigned nr_threads;
 	int hipri; /* -1 unset, else all users agree */
+	int direct; /* the same for --direct */
+	unsigned flags; /* MQBLK_OPEN_* */
 };
 
 struct job_thread {
@@ -102,7 +108,60 @@ struct gen {
 	uint64_t bytes_issued; /* this pass, for non-time_based jobs */
 	uint64_t ios_issued;
 	unsigned loops_left;
+
+	/* what comes after the job's own I/O: flushes and verification */
+	enum {
+		PH_MAIN, /* the workload (with --fsync flushes) */
+		PH_BACKLOG, /* --verify_backlog: verify the last N writes */
+		PH_END_FSYNC, /* --end_fsync */
+		PH_VERIFY, /* the read-back pass over what was written */
+		PH_DONE,
+	} phase;
+	bool main_done; /* the workload has issued all it will */
+	bool stop_main; /* runtime is up: end the workload */
+	bool sync_due; /* --fsync: a flush goes next */
+	bool end_synced;
+	unsigned fsync_n; /* flush after this many writes; 0 = never */
+	unsigned writes_since_sync;
+	/* --verify: written blocks of vbs bytes, set until verified */
+	bool track;
+	uint64_t vbs;
+	uint64_t *wmap;
+	uint64_t wmap_words;
+	uint64_t vcursor; /* PH_VERIFY: next word to look at */
+	uint64_t *backlog; /* block numbers written since the last backlog */
+	uint64_t backlog_nr, backlog_pos;
 };
+
+/* One thing for the job thread to issue. */
+struct next_io {
+	enum bench_ddir d;
+	uint64_t off;
+	uint32_t len;
+	bool verify; /* check the data read */
+	bool stamp; /* write verify headers into the buffer */
+	bool sync; /* a flush */
+};
+
+enum { NEXT_IO, NEXT_WAIT, NEXT_DONE };
+
+static void wmap_set(struct gen *g, uint64_t blk)
+{
+	g->wmap[blk / 64] |= 1ull << (blk % 64);
+}
+
+static void wmap_clear(struct gen *g, uint64_t blk)
+{
+	g->wmap[blk / 64] &= ~(1ull << (blk % 64));
+}
+
+static void verify_read(struct gen *g, uint64_t blk, struct next_io *n)
+{
+	n->d = DDIR_READ;
+	n->off = g->region_start + blk * g->vbs;
+	n->len = (uint32_t)g->vbs;
+	n->verify = true;
+}
 
 static void gen_reset_pass(struct gen *g)
 {
@@ -114,6 +173,115 @@ static void gen_reset_pass(struct gen *g)
 			bench_randmap_reset(&g->map[d]);
 	}
 	g->bytes_issued = 0;
+}
+
+static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
+		     uint64_t *offp, uint32_t *lenp);
+
+/*
+ * What to issue next, in fio's order: the workload (a flush after every
+ * --fsync writes; with --verify_backlog, a read-back of every N written
+ * blocks once they have completed), then --end_fsync's flush, then the
+ * verify pass over every block written. NEXT_WAIT: nothing until the
+ * requests in flight complete (only returned while some are).
+ */
+static int next_io(struct gen *g, unsigned inflight, struct next_io *n)
+{
+	const struct bench_job *job = g->job;
+	uint64_t blk;
+
+	memset(n, 0, sizeof(*n));
+	for (;;) {
+		switch (g->phase) {
+		case PH_MAIN:
+			if (g->sync_due) {
+				g->sync_due = false;
+				n->sync = true;
+				return NEXT_IO;
+			}
+			if (g->backlog &&
+			    g->backlog_nr >= job->verify_backlog) {
+				if (inflight)
+					return NEXT_WAIT;
+				g->phase = PH_BACKLOG;
+				g->backlog_pos = 0;
+				continue;
+			}
+			if (!g->main_done &&
+			    (g->stop_main ||
+			     !gen_next(g, job->time_based && !job->verify_only,
+				       &n->d, &n->off, &n->len)))
+				g->main_done = true;
+			if (g->main_done) {
+				if (inflight)
+					return NEXT_WAIT;
+				g->phase = PH_END_FSYNC;
+				continue;
+			}
+			if (n->d == DDIR_WRITE && job->verify) {
+				blk = (n->off - g->region_start) / g->vbs;
+				if (g->track)
+					wmap_set(g, blk);
+				if (g->backlog)
+					g->backlog[g->backlog_nr++] = blk;
+				/* verify_only: the write phase replayed,
+				 * not written */
+				if (job->verify_only)
+					continue;
+				n->stamp = true;
+			}
+			if (n->d == DDIR_WRITE && g->fsync_n &&
+			    ++g->writes_since_sync >= g->fsync_n) {
+				g->writes_since_sync = 0;
+				g->sync_due = true;
+			}
+			/* a read-only job checks what it reads (fio) */
+			n->verify = n->d == DDIR_READ && job->verify &&
+				    !bench_job_writes(job) && !g->track;
+			return NEXT_IO;
+		case PH_BACKLOG:
+			if (g->backlog_pos < g->backlog_nr) {
+				blk = g->backlog[g->backlog_pos++];
+				wmap_clear(g, blk);
+				verify_read(g, blk, n);
+				return NEXT_IO;
+			}
+			if (inflight)
+				return NEXT_WAIT;
+			g->backlog_nr = 0;
+			g->phase = PH_MAIN;
+			continue;
+		case PH_END_FSYNC:
+			if (job->end_fsync && !g->end_synced) {
+				g->end_synced = true;
+				n->sync = true;
+				return NEXT_IO;
+			}
+			if (inflight)
+				return NEXT_WAIT;
+			g->phase = g->track && job->do_verify ? PH_VERIFY :
+								PH_DONE;
+			continue;
+		case PH_VERIFY:
+			while (g->vcursor < g->wmap_words &&
+			       !g->wmap[g->vcursor])
+				g->vcursor++;
+			if (g->vcursor < g->wmap_words) {
+				blk = g->vcursor * 64 +
+				      (uint64_t)__builtin_ctzll(
+					      g->wmap[g->vcursor]);
+				wmap_clear(g, blk);
+				verify_read(g, blk, n);
+				return NEXT_IO;
+			}
+			if (inflight)
+				return NEXT_WAIT;
+			g->phase = PH_DONE;
+			continue;
+		case PH_DONE:
+			return NEXT_DONE;
+		}
+	}
 }
 
 /* Pick the next I/O; false when the job has issued all it should. */
@@ -210,6 +378,12 @@ static void account_batch(struct job_thread *jt, struct mqblk_rq **rqs, int n,
 
 		if (__builtin_expect(rqs[i]->res < 0, 0))
 			continue;
+		if (__builtin_expect(u->sync, 0)) {
+			js->sync_ios++;
+			if (want_lat)
+				lat_stat_add(&js->sync_lat, clat, 1);
+			continue;
+		}
 		stats_add_io(js, u->ddir, u->slat_ns, clat, u->len, 1,
 			     want_lat);
 	}
@@ -282,6 +456,34 @@ static int fail(struct job_thread *jt, int err, const char *fmt, ...)
 	return -1;
 }
 
+static const char *job_uri(const struct bench_job *job);
+
+/* How a job needs its device opened. */
+static unsigned job_open_flags(const struct bench_job *job)
+{
+	return (bench_job_writes(job) ? MQBLK_OPEN_WRITE : 0) |
+	       (job->direct ? MQBLK_OPEN_DIRECT : 0);
+}
+
+/*
+ * A verify read completed: check it. A mismatch is one line on stderr (as
+ * fio prints it), counts as the job's error (EILSEQ, fio's err=84) and,
+ * with --verify_fatal, ends the job (true).
+ */
+static bool check_read(struct job_thread *jt, const struct verify_ctx *vc,
+		       const struct io_u *u)
+{
+	char msg[320];
+
+	if (!verify_check(vc, u->buf, u->off, u->len, msg, sizeof(msg)))
+		return false;
+	fprintf(stderr, "mqblk: %s: %s\n", jt->job->name, msg);
+	jt->stats.verify_errors++;
+	if (!jt->stats.error)
+		jt->stats.error = EILSEQ;
+	return jt->job->verify_fatal;
+}
+
 static void *job_thread_fn(void *arg)
 {
 	struct job_thread *jt = arg;
@@ -304,6 +506,8 @@ static void *job_thread_fn(void *arg)
 	struct io_u **pend = NULL;
 	bool more = true;
 	char *bufmem = NULL;
+	struct verify_ctx vctx = { 0 };
+	uint64_t stride;
 	int d, ret;
 
 	for (d = 0; d < DDIR_NR; d++)
@@ -315,6 +519,35 @@ static void *job_thread_fn(void *arg)
 	g.region_len = job->size;
 	g.use_map = bench_rw_is_random(job->rw) && !job->norandommap;
 	bench_rng_seed(&g.rng, job_seed(jt));
+	g.fsync_n = job->fsync_blocks ? job->fsync_blocks :
+					job->fdatasync_blocks;
+	if (job->verify) {
+		/* every clone writes the same data to a block, so clones
+		 * over one region do not fail each other's verify */
+		vctx.type = job->verify;
+		vctx.pattern = job->verify_pattern_len ? job->verify_pattern :
+							 NULL;
+		vctx.pattern_len = job->verify_pattern_len;
+		vctx.seed =
+			job_seed(jt) - jt->clone_idx * 0x9e3779b97f4a7c15ull;
+		vctx.interval = job->verify_interval;
+		vctx.file = job_uri(job);
+		g.vbs = job->bs[DDIR_WRITE];
+		g.track = job->rw != RW_READ && job->rw != RW_RANDREAD &&
+			  (job->do_verify || job->verify_only);
+	}
+	if (g.track) {
+		g.wmap_words = (g.region_len / g.vbs + 63) / 64;
+		g.wmap = calloc(g.wmap_words, sizeof(*g.wmap));
+		if (job->verify_backlog)
+			g.backlog =
+				calloc(job->verify_backlog, sizeof(*g.backlog));
+		if (!g.wmap || (job->verify_backlog && !g.backlog)) {
+			fail(jt, ENOMEM, "%s: cannot allocate the verify map",
+			     job->name);
+			goto out;
+		}
+	}
 	if (g.use_map) {
 		for (d = 0; d < DDIR_NR; d++) {
 			if (bench_randmap_init(&g.map[d],
@@ -335,17 +568,19 @@ static void *job_thread_fn(void *arg)
 	units = calloc(depth, sizeof(*units));
 	rqs = calloc(depth, sizeof(*rqs));
 	pend = calloc(depth, sizeof(*pend));
-	if (posix_memalign((void **)&bufmem, 4096, (size_t)(maxbs * depth)))
+	/* O_DIRECT: every buffer starts on a 4 KiB boundary */
+	stride = job->direct ? (maxbs + 4095) & ~4095ull : maxbs;
+	if (posix_memalign((void **)&bufmem, 4096, (size_t)(stride * depth)))
 		bufmem = NULL;
 	if (!units || !rqs || !pend || !bufmem) {
 		fail(jt, ENOMEM, "%s: cannot allocate I/O buffers", job->name);
 		goto out;
 	}
 	/* write buffers carry non-zero, non-repeating data, as fio's do */
-	for (i = 0; i < maxbs * depth / 8; i++)
+	for (i = 0; i < stride * depth / 8; i++)
 		((uint64_t *)bufmem)[i] = bench_rng_next(&g.rng);
 	for (i = 0; i < depth; i++) {
-		units[i].buf = bufmem + (size_t)i * maxbs;
+		units[i].buf = bufmem + (size_t)i * stride;
 		units[i].next_free = free_units;
 		free_units = &units[i];
 	}
@@ -367,18 +602,19 @@ static void *job_thread_fn(void *arg)
 		while (more && inflight < depth) {
 			struct mqblk_rq *rq;
 			struct io_u *u;
-			enum bench_ddir dd;
-			uint64_t off;
-			uint32_t len;
+			struct next_io n;
+			int what;
 
 			rq = mqblk_rq_get(q, MQBLK_RQ_NOWAIT);
 			if (!rq && !inflight)
 				rq = mqblk_rq_get(q, 0); /* others hold tags */
 			if (!rq)
 				break; /* our own completions will free tags */
-			if (!gen_next(&g, job->time_based, &dd, &off, &len)) {
+			what = next_io(&g, inflight, &n);
+			if (what != NEXT_IO) {
 				mqblk_rq_put(rq);
-				more = false;
+				if (what == NEXT_DONE)
+					more = false;
 				break;
 			}
 			if (!queued) {
@@ -388,12 +624,18 @@ static void *job_thread_fn(void *arg)
 			}
 			u = free_units;
 			free_units = u->next_free;
-			u->ddir = dd;
-			u->len = len;
-			rq->op = ddir_op(dd);
-			rq->offset = off;
-			rq->len = len;
-			rq->buf = u->buf;
+			u->ddir = n.d;
+			u->len = n.len;
+			u->off = n.off;
+			u->verify = n.verify;
+			u->sync = n.sync;
+			if (n.stamp)
+				verify_stamp(&vctx, u->buf, n.off, n.len,
+					     job->loops - g.loops_left);
+			rq->op = n.sync ? MQBLK_OP_FLUSH : ddir_op(n.d);
+			rq->offset = n.sync ? 0 : n.off;
+			rq->len = n.sync ? 0 : n.len;
+			rq->buf = n.sync ? NULL : u->buf;
 			rq->private = u;
 			ret = mqblk_submit(rq);
 			if (ret) {
@@ -405,8 +647,11 @@ static void *job_thread_fn(void *arg)
 				more = false;
 				break;
 			}
-			if (counting) {
-				js->dd[dd].issued++;
+			if (counting && n.sync) {
+				js->sync_issued++;
+				js->depth_map[stats_depth_slot(inflight + 1)]++;
+			} else if (counting) {
+				js->dd[n.d].issued++;
 				js->depth_map[stats_depth_slot(inflight + 1)]++;
 			}
 			inflight++;
@@ -455,6 +700,9 @@ static void *job_thread_fn(void *arg)
 						js->error = -rqs[i]->res;
 						more = false;
 					}
+					if (u->verify && rqs[i]->res >= 0 &&
+					    check_read(jt, &vctx, u))
+						more = false;
 					u->next_free = free_units;
 					free_units = u;
 					mqblk_rq_put(rqs[i]);
@@ -474,7 +722,7 @@ static void *job_thread_fn(void *arg)
 					if (now - smp.last_ns >= SAMPLE_NS)
 						sample(jt, &smp, now, want_lat);
 					if (t_end && now >= t_end)
-						more = false;
+						g.stop_main = true;
 				}
 			} while (inflight > job->iodepth_low && more);
 		}
@@ -505,6 +753,8 @@ out:
 		mqblk_queue_close(q);
 	for (d = 0; d < DDIR_NR; d++)
 		bench_randmap_free(&g.map[d]);
+	free(g.wmap);
+	free(g.backlog);
 	free(bufmem);
 	free(units);
 	free(rqs);
@@ -728,10 +978,58 @@ static void group_status(struct job_thread *jts, unsigned nr,
 	s->eta_s = max_eta;
 }
 
+/*
+ * Devices left open by the groups before: the next group reuses one it
+ * opens the same way, so a memory-backed null device keeps its data from
+ * a write group to a later --verify_only group, as a file would.
+ */
+struct dev_cache {
+	struct bench_dev d[64];
+	unsigned nr;
+};
+
+static bool dev_fits(const struct bench_dev *kept, const struct bench_dev *want)
+{
+	return !strcmp(kept->uri, want->uri) &&
+	       kept->nr_threads == want->nr_threads &&
+	       kept->hipri == want->hipri &&
+	       (kept->flags & want->flags) == want->flags &&
+	       (kept->flags & MQBLK_OPEN_DIRECT) ==
+		       (want->flags & MQBLK_OPEN_DIRECT);
+}
+
+/* Take a fitting device out of the cache; close one that does not fit. */
+static struct mqblk_dev *dev_cache_take(struct dev_cache *dc,
+					struct bench_dev *want)
+{
+	struct mqblk_dev *dev = NULL;
+	unsigned k;
+
+	for (k = 0; k < dc->nr; k++) {
+		if (strcmp(dc->d[k].uri, want->uri))
+			continue;
+		if (dev_fits(&dc->d[k], want)) {
+			dev = dc->d[k].dev;
+			want->flags = dc->d[k].flags;
+		} else {
+			mqblk_dev_close(dc->d[k].dev);
+		}
+		dc->d[k--] = dc->d[--dc->nr];
+	}
+	return dev;
+}
+
+static void dev_cache_close(struct dev_cache *dc)
+{
+	while (dc->nr)
+		mqblk_dev_close(dc->d[--dc->nr].dev);
+}
+
 /* Run the jobs of one group (indexes [first, last)) concurrently. */
 static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 		     unsigned first, unsigned last, struct job_thread *jts,
-		     unsigned *nr_jts, unsigned *thread_nr)
+		     unsigned *nr_jts, unsigned *thread_nr,
+		     struct dev_cache *dc)
 {
 	struct bench_dev devs[64];
 	unsigned nr_devs = 0, i, j, c, base = *nr_jts, nr_started = 0;
@@ -754,8 +1052,17 @@ static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 			}
 			devs[j].uri = (char *)uri;
 			devs[j].hipri = -1;
+			devs[j].direct = -1;
 			nr_devs++;
 		}
+		if (devs[j].direct >= 0 && devs[j].direct != jobs[i].direct) {
+			fprintf(stderr,
+				"mqblk: jobs sharing device '%s' disagree on --direct\n",
+				uri);
+			return -1;
+		}
+		devs[j].direct = jobs[i].direct;
+		devs[j].flags |= job_open_flags(&jobs[i]);
 		devs[j].nr_threads += jobs[i].numjobs;
 		if (devs[j].hipri >= 0 && devs[j].hipri != jobs[i].hipri) {
 			fprintf(stderr,
@@ -769,8 +1076,12 @@ static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 		struct mqblk_dev_opts o;
 		char err[256];
 
+		devs[j].dev = dev_cache_take(dc, &devs[j]);
+		if (devs[j].dev)
+			continue;
 		mqblk_dev_opts_init(&o);
 		o.nr_queues = devs[j].nr_threads;
+		o.flags = devs[j].flags;
 		if (devs[j].hipri == 1)
 			o.comp_policy = MQBLK_COMP_POLLED;
 		ret = mqblk_dev_open(devs[j].uri, &o, &devs[j].dev, err,
@@ -841,8 +1152,14 @@ static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 		}
 	}
 out_close:
-	for (j = 0; j < nr_devs; j++)
-		mqblk_dev_close(devs[j].dev);
+	for (j = 0; j < nr_devs; j++) {
+		if (!devs[j].dev)
+			continue;
+		if (ret || dc->nr == 64)
+			mqblk_dev_close(devs[j].dev);
+		else
+			dc->d[dc->nr++] = devs[j];
+	}
 	return ret;
 }
 
@@ -862,6 +1179,7 @@ static int preflight(struct bench_job *jobs, unsigned nr)
 		char err[256];
 
 		mqblk_dev_opts_init(&o);
+		o.flags = job_open_flags(&jobs[i]);
 		if (mqblk_dev_open(job_uri(&jobs[i]), &o, &dev, err,
 				   sizeof(err))) {
 			fprintf(stderr, "mqblk: %s\n", err);
@@ -882,6 +1200,7 @@ int bench_run(struct bench_config *cfg)
 	FILE *out = stdout;
 	struct timeval tv;
 	struct report r;
+	struct dev_cache dc = { .nr = 0 };
 	int status = 0;
 
 	if (!cfg->nr_jobs) {
@@ -925,14 +1244,15 @@ int bench_run(struct bench_config *cfg)
 		while (last < cfg->nr_jobs &&
 		       jobs[last].groupid == jobs[first].groupid)
 			last++;
-		if (run_group(cfg, jobs, first, last, jts, &nr_jts,
-			      &thread_nr)) {
+		if (run_group(cfg, jobs, first, last, jts, &nr_jts, &thread_nr,
+			      &dc)) {
 			status = 1;
 			if (!nr_jts)
 				goto out_close;
 		}
 		first = last;
 	}
+	dev_cache_close(&dc);
 	for (i = 0; i < nr_jts; i++) {
 		all[i] = &jts[i].stats;
 		jts[i].stats.pid = getpid();
@@ -950,6 +1270,7 @@ int bench_run(struct bench_config *cfg)
 	if (cfg->output_format & (OUTPUT_JSON | OUTPUT_JSONPLUS))
 		report_json(out, &r, cfg->output_format & OUTPUT_JSONPLUS);
 out_close:
+	dev_cache_close(&dc);
 	if (out != stdout && fclose(out)) {
 		fprintf(stderr, "mqblk: writing '%s' failed\n", cfg->output);
 		status = 1;

@@ -28,6 +28,7 @@ void stats_init(struct job_stats *js, const struct bench_job *job)
 		lat_stat_reset(&js->dd[d].bw);
 		lat_stat_reset(&js->dd[d].iops);
 	}
+	lat_stat_reset(&js->sync_lat);
 	js->nr_jobs = 1;
 	js->job = job;
 	js->want_clat_hist = true;
@@ -248,6 +249,10 @@ void stats_merge(struct job_stats *dst, const struct job_stats *src)
 	}
 
 	dst->nr_jobs += src->nr_jobs;
+	dst->sync_issued += src->sync_issued;
+	dst->sync_ios += src->sync_ios;
+	lat_stat_merge(&dst->sync_lat, &src->sync_lat);
+	dst->verify_errors += src->verify_errors;
 	if (!dst->error)
 		dst->error = src->error;
 	/* fio adds total_run_time up (so cpu% is per job on average). */

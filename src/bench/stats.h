@@ -119,6 +119,12 @@ struct job_stats {
 
 	struct mqblk_job_counters mq;
 
+	/* fio's DDIR_SYNC: flushes (--fsync, --fdatasync, --end_fsync) */
+	uint64_t sync_issued;
+	uint64_t sync_ios; /* completed */
+	struct lat_stat sync_lat; /* ns, issue to completion */
+	uint64_t verify_errors; /* blocks that failed --verify */
+
 	/* Which histograms stats_add_io fills (fio fills io_u_plat[FIO_CLAT]
 	 * only with clat_percentiles, and so on); set by stats_init. */
 	bool want_clat_hist;

@@ -680,7 +680,7 @@ static void test_errors_name_the_bad_token(void **state)
 		  "--runtime=10x");
 	PARSE_BAD("size: bad size suffix in '1q'", "--name=a", "--size=1q");
 	PARSE_BAD("direct: bad boolean '2'", "--name=a", "--direct=2");
-	PARSE_BAD("libaio", "--name=a", "--ioengine=libaio");
+	PARSE_BAD("windowsaio", "--name=a", "--ioengine=windowsaio");
 	PARSE_BAD("randseed", "--name=a", "--randseed=x");
 	PARSE_BAD("filename: empty value", "--name=a", "--filename=");
 	/* the job is named by the cross-option checks */
