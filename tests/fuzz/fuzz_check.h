@@ -23,6 +23,21 @@
 		}                                                        \
 	} while (0)
 
+/* The engine names options.c accepts (set_ioengine). */
+static inline bool fuzz_engine_known(const char *e)
+{
+	static const char *const known[] = {
+		"null", "mqblk",  "io_uring", "libaio",	  "psync",
+		"sync", "pvsync", "pvsync2",  "posixaio",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(e, known[i]))
+			return true;
+	return false;
+}
+
 /* A refusal: a non-empty one-line message, terminated inside err. */
 static inline void fuzz_check_error(const char *err, size_t errlen)
 {
@@ -67,8 +82,7 @@ static inline void fuzz_check_config(const struct bench_config *cfg,
 		FUZZ_CHECK(j->loops >= 1);
 		FUZZ_CHECK(fuzz_opt_string_ok(j->filename));
 		FUZZ_CHECK(fuzz_opt_string_ok(j->description));
-		FUZZ_CHECK(!j->ioengine || !strcmp(j->ioengine, "null") ||
-			   !strcmp(j->ioengine, "mqblk"));
+		FUZZ_CHECK(!j->ioengine || fuzz_engine_known(j->ioengine));
 		FUZZ_CHECK(j->nr_percentiles <= BENCH_MAX_PERCENTILES);
 		for (p = 0; p < j->nr_percentiles; p++)
 			FUZZ_CHECK(j->percentiles[p] >= 0.0 &&
