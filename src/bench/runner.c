@@ -484,6 +484,21 @@ static bool check_read(struct job_thread *jt, const struct verify_ctx *vc,
 	return jt->job->verify_fatal;
 }
 
+/* fio's "io_u error" line for the I/O that failed the job (stderr). */
+static void report_io_error(const struct job_thread *jt,
+			    const struct mqblk_rq *rq)
+{
+	static const char *const ops[] = { "read", "write", "flush", "trim",
+					   "write zeroes" };
+	const char *op = (unsigned)rq->op < 5 ? ops[rq->op] : "?";
+
+	fprintf(stderr,
+		"mqblk: %s: io_u error on file %s: %s: %s offset=%llu, "
+		"buflen=%u\n",
+		jt->job->name, jt->bdev->uri, strerror(-rq->res), op,
+		(unsigned long long)rq->offset, rq->len);
+}
+
 static void *job_thread_fn(void *arg)
 {
 	struct job_thread *jt = arg;
@@ -698,6 +713,7 @@ static void *job_thread_fn(void *arg)
 
 					if (rqs[i]->res < 0 && !js->error) {
 						js->error = -rqs[i]->res;
+						report_io_error(jt, rqs[i]);
 						more = false;
 					}
 					if (u->verify && rqs[i]->res >= 0 &&

@@ -20,6 +20,7 @@
 #define NULL_PAGE_SIZE (1u << NULL_PAGE_SHIFT)
 #define NULL_LEAF_SHIFT 9 /* 512 page pointers per leaf */
 #define NULL_LEAF_NR (1u << NULL_LEAF_SHIFT)
+#define NULL_MAX_BADBLOCKS 16
 
 enum null_irqmode {
 	NULL_IRQ_NONE = 0, /* complete inside queue_rq */
@@ -49,6 +50,12 @@ struct null_dev {
 	uint64_t requeue_every;
 	uint64_t timeout_every;
 	uint64_t error_every;
+	/* null_blk's badblocks: reads and writes touching these byte
+	 * ranges [start, end) fail with -EIO */
+	unsigned nr_bad;
+	struct {
+		uint64_t start, end;
+	} bad[NULL_MAX_BADBLOCKS];
 	/* sparse store: dir[i] -> leaf of NULL_LEAF_NR page pointers */
 	size_t nr_dir;
 	_Atomic(_Atomic(uint8_t *) *) *dir;
@@ -76,6 +83,109 @@ static int null_parse_bool(struct mqblk_param *p, bool *out, char *err,
 		return -EINVAL;
 	*out = v != 0;
 	return 0;
+}
+
+/* One byte count with an optional k/m/g/t (binary) suffix. */
+static int null_parse_bytes(const char *s, char **end, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, end, 10);
+	if (errno)
+		return -1;
+	switch (**end) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		break;
+	case 't':
+	case 'T':
+		shift = 40;
+		break;
+	}
+	if (shift) {
+		(*end)++;
+		if (v > (UINT64_MAX >> shift))
+			return -1;
+		v <<= shift;
+	}
+	*out = v;
+	return 0;
+}
+
+/* badblocks=START-END[:START-END...], bytes, END exclusive. */
+static int null_parse_badblocks(struct null_dev *nd, const char *val, char *err,
+				size_t errlen)
+{
+	const char *p = val;
+
+	nd->nr_bad = 0;
+	while (*p) {
+		uint64_t start, end;
+		char *e;
+
+		if (nd->nr_bad == NULL_MAX_BADBLOCKS) {
+			snprintf(err, errlen, "badblocks: at most %d ranges",
+				 NULL_MAX_BADBLOCKS);
+			return -EINVAL;
+		}
+		if (null_parse_bytes(p, &e, &start) || *e != '-' ||
+		    null_parse_bytes(e + 1, &e, &end) || (*e && *e != ':') ||
+		    end <= start) {
+			snprintf(
+				err, errlen,
+				"bad badblocks '%s': expected START-END[:START-END...] in bytes, END > START",
+				val);
+			return -EINVAL;
+		}
+		nd->bad[nd->nr_bad].start = start;
+		nd->bad[nd->nr_bad].end = end;
+		nd->nr_bad++;
+		p = *e ? e + 1 : e;
+	}
+	if (!nd->nr_bad) {
+		snprintf(err, errlen, "badblocks is empty");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool null_is_bad(const struct null_dev *nd, const struct mqblk_rq *rq)
+{
+	unsigned i;
+
+	if (rq->op != MQBLK_OP_READ && rq->op != MQBLK_OP_WRITE)
+		return false;
+	for (i = 0; i < nd->nr_bad; i++)
+		if (rq->offset < nd->bad[i].end &&
+		    rq->offset + rq->len > nd->bad[i].start)
+			return true;
+	return false;
+}
+
+/* NVMe status for a failed request: unrecovered read error / write fault
+ * for a bad block, internal error otherwise. */
+static uint16_t null_status(const struct mqblk_rq *rq, int res)
+{
+	if (res >= 0)
+		return 0;
+	if (res == -EIO && rq->op == MQBLK_OP_READ)
+		return 0x0281;
+	if (res == -EIO && rq->op == MQBLK_OP_WRITE)
+		return 0x0280;
+	return 0x0006;
 }
 
 static int null_init(struct mqblk_dev *dev, struct mqblk_params *params,
@@ -144,6 +254,8 @@ static int null_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		} else if (!strcmp(p->key, "error_every")) {
 			r = mqblk_param_u64(p, 0, UINT64_MAX, false,
 					    &nd->error_every, err, errlen);
+		} else if (!strcmp(p->key, "badblocks")) {
+			r = null_parse_badblocks(nd, p->val, err, errlen);
 		} else {
 			continue;
 		}
@@ -405,12 +517,15 @@ static enum mqblk_status null_queue_rq(struct mqblk_hctx *hctx,
 		__atomic_store_n(&cmd->lost, true, __ATOMIC_RELAXED);
 		return MQBLK_STS_OK;
 	}
-	res = null_do_io(nd, rq);
+	if (__builtin_expect(nd->nr_bad != 0, 0) && null_is_bad(nd, rq))
+		res = -EIO; /* nothing stored, nothing read */
+	else
+		res = null_do_io(nd, rq);
 	if (__builtin_expect(nd->error_every != 0, 0) &&
 	    nr % nd->error_every == 0)
 		res = -EIO;
 	if (nd->irqmode == NULL_IRQ_NONE) {
-		mqblk_complete_rq(rq, res, res < 0 ? 0x0006 : 0);
+		mqblk_complete_rq(rq, res, null_status(rq, res));
 		return MQBLK_STS_OK;
 	}
 	cmd->rq = rq;
@@ -486,7 +601,7 @@ static int null_poll(struct mqblk_hctx *hctx, unsigned budget)
 		if (!nh->fifo_head)
 			nh->fifo_tail = &nh->fifo_head;
 		res = __atomic_load_n(&cmd->res, __ATOMIC_RELAXED);
-		mqblk_complete_rq(cmd->rq, res, res < 0 ? 0x0006 : 0);
+		mqblk_complete_rq(cmd->rq, res, null_status(cmd->rq, res));
 		done++;
 	}
 	if (nh->fifo_head) {
