@@ -101,6 +101,16 @@ struct mqblk_driver_ops {
 	 */
 	int (*poll)(struct mqblk_hctx *hctx, unsigned budget);
 
+	/*
+	 * Optional. Block until hctx may have completions to reap, or until
+	 * timeout_ns passes (< 0: no limit). The core calls it, instead of
+	 * sleeping on the irq fd, for a LOCAL-policy submitter that is its
+	 * hardware queue's only user and has requests in flight, then calls
+	 * poll. For a driver whose native wait is cheaper than an fd wake
+	 * (io_uring_enter with GETEVENTS).
+	 */
+	void (*wait)(struct mqblk_hctx *hctx, int64_t timeout_ns);
+
 	/* Optional. rq passed its deadline (timeout thread). Without it,
 	 * the core completes an expired request with -ETIMEDOUT itself. */
 	enum mqblk_timeout_ret (*timeout)(struct mqblk_rq *rq);

@@ -917,6 +917,13 @@ static void queue_wait_step(struct mqblk_queue *q, int64_t timeout_ns)
 		return;
 	}
 	ms = timeout_ns < 0 ? -1 : (int)((timeout_ns + 999999) / 1000000);
+	if (q->epfd >= 0 && h->dev->ops->wait && h->nr_ctx == 1 &&
+	    q->inflight && rq_llist_empty(&q->remote)) {
+		/* LOCAL, sole user of the hw queue: the driver's own wait */
+		h->dev->ops->wait(h, timeout_ns);
+		core_poll_hctx(h, q, MQBLK_PATH_LOCAL, h->depth);
+		return;
+	}
 	if (q->epfd >= 0) {
 		/* LOCAL: this thread takes its hw queue's interrupt */
 		struct epoll_event ev[2];

@@ -697,6 +697,28 @@ static int uring_poll(struct mqblk_hctx *hctx, unsigned budget)
 	return done;
 }
 
+/*
+ * The local submitter's wait: sleep inside io_uring_enter(GETEVENTS), as
+ * fio does, instead of on the eventfd: one wake, and the task work that
+ * posts the CQE runs in the same kernel entry.
+ */
+static void uring_wait(struct mqblk_hctx *hctx, int64_t timeout_ns)
+{
+	struct uring_hctx *uh = mqblk_hctx_data(hctx);
+	struct io_uring_cqe *cqe;
+
+	if (timeout_ns < 0) {
+		io_uring_wait_cqe(&uh->ring, &cqe);
+	} else {
+		struct __kernel_timespec ts = {
+			.tv_sec = timeout_ns / 1000000000,
+			.tv_nsec = timeout_ns % 1000000000,
+		};
+
+		io_uring_wait_cqe_timeout(&uh->ring, &cqe, &ts);
+	}
+}
+
 static enum mqblk_timeout_ret uring_timeout(struct mqblk_rq *rq)
 {
 	struct uring_hctx *uh = mqblk_hctx_data(rq->hctx);
@@ -726,5 +748,6 @@ const struct mqblk_driver_ops mqblk_uring_driver = {
 	.queue_rq = uring_queue_rq,
 	.commit_rqs = uring_commit_rqs,
 	.poll = uring_poll,
+	.wait = uring_wait,
 	.timeout = uring_timeout,
 };
