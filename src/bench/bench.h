@@ -180,6 +180,11 @@ void bench_job_defaults(struct bench_job *job);
 /* Print `mqblk bench --help` text. */
 void bench_usage(FILE *f);
 
+/* Format a one-line message into err (when err/errlen allow) and return
+ * -1: how every parser here reports a refusal (parse.c). */
+int bench_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* fio value parsers (parse.c). All return 0 or -1 with err filled. */
 /* Size with fio's suffix rules under its default kb_base=1024: k, kb, K,
  * KB = 1024, m = 1024^2, ... p; the IEC forms are the other way round in

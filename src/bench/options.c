@@ -6,7 +6,6 @@
  * job files. An option mqblk does not implement is an error naming it.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,21 +21,6 @@ const double bench_default_percentiles[17] = {
 	1.0,  5.0,  10.0, 20.0, 30.0, 40.0, 50.0,  60.0,  70.0,
 	80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99,
 };
-
-static int oerr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int oerr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 void bench_job_defaults(struct bench_job *job)
 {
@@ -104,10 +88,10 @@ int bench_config_add_job(struct bench_config *cfg, const struct bench_job *job,
 
 	jobs = realloc(cfg->jobs, (cfg->nr_jobs + 1) * sizeof(*jobs));
 	if (!jobs)
-		return oerr(err, errlen, "out of memory");
+		return bench_err(err, errlen, "out of memory");
 	cfg->jobs = jobs;
 	if (bench_job_copy(&jobs[cfg->nr_jobs], job))
-		return oerr(err, errlen, "out of memory");
+		return bench_err(err, errlen, "out of memory");
 	cfg->nr_jobs++;
 	return 0;
 }
@@ -225,19 +209,20 @@ static int set_rw(struct bench_job *job, const char *val, char *err,
 	size_t i;
 
 	if (strchr(val, ':'))
-		return oerr(err, errlen,
-			    "rw=%s: the ':N' offset modifier is not supported",
-			    val);
+		return bench_err(
+			err, errlen,
+			"rw=%s: the ':N' offset modifier is not supported",
+			val);
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!strcmp(val, names[i].name)) {
 			job->rw = names[i].rw;
 			return 0;
 		}
 	}
-	return oerr(err, errlen,
-		    "unknown rw '%s' (read write randread randwrite rw "
-		    "readwrite randrw trim randtrim)",
-		    val);
+	return bench_err(err, errlen,
+			 "unknown rw '%s' (read write randread randwrite rw "
+			 "readwrite randrw trim randtrim)",
+			 val);
 }
 
 /*
@@ -255,18 +240,21 @@ static int set_bs(struct bench_job *job, const char *val, char *err,
 
 	memcpy(bs, job->bs, sizeof(bs));
 	if (strchr(val, '-') || strchr(val, ':'))
-		return oerr(err, errlen,
-			    "bs=%s: block size ranges are not supported", val);
+		return bench_err(err, errlen,
+				 "bs=%s: block size ranges are not supported",
+				 val);
 	for (;;) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
 
 		if (d >= DDIR_NR)
-			return oerr(err, errlen,
-				    "bs=%s: at most 3 values (read,write,trim)",
-				    val);
+			return bench_err(
+				err, errlen,
+				"bs=%s: at most 3 values (read,write,trim)",
+				val);
 		if (len >= sizeof(field))
-			return oerr(err, errlen, "bs=%s: value too long", val);
+			return bench_err(err, errlen, "bs=%s: value too long",
+					 val);
 		memcpy(field, p, len);
 		field[len] = 0;
 		if (len) {
@@ -274,12 +262,14 @@ static int set_bs(struct bench_job *job, const char *val, char *err,
 
 			if (bench_parse_size(field, &v, perr_buf,
 					     sizeof(perr_buf)))
-				return oerr(err, errlen, "bs: %s", perr_buf);
+				return bench_err(err, errlen, "bs: %s",
+						 perr_buf);
 			if (v == 0 || v > (1u << 30))
-				return oerr(err, errlen,
-					    "bs=%s: block size must be 1 byte "
-					    "to 1 GiB",
-					    field);
+				return bench_err(
+					err, errlen,
+					"bs=%s: block size must be 1 byte "
+					"to 1 GiB",
+					field);
 			bs[d] = v;
 			any = true;
 			if (!comma)
@@ -293,7 +283,8 @@ static int set_bs(struct bench_job *job, const char *val, char *err,
 	}
 	/* "bs=" and "bs=,," name no size at all: fio refuses them too */
 	if (!any)
-		return oerr(err, errlen, "bs='%s': no block size given", val);
+		return bench_err(err, errlen, "bs='%s': no block size given",
+				 val);
 	memcpy(job->bs, bs, sizeof(bs));
 	return 0;
 }
@@ -310,24 +301,25 @@ static int set_percentiles(struct bench_job *job, const char *val, char *err,
 		double v;
 
 		if (nr == BENCH_MAX_PERCENTILES)
-			return oerr(err, errlen,
-				    "percentile_list: at most %d values",
-				    BENCH_MAX_PERCENTILES);
+			return bench_err(err, errlen,
+					 "percentile_list: at most %d values",
+					 BENCH_MAX_PERCENTILES);
 		errno = 0;
 		v = strtod(p, &end);
 		/* !(in range) rather than out of range: strtod takes "nan",
 		 * and NaN compares false both ways */
 		if (end == p || errno || (*end && *end != ':') ||
 		    !(v >= 0.0 && v <= 100.0))
-			return oerr(err, errlen,
-				    "percentile_list: bad value in '%s' "
-				    "(want numbers 0..100 separated by ':')",
-				    val);
+			return bench_err(
+				err, errlen,
+				"percentile_list: bad value in '%s' "
+				"(want numbers 0..100 separated by ':')",
+				val);
 		list[nr++] = v;
 		p = *end ? end + 1 : end;
 	}
 	if (!nr)
-		return oerr(err, errlen, "percentile_list is empty");
+		return bench_err(err, errlen, "percentile_list is empty");
 	memcpy(job->percentiles, list, nr * sizeof(list[0]));
 	job->nr_percentiles = nr;
 	return 0;
@@ -354,14 +346,15 @@ static int set_ioengine(struct bench_job *job, const char *val, char *err,
 		if (!strcmp(val, names[i]))
 			break;
 	if (i == sizeof(names) / sizeof(names[0]))
-		return oerr(err, errlen,
-			    "ioengine '%s' is not supported (supported: null, "
-			    "mqblk, io_uring, libaio, psync, sync, pvsync, "
-			    "pvsync2, posixaio; the driver follows --filename)",
-			    val);
+		return bench_err(
+			err, errlen,
+			"ioengine '%s' is not supported (supported: null, "
+			"mqblk, io_uring, libaio, psync, sync, pvsync, "
+			"pvsync2, posixaio; the driver follows --filename)",
+			val);
 	free(job->ioengine);
 	job->ioengine = strdup(val);
-	return job->ioengine ? 0 : oerr(err, errlen, "out of memory");
+	return job->ioengine ? 0 : bench_err(err, errlen, "out of memory");
 }
 
 static int set_verify_opt(struct bench_job *job, const struct opt *o,
@@ -387,11 +380,11 @@ static int set_verify_opt(struct bench_job *job, const struct opt *o,
 	}
 	/* verify_interval */
 	if (bench_parse_size(val, &v, buf, sizeof(buf)))
-		return oerr(err, errlen, "verify_interval: %s", buf);
+		return bench_err(err, errlen, "verify_interval: %s", buf);
 	if (v < 512 || v > (1u << 30))
-		return oerr(err, errlen,
-			    "verify_interval=%s: must be 512 bytes to 1 GiB",
-			    val);
+		return bench_err(
+			err, errlen,
+			"verify_interval=%s: must be 512 bytes to 1 GiB", val);
 	job->verify_interval = (uint32_t)v;
 	return 0;
 }
@@ -404,10 +397,10 @@ static int set_special(struct bench_job *job, const struct opt *o,
 
 	if (!strcmp(o->name, "name")) {
 		if (!*val)
-			return oerr(err, errlen, "empty job name");
+			return bench_err(err, errlen, "empty job name");
 		if (strlen(val) >= BENCH_NAME_MAX)
-			return oerr(err, errlen, "job name '%.32s...' too long",
-				    val);
+			return bench_err(err, errlen,
+					 "job name '%.32s...' too long", val);
 		snprintf(job->name, sizeof(job->name), "%s", val);
 		return 0;
 	}
@@ -423,24 +416,25 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		return set_verify_opt(job, o, val, err, errlen);
 	if (!strcmp(o->name, "fixedbufs") ||
 	    !strcmp(o->name, "sqthread_poll_cpu"))
-		return oerr(err, errlen,
-			    "%s is not supported yet (the uring driver has no "
-			    "such mode)",
-			    o->name);
+		return bench_err(
+			err, errlen,
+			"%s is not supported yet (the uring driver has no "
+			"such mode)",
+			o->name);
 	if (!strcmp(o->name, "rwmixwrite")) {
 		if (bench_parse_uint(val, 0, 100, &v, buf, sizeof(buf)))
-			return oerr(err, errlen, "rwmixwrite: %s", buf);
+			return bench_err(err, errlen, "rwmixwrite: %s", buf);
 		job->rwmixread = 100 - (unsigned)v;
 		return 0;
 	}
 	if (!strcmp(o->name, "randseed")) {
 		if (bench_parse_uint(val, 0, UINT64_MAX, &v, buf, sizeof(buf)))
-			return oerr(err, errlen, "randseed: %s", buf);
+			return bench_err(err, errlen, "randseed: %s", buf);
 		job->randseed = v;
 		job->randseed_set = true;
 		return 0;
 	}
-	return oerr(err, errlen, "option '%s' has no handler", o->name);
+	return bench_err(err, errlen, "option '%s' has no handler", o->name);
 }
 
 int bench_job_set(struct bench_job *job, const char *key, const char *val,
@@ -456,17 +450,17 @@ int bench_job_set(struct bench_job *job, const char *key, const char *val,
 	if (!val && !strcmp(key, "fixedbufs"))
 		val = "1"; /* a bare flag in fio; refused below */
 	if (!val && o->type != OT_BOOL)
-		return oerr(err, errlen, "option '%s' needs a value", key);
+		return bench_err(err, errlen, "option '%s' needs a value", key);
 	switch (o->type) {
 	case OT_STR: {
 		char **dst = (char **)(base + o->off);
 		char *s = strdup(val);
 
 		if (!s)
-			return oerr(err, errlen, "out of memory");
+			return bench_err(err, errlen, "out of memory");
 		if (!*s) {
 			free(s);
-			return oerr(err, errlen, "%s: empty value", key);
+			return bench_err(err, errlen, "%s: empty value", key);
 		}
 		free(*dst);
 		*dst = s;
@@ -475,7 +469,7 @@ int bench_job_set(struct bench_job *job, const char *key, const char *val,
 	case OT_U32:
 	case OT_U64:
 		if (bench_parse_uint(val, o->min, o->max, &v, buf, sizeof(buf)))
-			return oerr(err, errlen, "%s: %s", key, buf);
+			return bench_err(err, errlen, "%s: %s", key, buf);
 		if (o->type == OT_U32)
 			*(unsigned *)(base + o->off) = (unsigned)v;
 		else
@@ -483,24 +477,24 @@ int bench_job_set(struct bench_job *job, const char *key, const char *val,
 		return 0;
 	case OT_SIZE:
 		if (bench_parse_size(val, &v, buf, sizeof(buf)))
-			return oerr(err, errlen, "%s: %s", key, buf);
+			return bench_err(err, errlen, "%s: %s", key, buf);
 		*(uint64_t *)(base + o->off) = v;
 		return 0;
 	case OT_TIME:
 		if (bench_parse_time(val, &v, buf, sizeof(buf)))
-			return oerr(err, errlen, "%s: %s", key, buf);
+			return bench_err(err, errlen, "%s: %s", key, buf);
 		*(uint64_t *)(base + o->off) = v;
 		return 0;
 	case OT_BOOL:
 		b = true;
 		if (val && bench_parse_bool(val, &b, buf, sizeof(buf)))
-			return oerr(err, errlen, "%s: %s", key, buf);
+			return bench_err(err, errlen, "%s: %s", key, buf);
 		*(bool *)(base + o->off) = b;
 		return 0;
 	case OT_SPECIAL:
 		return set_special(job, o, val, err, errlen);
 	}
-	return oerr(err, errlen, "option '%s': bad type", key);
+	return bench_err(err, errlen, "option '%s': bad type", key);
 }
 
 /* ---- whole configuration ---- */
@@ -521,14 +515,14 @@ static int job_fixup_uring(struct bench_job *job, char *err, size_t errlen)
 	if (!job->registerfiles && !job->sqthread_poll)
 		return 0;
 	if (!uri_is_path(job->filename))
-		return oerr(
+		return bench_err(
 			err, errlen,
 			"%s: --%s is only for a path device (filename '%s')",
 			job->name, opt, job->filename ? job->filename : "null");
 	len = strlen(job->filename) + 40;
 	uri = malloc(len);
 	if (!uri)
-		return oerr(err, errlen, "out of memory");
+		return bench_err(err, errlen, "out of memory");
 	snprintf(uri, len, "%s%s%s%s%s", job->filename,
 		 strchr(job->filename, '?') ? "," : "?",
 		 job->registerfiles ? "registerfiles=1" : "",
@@ -549,33 +543,36 @@ static int job_fixup_verify(struct bench_job *job, char *err, size_t errlen)
 
 	if (!job->verify) {
 		if (job->verify_only || job->verify_backlog)
-			return oerr(err, errlen, "%s: --%s needs --verify",
-				    job->name,
-				    job->verify_only ? "verify_only" :
-						       "verify_backlog");
+			return bench_err(err, errlen, "%s: --%s needs --verify",
+					 job->name,
+					 job->verify_only ? "verify_only" :
+							    "verify_backlog");
 		return 0;
 	}
 	if (job->rw == RW_TRIM || job->rw == RW_RANDTRIM)
-		return oerr(err, errlen,
-			    "%s: --verify needs a read or write workload, not "
-			    "trim",
-			    job->name);
+		return bench_err(
+			err, errlen,
+			"%s: --verify needs a read or write workload, not "
+			"trim",
+			job->name);
 	if (job->verify == BENCH_VERIFY_PATTERN && !job->verify_pattern_len)
-		return oerr(err, errlen,
-			    "%s: verify=pattern needs --verify_pattern",
-			    job->name);
+		return bench_err(err, errlen,
+				 "%s: verify=pattern needs --verify_pattern",
+				 job->name);
 	if (job->verify_interval && bs % job->verify_interval)
-		return oerr(err, errlen,
-			    "%s: verify_interval %u does not divide the block "
-			    "size %llu",
-			    job->name, job->verify_interval,
-			    (unsigned long long)bs);
+		return bench_err(
+			err, errlen,
+			"%s: verify_interval %u does not divide the block "
+			"size %llu",
+			job->name, job->verify_interval,
+			(unsigned long long)bs);
 	if ((job->verify_interval ? job->verify_interval : bs) <=
 	    VERIFY_HDR_SIZE)
-		return oerr(err, errlen,
-			    "%s: block size %llu is too small for a verify "
-			    "header (%u bytes)",
-			    job->name, (unsigned long long)bs, VERIFY_HDR_SIZE);
+		return bench_err(
+			err, errlen,
+			"%s: block size %llu is too small for a verify "
+			"header (%u bytes)",
+			job->name, (unsigned long long)bs, VERIFY_HDR_SIZE);
 	return 0;
 }
 
@@ -601,16 +598,17 @@ static int job_fixup(struct bench_job *job, char *err, size_t errlen)
 		job->slat_percentiles = false;
 	}
 	if (job->time_based && !job->runtime_ns)
-		return oerr(err, errlen,
-			    "%s: time_based needs a runtime (fio would run "
-			    "forever)",
-			    job->name);
+		return bench_err(
+			err, errlen,
+			"%s: time_based needs a runtime (fio would run "
+			"forever)",
+			job->name);
 	if (job->ioengine && !strcmp(job->ioengine, "null") && job->filename &&
 	    strncmp(job->filename, "null", 4))
-		return oerr(err, errlen,
-			    "%s: ioengine=null runs the null device, not "
-			    "filename '%s'",
-			    job->name, job->filename);
+		return bench_err(err, errlen,
+				 "%s: ioengine=null runs the null device, not "
+				 "filename '%s'",
+				 job->name, job->filename);
 	if (job_fixup_uring(job, err, errlen) ||
 	    job_fixup_verify(job, err, errlen))
 		return -1;
@@ -622,9 +620,10 @@ int bench_config_finish(struct bench_config *cfg, char *err, size_t errlen)
 	unsigned i, groupid = 0, in_group = 0;
 
 	if (!cfg->nr_jobs)
-		return oerr(err, errlen,
-			    "no job defined: give --name=NAME or a job file "
-			    "(see mqblk bench --help)");
+		return bench_err(
+			err, errlen,
+			"no job defined: give --name=NAME or a job file "
+			"(see mqblk bench --help)");
 	for (i = 0; i < cfg->nr_jobs; i++) {
 		struct bench_job *job = &cfg->jobs[i];
 
@@ -671,8 +670,8 @@ static int set_output_format(struct bench_config *cfg, const char *val,
 	unsigned mask = 0;
 
 	if (strlen(val) >= sizeof(buf))
-		return oerr(err, errlen, "output-format '%.32s...' too long",
-			    val);
+		return bench_err(err, errlen,
+				 "output-format '%.32s...' too long", val);
 	strcpy(buf, val);
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
@@ -683,17 +682,19 @@ static int set_output_format(struct bench_config *cfg, const char *val,
 		else if (!strcmp(tok, "json+"))
 			mask |= OUTPUT_JSONPLUS;
 		else if (!strcmp(tok, "terse"))
-			return oerr(err, errlen,
-				    "output-format 'terse' is not supported "
-				    "(normal, json, json+)");
+			return bench_err(
+				err, errlen,
+				"output-format 'terse' is not supported "
+				"(normal, json, json+)");
 		else
-			return oerr(err, errlen,
-				    "unknown output-format '%s' (normal, json, "
-				    "json+)",
-				    tok);
+			return bench_err(
+				err, errlen,
+				"unknown output-format '%s' (normal, json, "
+				"json+)",
+				tok);
 	}
 	if (!mask)
-		return oerr(err, errlen, "empty output-format");
+		return bench_err(err, errlen, "empty output-format");
 	/* fio: json+ includes json; printing both would repeat it */
 	if (mask & OUTPUT_JSONPLUS)
 		mask &= ~OUTPUT_JSON;
@@ -717,13 +718,14 @@ static int set_global(struct bench_config *cfg, const char *key,
 	    strcmp(key, "eta"))
 		return 1;
 	if (!val || !*val)
-		return oerr(err, errlen, "option '%s' needs a value", key);
+		return bench_err(err, errlen, "option '%s' needs a value", key);
 	if (!strcmp(key, "output-format"))
 		return set_output_format(cfg, val, err, errlen);
 	if (!strcmp(key, "output")) {
 		free(cfg->output);
 		cfg->output = strdup(val);
-		return cfg->output ? 0 : oerr(err, errlen, "out of memory");
+		return cfg->output ? 0 :
+				     bench_err(err, errlen, "out of memory");
 	}
 	if (!strcmp(val, "auto"))
 		cfg->eta = ETA_AUTO;
@@ -732,8 +734,8 @@ static int set_global(struct bench_config *cfg, const char *key,
 	else if (!strcmp(val, "never"))
 		cfg->eta = ETA_NEVER;
 	else
-		return oerr(err, errlen,
-			    "unknown eta '%s' (auto, always, never)", val);
+		return bench_err(err, errlen,
+				 "unknown eta '%s' (auto, always, never)", val);
 	return 0;
 }
 
@@ -762,7 +764,7 @@ int bench_parse_args(int argc, char **argv, struct bench_config *cfg, char *err,
 	bench_job_defaults(&cur);
 	cfg->cmdline = join_args(argc, argv);
 	if (!cfg->cmdline)
-		return oerr(err, errlen, "out of memory");
+		return bench_err(err, errlen, "out of memory");
 
 	for (i = 1; i < argc; i++) {
 		const char *arg = argv[i], *val;
@@ -788,7 +790,7 @@ int bench_parse_args(int argc, char **argv, struct bench_config *cfg, char *err,
 		val = strchr(arg, '=');
 		klen = val ? (size_t)(val - arg) : strlen(arg);
 		if (!klen || klen >= sizeof(key)) {
-			oerr(err, errlen, "bad option '%s'", argv[i]);
+			bench_err(err, errlen, "bad option '%s'", argv[i]);
 			goto out;
 		}
 		memcpy(key, arg, klen);
@@ -811,7 +813,7 @@ int bench_parse_args(int argc, char **argv, struct bench_config *cfg, char *err,
 				bench_job_free(&cur);
 			}
 			if (bench_job_copy(&cur, &global)) {
-				oerr(err, errlen, "out of memory");
+				bench_err(err, errlen, "out of memory");
 				goto out;
 			}
 			in_job = true;
@@ -819,13 +821,14 @@ int bench_parse_args(int argc, char **argv, struct bench_config *cfg, char *err,
 		r = bench_job_set(in_job ? &cur : &global, key, val, msg,
 				  sizeof(msg));
 		if (r == BENCH_OPT_UNKNOWN) {
-			oerr(err, errlen,
-			     "unknown option '--%s' (see mqblk bench --help)",
-			     key);
+			bench_err(
+				err, errlen,
+				"unknown option '--%s' (see mqblk bench --help)",
+				key);
 			goto out;
 		}
 		if (r) {
-			oerr(err, errlen, "%s", msg);
+			bench_err(err, errlen, "%s", msg);
 			goto out;
 		}
 	}

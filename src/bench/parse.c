@@ -20,10 +20,7 @@
 #include "bench.h"
 #include "verify.h"
 
-static int perr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int perr(char *err, size_t errlen, const char *fmt, ...)
+int bench_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -113,27 +110,27 @@ int bench_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 	int ret;
 
 	if (!s || !*s)
-		return perr(err, errlen, "empty size");
+		return bench_err(err, errlen, "empty size");
 	if (*s == '-')
-		return perr(err, errlen, "negative size '%s'", s);
+		return bench_err(err, errlen, "negative size '%s'", s);
 	if (strchr(s, '%'))
-		return perr(err, errlen,
-			    "size '%s': percentages are not supported", s);
+		return bench_err(err, errlen,
+				 "size '%s': percentages are not supported", s);
 	ret = parse_number(s, &v, &end);
 	if (ret == -1)
-		return perr(err, errlen, "bad size '%s'", s);
+		return bench_err(err, errlen, "bad size '%s'", s);
 	if (ret == -2)
-		return perr(err, errlen, "size '%s' is too large", s);
+		return bench_err(err, errlen, "size '%s' is too large", s);
 	/* fio applies no suffix to a hex number ("0x10k" is 16 there) */
 	if (*end && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && end > s + 2)
-		return perr(err, errlen,
-			    "size '%s': no unit suffix on hex (fio ignores it)",
-			    s);
+		return bench_err(
+			err, errlen,
+			"size '%s': no unit suffix on hex (fio ignores it)", s);
 	mult = size_mult(end);
 	if (!mult)
-		return perr(err, errlen, "bad size suffix in '%s'", s);
+		return bench_err(err, errlen, "bad size suffix in '%s'", s);
 	if (v && mult > UINT64_MAX / v)
-		return perr(err, errlen, "size '%s' is too large", s);
+		return bench_err(err, errlen, "size '%s' is too large", s);
 	*out = v * mult;
 	return 0;
 }
@@ -176,22 +173,23 @@ int bench_parse_time(const char *s, uint64_t *out_ns, char *err, size_t errlen)
 	int ret;
 
 	if (!s || !*s)
-		return perr(err, errlen, "empty time");
+		return bench_err(err, errlen, "empty time");
 	if (*s == '-')
-		return perr(err, errlen, "negative time '%s'", s);
+		return bench_err(err, errlen, "negative time '%s'", s);
 	/* fio reads a hex time as microseconds whatever its unit */
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		return perr(err, errlen, "time '%s': hex is not supported", s);
+		return bench_err(err, errlen, "time '%s': hex is not supported",
+				 s);
 	ret = parse_number(s, &v, &end);
 	if (ret == -1)
-		return perr(err, errlen, "bad time '%s'", s);
+		return bench_err(err, errlen, "bad time '%s'", s);
 	if (ret == -2)
-		return perr(err, errlen, "time '%s' is too large", s);
+		return bench_err(err, errlen, "time '%s' is too large", s);
 	mult = time_mult(end, 1000000000ull);
 	if (!mult)
-		return perr(err, errlen, "bad time unit in '%s'", s);
+		return bench_err(err, errlen, "bad time unit in '%s'", s);
 	if (v && mult > UINT64_MAX / v)
-		return perr(err, errlen, "time '%s' is too large", s);
+		return bench_err(err, errlen, "time '%s' is too large", s);
 	*out_ns = v * mult;
 	return 0;
 }
@@ -204,24 +202,24 @@ int bench_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
 	int ret;
 
 	if (!s || !*s)
-		return perr(err, errlen, "empty number");
+		return bench_err(err, errlen, "empty number");
 	if (*s == '-')
-		return perr(err, errlen, "negative number '%s'", s);
+		return bench_err(err, errlen, "negative number '%s'", s);
 	ret = parse_number(s, &v, &end);
 	/* overflow first: parse_number leaves end unset when it returns -2
 	 * (reading *end there was a use of an uninitialised pointer, found
 	 * by tests/fuzz: corpus/args/overflow-iodepth) */
 	if (ret == -2)
-		return perr(err, errlen, "'%s' is too large (max %llu)", s,
-			    (unsigned long long)max);
+		return bench_err(err, errlen, "'%s' is too large (max %llu)", s,
+				 (unsigned long long)max);
 	if (ret == -1 || *end)
-		return perr(err, errlen, "bad number '%s'", s);
+		return bench_err(err, errlen, "bad number '%s'", s);
 	if (v > max)
-		return perr(err, errlen, "'%s' is too large (max %llu)", s,
-			    (unsigned long long)max);
+		return bench_err(err, errlen, "'%s' is too large (max %llu)", s,
+				 (unsigned long long)max);
 	if (v < min)
-		return perr(err, errlen, "'%s' is too small (min %llu)", s,
-			    (unsigned long long)min);
+		return bench_err(err, errlen, "'%s' is too small (min %llu)", s,
+				 (unsigned long long)min);
 	*out = v;
 	return 0;
 }
@@ -233,7 +231,7 @@ int bench_parse_bool(const char *s, bool *out, char *err, size_t errlen)
 	size_t i;
 
 	if (!s)
-		return perr(err, errlen, "empty boolean");
+		return bench_err(err, errlen, "empty boolean");
 	for (i = 0; i < 4; i++) {
 		if (!strcasecmp(s, yes[i])) {
 			*out = true;
@@ -244,7 +242,7 @@ int bench_parse_bool(const char *s, bool *out, char *err, size_t errlen)
 			return 0;
 		}
 	}
-	return perr(err, errlen, "bad boolean '%s' (want 0 or 1)", s);
+	return bench_err(err, errlen, "bad boolean '%s' (want 0 or 1)", s);
 }
 
 /* ---- --verify and --verify_pattern (declared in verify.h) ---- */
@@ -275,10 +273,11 @@ int verify_parse_type(const char *s, unsigned *type, char *err, size_t errlen)
 	else if (!strcmp(s, "pattern"))
 		*type = BENCH_VERIFY_PATTERN;
 	else
-		return perr(err, errlen,
-			    "verify=%s is not supported (crc32c, crc32c-intel, "
-			    "md5, sha256, pattern, 0/none)",
-			    s);
+		return bench_err(
+			err, errlen,
+			"verify=%s is not supported (crc32c, crc32c-intel, "
+			"md5, sha256, pattern, 0/none)",
+			s);
 	return 0;
 }
 
@@ -310,10 +309,11 @@ int verify_parse_pattern(const char *s, uint8_t *out, unsigned *len, char *err,
 				out[n++] = (uint8_t)*p++;
 			}
 			if (*p != q)
-				return perr(err, errlen,
-					    "verify_pattern=%s: unterminated "
-					    "string",
-					    s);
+				return bench_err(
+					err, errlen,
+					"verify_pattern=%s: unterminated "
+					"string",
+					s);
 			p++;
 		} else if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
 			const char *h = p + 2, *e = h;
@@ -323,10 +323,11 @@ int verify_parse_pattern(const char *s, uint8_t *out, unsigned *len, char *err,
 				e++;
 			nd = (size_t)(e - h);
 			if (!nd)
-				return perr(err, errlen,
-					    "verify_pattern=%s: no hex digits "
-					    "after 0x",
-					    s);
+				return bench_err(
+					err, errlen,
+					"verify_pattern=%s: no hex digits "
+					"after 0x",
+					s);
 			/* an odd digit count: the first byte is one digit */
 			if (nd & 1) {
 				if (n == max)
@@ -348,10 +349,11 @@ int verify_parse_pattern(const char *s, uint8_t *out, unsigned *len, char *err,
 				uint64_t d = (uint64_t)(*p - '0');
 
 				if (v > (UINT64_MAX - d) / 10)
-					return perr(err, errlen,
-						    "verify_pattern=%s: number "
-						    "too large",
-						    s);
+					return bench_err(
+						err, errlen,
+						"verify_pattern=%s: number "
+						"too large",
+						s);
 				v = v * 10 + d;
 				p++;
 			}
@@ -362,24 +364,27 @@ int verify_parse_pattern(const char *s, uint8_t *out, unsigned *len, char *err,
 				v >>= 8;
 			} while (v);
 		} else {
-			return perr(err, errlen,
-				    "verify_pattern=%s: want 0xHEX, \"string\" "
-				    "or a number (fio's %%o formats are not "
-				    "supported)",
-				    s);
+			return bench_err(
+				err, errlen,
+				"verify_pattern=%s: want 0xHEX, \"string\" "
+				"or a number (fio's %%o formats are not "
+				"supported)",
+				s);
 		}
 		if (!*p)
 			break;
 		if (*p != ',' || !p[1])
-			return perr(err, errlen,
-				    "verify_pattern=%s: junk at '%s'", s, p);
+			return bench_err(err, errlen,
+					 "verify_pattern=%s: junk at '%s'", s,
+					 p);
 		p++;
 	}
 	if (!n)
-		return perr(err, errlen, "verify_pattern is empty");
+		return bench_err(err, errlen, "verify_pattern is empty");
 	*len = n;
 	return 0;
 too_long:
-	return perr(err, errlen,
-		    "verify_pattern=%.32s...: longer than %u bytes", s, max);
+	return bench_err(err, errlen,
+			 "verify_pattern=%.32s...: longer than %u bytes", s,
+			 max);
 }

@@ -6,7 +6,6 @@
  * parse.c, which the fuzzers link without these libraries.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,21 +29,6 @@ struct verify_hdr {
 
 _Static_assert(sizeof(struct verify_hdr) == VERIFY_HDR_SIZE,
 	       "verify header layout");
-
-static int verr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int verr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 uint32_t mqblk_crc32c(const void *buf, size_t len)
 {
@@ -199,43 +183,43 @@ static int check_one(const struct verify_ctx *c, const uint8_t *b, uint64_t off,
 
 	memcpy(&h, b, sizeof(h));
 	if (h.magic != VERIFY_MAGIC)
-		return verr(
+		return bench_err(
 			msg, msglen,
 			"verify: bad magic header %x, wanted %x at file %s offset %" PRIu64
 			", length %u",
 			h.magic, VERIFY_MAGIC, c->file, off, iv);
 	crc = mqblk_crc32c(&h, offsetof(struct verify_hdr, hdr_crc));
 	if (crc != h.hdr_crc)
-		return verr(
+		return bench_err(
 			msg, msglen,
 			"verify: bad header crc %08x, wanted %08x at file %s offset %" PRIu64
 			", length %u",
 			h.hdr_crc, crc, c->file, off, iv);
 	if (h.type != c->type)
-		return verr(
+		return bench_err(
 			msg, msglen,
 			"verify: bad header verify type %s, wanted %s at file %s offset %" PRIu64
 			", length %u",
 			verify_type_name(h.type), verify_type_name(c->type),
 			c->file, off, iv);
 	if (h.len != iv)
-		return verr(
+		return bench_err(
 			msg, msglen,
 			"verify: bad header length %u, wanted %u at file %s offset %" PRIu64
 			", length %u",
 			h.len, iv, c->file, off, iv);
 	if (h.offset != off)
-		return verr(msg, msglen,
-			    "verify: bad header offset %" PRIu64
-			    ", wanted %" PRIu64 " at file %s offset %" PRIu64
-			    ", length %u",
-			    h.offset, off, c->file, off, iv);
+		return bench_err(msg, msglen,
+				 "verify: bad header offset %" PRIu64
+				 ", wanted %" PRIu64
+				 " at file %s offset %" PRIu64 ", length %u",
+				 h.offset, off, c->file, off, iv);
 	if (h.seed != want_seed)
-		return verr(msg, msglen,
-			    "verify: bad header rand_seed %" PRIu64
-			    ", wanted %" PRIu64 " at file %s offset %" PRIu64
-			    ", length %u",
-			    h.seed, want_seed, c->file, off, iv);
+		return bench_err(msg, msglen,
+				 "verify: bad header rand_seed %" PRIu64
+				 ", wanted %" PRIu64
+				 " at file %s offset %" PRIu64 ", length %u",
+				 h.seed, want_seed, c->file, off, iv);
 	if (c->type == BENCH_VERIFY_PATTERN || c->pattern) {
 		const uint8_t *p = b + VERIFY_HDR_SIZE;
 
@@ -244,7 +228,7 @@ static int check_one(const struct verify_ctx *c, const uint8_t *b, uint64_t off,
 					       c->pattern_len];
 
 			if (p[i] != e)
-				return verr(
+				return bench_err(
 					msg, msglen,
 					"verify: bad pattern byte %02x, wanted %02x at file %s offset %" PRIu64
 					", length %u (byte %u of the block)",
@@ -260,7 +244,7 @@ static int check_one(const struct verify_ctx *c, const uint8_t *b, uint64_t off,
 		 * time, found is what the data read back sums to */
 		csum_hex(h.csum, csum_len(c->type), ws);
 		csum_hex(want, csum_len(c->type), fs);
-		return verr(
+		return bench_err(
 			msg, msglen,
 			"verify: bad %s %s, wanted %s at file %s offset %" PRIu64
 			", length %u",
