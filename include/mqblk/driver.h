@@ -124,6 +124,10 @@ struct mqblk_driver_ops {
 int mqblk_param_u64(struct mqblk_param *p, uint64_t min, uint64_t max,
 		    bool size, uint64_t *out, char *err, size_t errlen);
 
+/* The same for a 0|1 switch. */
+int mqblk_param_bool(struct mqblk_param *p, bool *out, char *err,
+		     size_t errlen);
+
 /* Driver registry (registry.c): explicit array, no constructors. */
 const struct mqblk_driver_ops *mqblk_driver_find(const char *name);
 

@@ -149,3 +149,13 @@ range:
 		 (unsigned long long)min, (unsigned long long)max);
 	return -EINVAL;
 }
+
+int mqblk_param_bool(struct mqblk_param *p, bool *out, char *err, size_t errlen)
+{
+	uint64_t v;
+
+	if (mqblk_param_u64(p, 0, 1, false, &v, err, errlen))
+		return -EINVAL;
+	*out = v != 0;
+	return 0;
+}

@@ -74,17 +74,6 @@ struct null_hctx {
 	uint64_t nr_queued; /* fault-injection counter (dispatch serialised) */
 };
 
-static int null_parse_bool(struct mqblk_param *p, bool *out, char *err,
-			   size_t errlen)
-{
-	uint64_t v;
-
-	if (mqblk_param_u64(p, 0, 1, false, &v, err, errlen))
-		return -EINVAL;
-	*out = v != 0;
-	return 0;
-}
-
 /* One byte count with an optional k/m/g/t (binary) suffix. */
 static int null_parse_bytes(const char *s, char **end, uint64_t *out)
 {
@@ -242,9 +231,10 @@ static int null_init(struct mqblk_dev *dev, struct mqblk_params *params,
 					    false, &nd->completion_nsec, err,
 					    errlen);
 		} else if (!strcmp(p->key, "memory_backed")) {
-			r = null_parse_bool(p, &nd->memory_backed, err, errlen);
+			r = mqblk_param_bool(p, &nd->memory_backed, err,
+					     errlen);
 		} else if (!strcmp(p->key, "shared_tags")) {
-			r = null_parse_bool(p, &shared_tags, err, errlen);
+			r = mqblk_param_bool(p, &shared_tags, err, errlen);
 		} else if (!strcmp(p->key, "requeue_every")) {
 			r = mqblk_param_u64(p, 0, UINT64_MAX, false,
 					    &nd->requeue_every, err, errlen);

@@ -102,17 +102,6 @@ static inline uint64_t uring_rq_ud(const struct mqblk_rq *rq)
 	return (uint64_t)(uintptr_t)rq | ((uint64_t)(rq->gen & 0xffff) << 48);
 }
 
-static int uring_parse_bool(struct mqblk_param *p, bool *out, char *err,
-			    size_t errlen)
-{
-	uint64_t v;
-
-	if (mqblk_param_u64(p, 0, 1, false, &v, err, errlen))
-		return -EINVAL;
-	*out = v != 0;
-	return 0;
-}
-
 /* Open the file and find its geometry; fills ud->fd, lim. */
 static int uring_open(struct uring_dev *ud, unsigned flags,
 		      struct mqblk_dev_limits *lim, char *err, size_t errlen)
@@ -214,10 +203,10 @@ static int uring_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		if (!strcmp(p->key, "path")) {
 			path = p->val;
 		} else if (!strcmp(p->key, "registerfiles")) {
-			r = uring_parse_bool(p, &ud->registerfiles, err,
+			r = mqblk_param_bool(p, &ud->registerfiles, err,
 					     errlen);
 		} else if (!strcmp(p->key, "sqpoll")) {
-			r = uring_parse_bool(p, &ud->sqpoll, err, errlen);
+			r = mqblk_param_bool(p, &ud->sqpoll, err, errlen);
 		} else if (!strcmp(p->key, "sqthread_idle")) {
 			r = mqblk_param_u64(p, 0, 3600 * 1000, false, &v, err,
 					    errlen);
