@@ -107,13 +107,23 @@ struct mqblk_driver_ops {
 	 * sleeping on the irq fd, for a LOCAL-policy submitter that is its
 	 * hardware queue's only user and has requests in flight, then calls
 	 * poll. For a driver whose native wait is cheaper than an fd wake
-	 * (io_uring_enter with GETEVENTS).
+	 * (io_uring_enter with GETEVENTS). A driver with a wait op may leave
+	 * a sole submitter's hctx without an irq fd.
 	 */
 	void (*wait)(struct mqblk_hctx *hctx, int64_t timeout_ns);
 
 	/* Optional. rq passed its deadline (timeout thread). Without it,
 	 * the core completes an expired request with -ETIMEDOUT itself. */
 	enum mqblk_timeout_ret (*timeout)(struct mqblk_rq *rq);
+
+	/*
+	 * Optional pair (mqblk_queue_map_buf): make [base, base+len) cheaper
+	 * to do I/O on for hctx (register it, as a DMA mapping would) until
+	 * unmap_buf. Called by the submitting thread of a software queue on
+	 * hctx, unmap_buf only once that queue's I/O is reaped. 0 or -errno.
+	 */
+	int (*map_buf)(struct mqblk_hctx *hctx, void *base, size_t len);
+	void (*unmap_buf)(struct mqblk_hctx *hctx, void *base);
 };
 
 /*
@@ -154,6 +164,14 @@ void *mqblk_hctx_data(const struct mqblk_hctx *hctx);
 unsigned mqblk_hctx_idx(const struct mqblk_hctx *hctx);
 unsigned mqblk_hctx_depth(const struct mqblk_hctx *hctx);
 struct mqblk_dev *mqblk_hctx_dev(const struct mqblk_hctx *hctx);
+/*
+ * True when one thread does all of hctx's submitting and reaping, for as
+ * long as the device is open: a LOCAL or POLLED policy and at most one
+ * software queue mapped here (a later queue that would be a second user
+ * is refused). That thread may change when its queue closes and another
+ * opens. The timeout op still runs on the core's timeout thread.
+ */
+bool mqblk_hctx_sole_submitter(const struct mqblk_hctx *hctx);
 /* The fd that becomes readable when hctx has completions to reap; the
  * core owns no reference to it (driver closes it in exit_hctx). */
 void mqblk_hctx_set_irq_fd(struct mqblk_hctx *hctx, int fd);

@@ -189,6 +189,17 @@ int mqblk_reap(struct mqblk_queue *q, struct mqblk_rq **out, unsigned min,
 /* Requests submitted on q and not yet reaped. */
 unsigned mqblk_queue_inflight(const struct mqblk_queue *q);
 
+/*
+ * Map [base, base+len), memory the caller's requests will use as buffers,
+ * into q's hardware queue until q closes: requests whose buffer lies
+ * inside it then skip per-I/O set-up (the uring driver registers it with
+ * its io_uring, as fio's --fixedbufs). Up to MQBLK_QUEUE_MAX_BUFS regions
+ * per queue. 0, -EOPNOTSUPP when the device has no such notion (null),
+ * or -errno.
+ */
+#define MQBLK_QUEUE_MAX_BUFS 4
+int mqblk_queue_map_buf(struct mqblk_queue *q, void *base, size_t len);
+
 /* Monotonic nanoseconds from the core's clock (TSC where invariant). */
 uint64_t mqblk_clock_ns(void);
 

@@ -78,6 +78,9 @@ struct bench_job {
 	unsigned iodepth_batch_complete_max; /* default complete_min */
 	unsigned iodepth_low; /* fio iodepth_low, default iodepth */
 	bool hipri;
+	/* fio --fixedbufs: 1 on (a path device), 0 off, -1 unset: mqblk
+	 * maps its buffers wherever the device can take them */
+	int fixedbufs;
 	bool direct;
 	bool thread;
 	bool group_reporting;

@@ -36,6 +36,7 @@ void bench_job_defaults(struct bench_job *job)
 	job->iodepth_batch_submit = 1;
 	job->iodepth_batch_complete_min = 1;
 	job->randrepeat = true;
+	job->fixedbufs = -1;
 	job->clat_percentiles = true;
 	job->loops = 1;
 	job->do_verify = true;
@@ -414,8 +415,15 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		return set_percentiles(job, val, err, errlen);
 	if (!strncmp(o->name, "verify", 6))
 		return set_verify_opt(job, o, val, err, errlen);
-	if (!strcmp(o->name, "fixedbufs") ||
-	    !strcmp(o->name, "sqthread_poll_cpu"))
+	if (!strcmp(o->name, "fixedbufs")) {
+		bool b = true;
+
+		if (val && bench_parse_bool(val, &b, buf, sizeof(buf)))
+			return bench_err(err, errlen, "fixedbufs: %s", buf);
+		job->fixedbufs = b;
+		return 0;
+	}
+	if (!strcmp(o->name, "sqthread_poll_cpu"))
 		return bench_err(
 			err, errlen,
 			"%s is not supported yet (the uring driver has no "
@@ -447,9 +455,8 @@ int bench_job_set(struct bench_job *job, const char *key, const char *val,
 
 	if (!o)
 		return BENCH_OPT_UNKNOWN;
-	if (!val && !strcmp(key, "fixedbufs"))
-		val = "1"; /* a bare flag in fio; refused below */
-	if (!val && o->type != OT_BOOL)
+	/* fio's --fixedbufs is a bare flag; =0/=1 also do */
+	if (!val && o->type != OT_BOOL && strcmp(key, "fixedbufs"))
 		return bench_err(err, errlen, "option '%s' needs a value", key);
 	switch (o->type) {
 	case OT_STR: {
@@ -512,6 +519,11 @@ static int job_fixup_uring(struct bench_job *job, char *err, size_t errlen)
 	size_t len;
 	char *uri;
 
+	if (job->fixedbufs == 1 && !uri_is_path(job->filename))
+		return bench_err(
+			err, errlen,
+			"%s: --fixedbufs is only for a path device (filename '%s')",
+			job->name, job->filename ? job->filename : "null");
 	if (!job->registerfiles && !job->sqthread_poll)
 		return 0;
 	if (!uri_is_path(job->filename))
@@ -886,7 +898,10 @@ void bench_usage(FILE *f)
 		"                           the null device)\n"
 		"  --registerfiles --sqthread_poll   uring: registered file, SQPOLL\n"
 		"                           (path devices; URI keys registerfiles=1,\n"
-		"                           sqpoll=1); --fixedbufs: not supported yet\n"
+		"                           sqpoll=1)\n"
+		"  --fixedbufs[=0|1]        register the I/O buffers with the device's\n"
+		"                           rings (fio: off; mqblk: on wherever the\n"
+		"                           device takes them; =0 to go without)\n"
 		"  --fsync=N --fdatasync=N  a flush after every N writes (fio's sync)\n"
 		"  --end_fsync              a flush at the end of the job\n"
 		"  --thread                 accepted: mqblk always runs jobs as threads\n"

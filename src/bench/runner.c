@@ -591,6 +591,18 @@ static void *job_thread_fn(void *arg)
 		fail(jt, ENOMEM, "%s: cannot allocate I/O buffers", job->name);
 		goto out;
 	}
+	/* registered buffers (fio --fixedbufs): mqblk's default wherever the
+	 * device takes them; asked for and refused is an error */
+	if (job->fixedbufs) {
+		ret = mqblk_queue_map_buf(q, bufmem, (size_t)(stride * depth));
+		if (ret && (job->fixedbufs == 1 || ret != -EOPNOTSUPP)) {
+			fail(jt, -ret,
+			     "%s: --fixedbufs: cannot register %llu "
+			     "bytes of buffers with the device",
+			     job->name, (unsigned long long)(stride * depth));
+			goto out;
+		}
+	}
 	/* write buffers carry non-zero, non-repeating data, as fio's do */
 	for (i = 0; i < stride * depth / 8; i++)
 		((uint64_t *)bufmem)[i] = bench_rng_next(&g.rng);

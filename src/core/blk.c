@@ -85,6 +85,13 @@ struct mqblk_dev *mqblk_hctx_dev(const struct mqblk_hctx *hctx)
 	return hctx->dev;
 }
 
+bool mqblk_hctx_sole_submitter(const struct mqblk_hctx *hctx)
+{
+	return (hctx->dev->policy == MQBLK_COMP_LOCAL ||
+		hctx->dev->policy == MQBLK_COMP_POLLED) &&
+	       !hctx->need_lock;
+}
+
 void mqblk_hctx_set_irq_fd(struct mqblk_hctx *hctx, int fd)
 {
 	hctx->irq_fd = fd;
@@ -126,7 +133,8 @@ static int ops_validate(const struct mqblk_driver_ops *ops)
 {
 	if (!ops->name || !ops->init || !ops->queue_rq)
 		return -EINVAL;
-	if (!ops->init_hctx != !ops->exit_hctx)
+	if (!ops->init_hctx != !ops->exit_hctx ||
+	    !ops->map_buf != !ops->unmap_buf)
 		return -EINVAL;
 	return 0;
 }
@@ -528,6 +536,8 @@ void mqblk_queue_close(struct mqblk_queue *q)
 	/* a completer may still be writing our wake-up */
 	while (atomic_load_explicit(&q->producers, memory_order_acquire))
 		sched_yield();
+	while (q->nr_bufs)
+		dev->ops->unmap_buf(q->hctx, q->bufs[--q->nr_bufs]);
 	pthread_mutex_lock(&dev->lock);
 	q->hctx->nr_ctx--;
 	dev->nr_queues_open--;
@@ -547,6 +557,20 @@ void mqblk_queue_get_stats(const struct mqblk_queue *q,
 unsigned mqblk_queue_inflight(const struct mqblk_queue *q)
 {
 	return q->inflight;
+}
+
+int mqblk_queue_map_buf(struct mqblk_queue *q, void *base, size_t len)
+{
+	int ret;
+
+	if (!q->dev->ops->map_buf)
+		return -EOPNOTSUPP;
+	if (q->nr_bufs == MQBLK_QUEUE_MAX_BUFS)
+		return -ENOSPC;
+	ret = q->dev->ops->map_buf(q->hctx, base, len);
+	if (!ret)
+		q->bufs[q->nr_bufs++] = base;
+	return ret;
 }
 
 /* ---- tags ---- */
@@ -902,8 +926,11 @@ static void queue_wait_step(struct mqblk_queue *q, int64_t timeout_ns)
 	struct mqblk_hctx *h = q->hctx;
 	int ms;
 
+	bool drv_wait = q->policy == MQBLK_COMP_LOCAL && h->dev->ops->wait &&
+			h->nr_ctx == 1;
+
 	if (q->policy == MQBLK_COMP_POLLED ||
-	    (q->policy == MQBLK_COMP_LOCAL && h->irq_fd < 0)) {
+	    (q->policy == MQBLK_COMP_LOCAL && h->irq_fd < 0 && !drv_wait)) {
 		/* hipri, or a driver without interrupts: poll the queue */
 		if (core_poll_hctx(h, q,
 				   q->policy == MQBLK_COMP_POLLED ?
@@ -917,8 +944,7 @@ static void queue_wait_step(struct mqblk_queue *q, int64_t timeout_ns)
 		return;
 	}
 	ms = timeout_ns < 0 ? -1 : (int)((timeout_ns + 999999) / 1000000);
-	if (q->epfd >= 0 && h->dev->ops->wait && h->nr_ctx == 1 &&
-	    q->inflight && rq_llist_empty(&q->remote)) {
+	if (drv_wait && q->inflight && rq_llist_empty(&q->remote)) {
 		/* LOCAL, sole user of the hw queue: the driver's own wait */
 		h->dev->ops->wait(h, timeout_ns);
 		core_poll_hctx(h, q, MQBLK_PATH_LOCAL, h->depth);

@@ -87,6 +87,8 @@ struct mqblk_queue {
 	pid_t tid;
 	unsigned idx;
 	struct mqblk_queue_stats st;
+	unsigned nr_bufs; /* regions mapped by mqblk_queue_map_buf */
+	void *bufs[MQBLK_QUEUE_MAX_BUFS];
 
 	/* written by other threads */
 	struct rq_llist remote __attribute__((aligned(CORE_CACHELINE)));

@@ -124,7 +124,9 @@ sys.exit(0 if j["total_ios"] == 4096 and j["lat_ns"]["N"] == 4096 else 1)
 run bench --name=v --filename=$DEV --rw=write --verify=pattern
 failed pattern-needs-pattern 'verify=pattern needs --verify_pattern'
 run bench --name=v --filename=$DEV --fixedbufs
-failed fixedbufs-not-yet 'fixedbufs is not supported yet'
+failed fixedbufs-null 'fixedbufs is only for a path device'
+run bench --name=v --filename=$DEV --fixedbufs=maybe
+failed fixedbufs-bad-value 'fixedbufs: '
 run bench --name=v --filename=$DEV --registerfiles
 failed registerfiles-null 'only for a path device'
 run bench --name=v --filename=$DEV --ioengine=windowsaio
@@ -151,6 +153,16 @@ elif ok file-write; then
 		--verify=crc32c --verify_only --eta=never
 	failed file-corruption-caught "verify: bad .* at file $IMG offset $((1234 * 4096)), length 4096"
 	check file-corruption-only-that-block [ "$(grep -c 'verify: bad' "$ERR")" = 1 ]
+	# through registered buffers (mqblk's default) and without, O_DIRECT
+	# and buffered, at depth: every block written is read back intact
+	for fb in 1 0; do
+		for direct in 1 0; do
+			run bench --name=w --filename="$IMG" --rw=randwrite \
+				--bs=4k,64k --iodepth=32 --direct=$direct \
+				--fixedbufs=$fb --verify=crc32c --eta=never
+			ok "file-verify-fixedbufs$fb-direct$direct"
+		done
+	done
 fi
 
 finish

@@ -3,7 +3,9 @@
  * Unit tests of the uring driver (src/drivers/uring) on real storage: files
  * on tmpfs (/dev/shm) and ext4 or whatever /tmp is, and a loop device.
  * Geometry, data written and read back under every completion policy, a
- * plugged batch, flush, discard and write zeroes, the error messages.
+ * plugged batch, flush, discard and write zeroes, the error messages;
+ * registered buffers (seen in the ring's /proc fdinfo); a sole
+ * submitter's ring moving to a new thread.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,9 +13,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,11 +206,52 @@ static uint64_t total_completions(const struct mqblk_queue_stats *st)
 }
 
 /*
- * Write a pattern over [0, 64 KiB) + a plugged batch of 32, read it back,
- * check the counters. Returns nothing; asserts.
+ * How many of this process's io_urings list [buf, buf+len) among their
+ * registered buffers (fdinfo: "  N: 0xADDR/LEN").
  */
-static void rw_roundtrip(const char *uri, unsigned flags, int policy,
-			 enum mqblk_comp_path want_path)
+static int rings_with_buf(const void *buf, size_t len)
+{
+	char path[300], link[64], line[256], want[64];
+	struct dirent *de;
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	snprintf(want, sizeof(want), ": 0x%lx/%zu", (unsigned long)buf, len);
+	while ((de = readdir(d))) {
+		ssize_t l;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		l = readlink(path, link, sizeof(link) - 1);
+		if (l <= 0)
+			continue;
+		link[l] = '\0';
+		if (strcmp(link, "anon_inode:[io_uring]"))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s",
+			 de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (strstr(line, want)) {
+				n++;
+				break;
+			}
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * Write a pattern over [0, 64 KiB) + a plugged batch of 32, read it back,
+ * check the counters. With map, both buffers are registered with the
+ * queue first (and must show in the ring, and be gone after close).
+ */
+static void rw_roundtrip_map(const char *uri, unsigned flags, int policy,
+			     enum mqblk_comp_path want_path, bool map)
 {
 	struct mqblk_dev *dev = open_dev(uri, flags, policy);
 	struct mqblk_queue_stats st;
@@ -218,6 +263,12 @@ static void rw_roundtrip(const char *uri, unsigned flags, int policy,
 	int got;
 
 	assert_int_equal(mqblk_queue_open(dev, &q), 0);
+	if (map) {
+		assert_int_equal(mqblk_queue_map_buf(q, w, 32 * BS), 0);
+		assert_int_equal(mqblk_queue_map_buf(q, r, 32 * BS), 0);
+		assert_int_equal(rings_with_buf(w, 32 * BS), 1);
+		assert_int_equal(rings_with_buf(r, 32 * BS), 1);
+	}
 	/* one at a time, FUA on every other */
 	for (i = 0; i < 16; i++) {
 		fill(w, BS, i * BS, (unsigned)policy);
@@ -267,9 +318,18 @@ static void rw_roundtrip(const char *uri, unsigned flags, int policy,
 		assert_true(st.completions[want_path] > 0);
 	assert_int_equal(mqblk_queue_inflight(q), 0);
 	mqblk_queue_close(q);
+	/* unmapped with the queue, though the device stays open */
+	assert_int_equal(rings_with_buf(w, 32 * BS), 0);
+	assert_int_equal(rings_with_buf(r, 32 * BS), 0);
 	mqblk_dev_close(dev);
 	free(w);
 	free(r);
+}
+
+static void rw_roundtrip(const char *uri, unsigned flags, int policy,
+			 enum mqblk_comp_path want_path)
+{
+	rw_roundtrip_map(uri, flags, policy, want_path, false);
 }
 
 static void all_policies(const char *path, unsigned flags)
@@ -290,6 +350,123 @@ static void all_policies(const char *path, unsigned flags)
 		rw_roundtrip(uri, flags, -1, pol[i].path);
 	}
 	rw_roundtrip(path, flags, MQBLK_COMP_POLLED, MQBLK_PATH_POLLED);
+}
+
+/* ---- registered buffers, sole submitters ---- */
+
+static void fixed_all_policies(const char *path, unsigned flags)
+{
+	static const char *const pol[] = { "local", "remote", "batched" };
+	static const enum mqblk_comp_path want[] = { MQBLK_PATH_LOCAL,
+						     MQBLK_PATH_REMOTE,
+						     MQBLK_PATH_BATCHED };
+	char uri[256];
+	unsigned i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(uri, sizeof(uri), "%s?complete=%s", path, pol[i]);
+		rw_roundtrip_map(uri, flags, -1, want[i], true);
+	}
+	rw_roundtrip_map(path, flags, MQBLK_COMP_POLLED, MQBLK_PATH_POLLED,
+			 true);
+}
+
+static void test_fixed_buffers(void **state)
+{
+	(void)state;
+	fixed_all_policies(shm_file, MQBLK_OPEN_WRITE | MQBLK_OPEN_DIRECT);
+	fixed_all_policies(shm_file, MQBLK_OPEN_WRITE);
+	need_loop();
+	fixed_all_policies(loop_dev, MQBLK_OPEN_WRITE | MQBLK_OPEN_DIRECT);
+}
+
+static void test_fixed_buffers_refused(void **state)
+{
+	struct mqblk_dev *dev = open_dev(shm_file, MQBLK_OPEN_DIRECT, -1);
+	struct mqblk_queue *q;
+	uint8_t *b = abuf(8 * BS);
+	unsigned i;
+
+	(void)state;
+	assert_int_equal(mqblk_queue_open(dev, &q), 0);
+	assert_int_equal(mqblk_queue_map_buf(q, NULL, BS), -EINVAL);
+	assert_int_equal(mqblk_queue_map_buf(q, b, 0), -EINVAL);
+	for (i = 0; i < MQBLK_QUEUE_MAX_BUFS; i++)
+		assert_int_equal(mqblk_queue_map_buf(q, b + i * BS, BS), 0);
+	assert_int_equal(mqblk_queue_map_buf(q, b + i * BS, BS), -ENOSPC);
+	/* a request straddling the end of a region is not a fixed one:
+	 * it still reads right */
+	assert_int_equal(do_io(q, MQBLK_OP_READ, 0, 2 * BS, b + 3 * BS, 0),
+			 (int)(2 * BS));
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+	free(b);
+}
+
+struct thread_io {
+	struct mqblk_dev *dev;
+	unsigned seed;
+	int ret;
+};
+
+/* One thread's turn on the device: a queue, a write and its read-back
+ * through a registered buffer, close. */
+static void *thread_io_fn(void *arg)
+{
+	struct thread_io *t = arg;
+	struct mqblk_queue *q;
+	uint8_t *w = abuf(BS), *r = abuf(BS);
+
+	t->ret = mqblk_queue_open(t->dev, &q);
+	if (t->ret)
+		goto out;
+	t->ret = mqblk_queue_map_buf(q, w, BS);
+	fill(w, BS, 0, t->seed);
+	if (!t->ret && do_io(q, MQBLK_OP_WRITE, 0, BS, w, 0) != (int)BS)
+		t->ret = -EIO;
+	if (!t->ret && do_io(q, MQBLK_OP_READ, 0, BS, r, 0) != (int)BS)
+		t->ret = -EIO;
+	if (!t->ret && memcmp(w, r, BS))
+		t->ret = -EILSEQ;
+	mqblk_queue_close(q);
+out:
+	free(w);
+	free(r);
+	return NULL;
+}
+
+/*
+ * A LOCAL device opened for one submitter gets a ring only its owner may
+ * enter; a queue opened later by another thread must still work (the
+ * driver remakes the ring as that thread), several times over, under
+ * LOCAL and POLLED.
+ */
+static void test_sole_submitter_changes_thread(void **state)
+{
+	int policies[] = { MQBLK_COMP_LOCAL, MQBLK_COMP_POLLED };
+	unsigned p, i;
+
+	(void)state;
+	for (p = 0; p < 2; p++) {
+		struct mqblk_dev *dev =
+			open_dev(shm_file, MQBLK_OPEN_WRITE | MQBLK_OPEN_DIRECT,
+				 policies[p]);
+
+		for (i = 0; i < 3; i++) {
+			struct thread_io t = { dev, i + 10 * p, -1 };
+			pthread_t th;
+
+			assert_int_equal(
+				pthread_create(&th, NULL, thread_io_fn, &t), 0);
+			assert_int_equal(pthread_join(th, NULL), 0);
+			assert_int_equal(t.ret, 0);
+			/* and the opening thread in between */
+			t.seed += 100;
+			thread_io_fn(&t);
+			assert_int_equal(t.ret, 0);
+		}
+		mqblk_dev_close(dev);
+	}
 }
 
 /* ---- geometry ---- */
@@ -568,6 +745,9 @@ int main(void)
 		cmocka_unit_test(test_rw_tmp_direct),
 		cmocka_unit_test(test_rw_loop),
 		cmocka_unit_test(test_rw_options),
+		cmocka_unit_test(test_fixed_buffers),
+		cmocka_unit_test(test_fixed_buffers_refused),
+		cmocka_unit_test(test_sole_submitter_changes_thread),
 		cmocka_unit_test(test_flush_discard_zeroes_files),
 		cmocka_unit_test(test_flush_discard_zeroes_loop),
 		cmocka_unit_test(test_err_missing_file),

@@ -278,7 +278,7 @@ static void test_options(void **state)
 	assert_non_null(strstr(msg, "only for a path device"));
 	bench_config_free(&cfg);
 	assert_int_equal(parse(&cfg, 3, fixed), -1);
-	assert_non_null(strstr(msg, "fixedbufs is not supported yet"));
+	assert_non_null(strstr(msg, "fixedbufs is only for a path device"));
 	bench_config_free(&cfg);
 	assert_int_equal(parse(&cfg, 4, nopat), -1);
 	assert_non_null(strstr(msg, "verify_pattern"));

@@ -45,6 +45,11 @@
 #define URING_DEFAULT_DEPTH 128
 #define URING_MAX_DEPTH 16384
 #define URING_REAP_BATCH 64
+/* registered-buffer slots per ring: one per software queue mapping one */
+#define URING_MAX_BUFS 16
+/* a sole submitter's longest sleep: how soon it rings a doorbell that
+ * the timeout thread could only fill (see uring_doorbell) */
+#define URING_KICK_NS (10 * 1000 * 1000)
 
 /* user_data: the request pointer, its incarnation in the top 16 bits (a
  * cancel then never hits a later reuse of the tag); 1 marks a cancel. */
@@ -71,17 +76,32 @@ struct uring_dev {
 	atomic_bool warned_files;
 };
 
+struct uring_buf {
+	uintptr_t base; /* 0: free slot */
+	size_t len;
+};
+
 struct uring_hctx {
 	struct io_uring ring;
 	struct uring_dev *ud;
-	int efd; /* registered eventfd: the interrupt, -1 when polled */
+	int efd; /* registered eventfd: the interrupt, -1 when none */
 	int fd; /* what SQEs name: 0 (fixed file) or the descriptor */
 	uint8_t sqe_flags;
 	bool iopoll;
+	/* one thread submits and reaps (mqblk_hctx_sole_submitter): the
+	 * ring is SINGLE_ISSUER|DEFER_TASKRUN where the kernel has them */
+	bool single;
+	bool files_registered;
+	bool bufs_table; /* a sparse registered-buffer table exists */
+	unsigned depth;
+	unsigned setup_flags; /* what the ring was made with, to remake it */
+	const void *owner; /* single: the thread the ring belongs to */
 	/* serialises the SQ side: queue_rq/commit_rqs against timeout */
 	pthread_spinlock_t sq_lock;
 	unsigned unsubmitted; /* SQEs filled, doorbell not yet rung */
-	atomic_bool retry; /* a doorbell failed: poll rings it again */
+	atomic_bool retry; /* a doorbell is owed: poll rings it */
+	unsigned nr_bufs; /* slots in use are below this; under sq_lock */
+	struct uring_buf bufs[URING_MAX_BUFS];
 	/* read at exit only, when nothing runs: in flight = issued - reaped */
 	uint64_t issued; /* under sq_lock */
 	uint64_t reaped; /* poll side */
@@ -96,6 +116,9 @@ struct uring_hctx {
 struct uring_cmd {
 	_Atomic uint64_t info; /* len << 32 | op */
 };
+
+/* Its address names the calling thread (a SINGLE_ISSUER ring's owner). */
+static _Thread_local char uring_thread_token;
 
 static inline uint64_t uring_rq_ud(const struct mqblk_rq *rq)
 {
@@ -280,32 +303,57 @@ static void uring_warn_once(atomic_bool *flag, const char *path,
 		fprintf(stderr, "mqblk: uring: %s: %s\n", path, what);
 }
 
-static int uring_ring_setup(struct uring_hctx *uh, unsigned depth,
-			    unsigned flags)
+/* Make the ring with exactly these setup flags; the calling thread
+ * becomes a SINGLE_ISSUER ring's owner. */
+static int uring_ring_init(struct uring_hctx *uh, unsigned flags)
 {
 	struct io_uring_params p;
-	unsigned coop = IORING_SETUP_COOP_TASKRUN;
 	int ret;
 
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	p.cq_entries = 2 * uh->depth;
+	if (flags & IORING_SETUP_SQPOLL)
+		p.sq_thread_idle = uh->ud->sqthread_idle;
+	ret = io_uring_queue_init_params(uh->depth, &uh->ring, &p);
+	if (ret)
+		return ret;
+	uh->setup_flags = flags;
+	uh->owner = &uring_thread_token;
+	return 0;
+}
+
+static int uring_ring_setup(struct uring_hctx *uh, unsigned flags)
+{
 	/*
-	 * COOP_TASKRUN: completions that io-wq workers finish are handed to
-	 * the submitter as task work without an IPI; it runs them when it
-	 * next enters the kernel, which it does to reap. Measured on a tmpfs
-	 * file at QD64 here: 208k -> 403k IOPS. Kernels before 5.19 refuse
-	 * the flag; retry without it.
+	 * Task-work modes, best first; an older kernel refuses a flag with
+	 * -EINVAL and gets the next. COOP_TASKRUN (5.19): completions that
+	 * io-wq workers finish reach the submitter as task work without an
+	 * IPI (tmpfs file, QD64 here: 208k -> 403k IOPS). DEFER_TASKRUN
+	 * (6.1, needs SINGLE_ISSUER): that task work waits until the owner
+	 * asks for completions, and wakes it only when enough are there to
+	 * end its wait. Only for a sole submitter: another thread could not
+	 * reap (or even submit) on such a ring.
 	 */
-	for (;;) {
-		memset(&p, 0, sizeof(p));
-		p.flags = flags | coop | IORING_SETUP_CQSIZE |
-			  IORING_SETUP_CLAMP | IORING_SETUP_SUBMIT_ALL;
-		p.cq_entries = 2 * depth;
-		if (flags & IORING_SETUP_SQPOLL)
-			p.sq_thread_idle = uh->ud->sqthread_idle;
-		ret = io_uring_queue_init_params(depth, &uh->ring, &p);
-		if (ret != -EINVAL || !coop)
-			return ret;
-		coop = 0;
+	static const unsigned modes[] = {
+		IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER |
+			IORING_SETUP_DEFER_TASKRUN,
+		IORING_SETUP_COOP_TASKRUN,
+		0,
+	};
+	unsigned i = uh->single && !(flags & IORING_SETUP_SQPOLL) ? 0 : 1;
+	int ret;
+
+	flags |= IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP |
+		 IORING_SETUP_SUBMIT_ALL;
+	for (; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		ret = uring_ring_init(uh, flags | modes[i]);
+		if (ret != -EINVAL)
+			break;
 	}
+	if (!(uh->setup_flags & IORING_SETUP_SINGLE_ISSUER))
+		uh->single = false;
+	return ret;
 }
 
 /* Does this IOPOLL ring take a read? Some devices only say so on I/O. */
@@ -336,8 +384,8 @@ static int uring_iopoll_probe(struct uring_hctx *uh, uint32_t lbs)
 }
 
 /* Ring with the wanted modes, dropping (with one line) what is refused. */
-static int uring_ring_create(struct uring_hctx *uh, unsigned depth,
-			     bool want_iopoll, uint32_t lbs)
+static int uring_ring_create(struct uring_hctx *uh, bool want_iopoll,
+			     uint32_t lbs)
 {
 	struct uring_dev *ud = uh->ud;
 	unsigned flags = 0;
@@ -351,7 +399,7 @@ static int uring_ring_create(struct uring_hctx *uh, unsigned depth,
 		bool probed = false;
 		char msg[128];
 
-		ret = uring_ring_setup(uh, depth, flags);
+		ret = uring_ring_setup(uh, flags);
 		if (!ret && (flags & IORING_SETUP_IOPOLL)) {
 			/* any failure of the probe read: do without */
 			ret = uring_iopoll_probe(uh, lbs);
@@ -386,6 +434,75 @@ static int uring_ring_create(struct uring_hctx *uh, unsigned depth,
 	return 0;
 }
 
+/* What a new ring needs registered before its first I/O. */
+static int uring_ring_register(struct uring_hctx *uh)
+{
+	struct uring_dev *ud = uh->ud;
+	unsigned i;
+	int ret;
+
+	if (uh->files_registered) {
+		ret = io_uring_register_files(&uh->ring, &ud->fd, 1);
+		if (ret)
+			return ret;
+	}
+	if (uh->bufs_table) {
+		ret = io_uring_register_buffers_sparse(&uh->ring,
+						       URING_MAX_BUFS);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < uh->nr_bufs; i++) {
+		struct iovec iov = { (void *)uh->bufs[i].base,
+				     uh->bufs[i].len };
+
+		if (uh->bufs[i].base &&
+		    io_uring_register_buffers_update_tag(&uh->ring, i, &iov,
+							 NULL, 1) != 1)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * A sole submitter's queue closed and another thread's opened: a
+ * SINGLE_ISSUER ring answers only the thread that made it, so make the
+ * ring again, as this thread. Nothing is in flight: the core drained the
+ * old queue before closing it.
+ */
+static int uring_rehome(struct uring_hctx *uh)
+{
+	int ret;
+
+	pthread_spin_lock(&uh->sq_lock);
+	io_uring_queue_exit(&uh->ring);
+	ret = uring_ring_init(uh, uh->setup_flags);
+	if (!ret)
+		ret = uring_ring_register(uh);
+	uh->unsubmitted = 0;
+	uh->reaped = uh->issued;
+	atomic_store_explicit(&uh->retry, false, memory_order_relaxed);
+	pthread_spin_unlock(&uh->sq_lock);
+	if (ret) {
+		fprintf(stderr,
+			"mqblk: uring: %s: cannot remake the ring for a new "
+			"submitter: %s\n",
+			uh->ud->path, strerror(-ret));
+		/* a ring that is not there: the next call tries again */
+		memset(&uh->ring, 0, sizeof(uh->ring));
+		uh->ring.ring_fd = -1;
+		uh->owner = NULL;
+	}
+	return ret;
+}
+
+static inline int uring_own(struct uring_hctx *uh)
+{
+	if (__builtin_expect(uh->single && uh->owner != &uring_thread_token, 0))
+		return uring_rehome(uh);
+	return 0;
+}
+
 static int uring_init_hctx(struct mqblk_hctx *hctx, unsigned idx)
 {
 	struct mqblk_dev *dev = mqblk_hctx_dev(hctx);
@@ -401,9 +518,10 @@ static int uring_init_hctx(struct mqblk_hctx *hctx, unsigned idx)
 	uh->ud = ud;
 	uh->efd = -1;
 	uh->fd = ud->fd;
+	uh->depth = mqblk_hctx_depth(hctx);
+	uh->single = mqblk_hctx_sole_submitter(hctx);
 	pthread_spin_init(&uh->sq_lock, PTHREAD_PROCESS_PRIVATE);
-	ret = uring_ring_create(uh, mqblk_hctx_depth(hctx),
-				polled && ud->direct && ud->is_blk,
+	ret = uring_ring_create(uh, polled && ud->direct && ud->is_blk,
 				mqblk_dev_block_size(dev));
 	if (ret)
 		goto out_free;
@@ -411,13 +529,23 @@ static int uring_init_hctx(struct mqblk_hctx *hctx, unsigned idx)
 		if (!io_uring_register_files(&uh->ring, &ud->fd, 1)) {
 			uh->fd = 0;
 			uh->sqe_flags = IOSQE_FIXED_FILE;
+			uh->files_registered = true;
 		} else {
 			uring_warn_once(&ud->warned_files, ud->path,
 					"cannot register the file, using "
 					"its descriptor");
 		}
 	}
-	if (!polled) {
+	/* slots for mqblk_queue_map_buf(); without them (before 5.19)
+	 * map_buf says -EOPNOTSUPP */
+	uh->bufs_table =
+		!io_uring_register_buffers_sparse(&uh->ring, URING_MAX_BUFS);
+	/*
+	 * Interrupt-style policies get an eventfd; a sole LOCAL submitter
+	 * does not need one: it sleeps in io_uring_enter (the wait op), and
+	 * an eventfd would cost a signal per completion and a read per reap.
+	 */
+	if (!polled && !uh->single) {
 		uh->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		if (uh->efd < 0) {
 			ret = -errno;
@@ -451,9 +579,13 @@ static void uring_exit_hctx(struct mqblk_hctx *hctx)
 	/*
 	 * The core closes queues only after their I/O is reaped; anything
 	 * still in flight (a request given up on) is cancelled and waited
-	 * for, so the kernel is done with its buffer before we return.
+	 * for, so the kernel is done with its buffer before we return. A
+	 * SINGLE_ISSUER ring takes no call from another thread: its owner's
+	 * exit cancels and waits for its requests (the kernel does that for
+	 * every exiting task), and closing the ring cancels the rest.
 	 */
-	if (uh->issued != uh->reaped) {
+	if (uh->issued != uh->reaped && uh->ring.ring_fd >= 0 &&
+	    (!uh->single || uh->owner == &uring_thread_token)) {
 		struct __kernel_timespec ts = { .tv_sec = 1 };
 		struct io_uring_cqe *cqe;
 		uint64_t left = uh->issued - uh->reaped;
@@ -471,20 +603,31 @@ static void uring_exit_hctx(struct mqblk_hctx *hctx)
 			io_uring_cqe_seen(&uh->ring, cqe);
 		}
 	}
-	io_uring_queue_exit(&uh->ring);
+	if (uh->ring.ring_fd >= 0)
+		io_uring_queue_exit(&uh->ring);
 	if (uh->efd >= 0)
 		close(uh->efd);
 	pthread_spin_destroy(&uh->sq_lock);
 	free(uh);
 }
 
-/* Ring the doorbell for the SQEs filled so far. Under sq_lock. */
+/*
+ * Ring the doorbell for the SQEs filled so far. Under sq_lock. Only the
+ * owner may enter a SINGLE_ISSUER ring: for anyone else (the timeout
+ * thread's cancel) the SQEs wait in the ring and the owner rings for
+ * them in its next poll, at most URING_KICK_NS later.
+ */
 static void uring_doorbell(struct uring_hctx *uh)
 {
 	int ret;
 
 	if (!uh->unsubmitted)
 		return;
+	if (__builtin_expect(uh->single && uh->owner != &uring_thread_token,
+			     0)) {
+		atomic_store_explicit(&uh->retry, true, memory_order_relaxed);
+		return;
+	}
 	ret = io_uring_submit(&uh->ring);
 	if (__builtin_expect(ret < 0, 0)) {
 		/* -EAGAIN/-EBUSY: the SQEs stay in the ring; poll retries */
@@ -513,12 +656,26 @@ static int uring_sync_op(struct uring_hctx *uh, struct mqblk_rq *rq, int mode)
 static void uring_complete(struct mqblk_rq *rq, enum mqblk_op op, uint32_t len,
 			   int res);
 
+/* The registered buffer [buf, buf+len) lies in, or -1. Under sq_lock. */
+static inline int uring_buf_index(const struct uring_hctx *uh, void *buf,
+				  uint32_t len)
+{
+	uintptr_t b = (uintptr_t)buf;
+	unsigned i;
+
+	for (i = 0; i < uh->nr_bufs; i++)
+		if (b - uh->bufs[i].base < uh->bufs[i].len &&
+		    uh->bufs[i].len - (b - uh->bufs[i].base) >= len)
+			return (int)i;
+	return -1;
+}
+
 static enum mqblk_status uring_queue_rq(struct mqblk_hctx *hctx,
 					struct mqblk_rq *rq, bool last)
 {
 	struct uring_hctx *uh = mqblk_hctx_data(hctx);
 	struct io_uring_sqe *sqe;
-	int mode = 0;
+	int mode = 0, buf;
 
 	if (rq->op == MQBLK_OP_DISCARD)
 		mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
@@ -539,6 +696,8 @@ static enum mqblk_status uring_queue_rq(struct mqblk_hctx *hctx,
 		return MQBLK_STS_OK;
 	}
 
+	if (__builtin_expect(uring_own(uh), 0))
+		return MQBLK_STS_ERROR;
 	pthread_spin_lock(&uh->sq_lock);
 	sqe = io_uring_get_sqe(&uh->ring);
 	if (__builtin_expect(!sqe, 0)) {
@@ -547,10 +706,22 @@ static enum mqblk_status uring_queue_rq(struct mqblk_hctx *hctx,
 	}
 	switch (rq->op) {
 	case MQBLK_OP_READ:
-		io_uring_prep_read(sqe, uh->fd, rq->buf, rq->len, rq->offset);
+		buf = uring_buf_index(uh, rq->buf, rq->len);
+		if (buf >= 0)
+			io_uring_prep_read_fixed(sqe, uh->fd, rq->buf, rq->len,
+						 rq->offset, buf);
+		else
+			io_uring_prep_read(sqe, uh->fd, rq->buf, rq->len,
+					   rq->offset);
 		break;
 	case MQBLK_OP_WRITE:
-		io_uring_prep_write(sqe, uh->fd, rq->buf, rq->len, rq->offset);
+		buf = uring_buf_index(uh, rq->buf, rq->len);
+		if (buf >= 0)
+			io_uring_prep_write_fixed(sqe, uh->fd, rq->buf, rq->len,
+						  rq->offset, buf);
+		else
+			io_uring_prep_write(sqe, uh->fd, rq->buf, rq->len,
+					    rq->offset);
 		if (rq->flags & MQBLK_REQ_FUA)
 			sqe->rw_flags = RWF_DSYNC;
 		break;
@@ -696,6 +867,10 @@ static void uring_wait(struct mqblk_hctx *hctx, int64_t timeout_ns)
 	struct uring_hctx *uh = mqblk_hctx_data(hctx);
 	struct io_uring_cqe *cqe;
 
+	/* a sole submitter wakes now and then to ring for the timeout
+	 * thread's cancels (uring_doorbell) */
+	if (uh->single && (timeout_ns < 0 || timeout_ns > URING_KICK_NS))
+		timeout_ns = URING_KICK_NS;
 	if (timeout_ns < 0) {
 		io_uring_wait_cqe(&uh->ring, &cqe);
 	} else {
@@ -706,6 +881,79 @@ static void uring_wait(struct mqblk_hctx *hctx, int64_t timeout_ns)
 
 		io_uring_wait_cqe_timeout(&uh->ring, &cqe, &ts);
 	}
+}
+
+/*
+ * Register [base, base+len) in a free slot of the buffer table: reads and
+ * writes inside it become READ_FIXED/WRITE_FIXED, which skip pinning the
+ * pages on every I/O. Called by the queue's owner (a SINGLE_ISSUER ring
+ * takes registrations only from it).
+ */
+static int uring_map_buf(struct mqblk_hctx *hctx, void *base, size_t len)
+{
+	struct uring_hctx *uh = mqblk_hctx_data(hctx);
+	struct iovec iov = { base, len };
+	unsigned slot;
+	int ret;
+
+	if (!uh->bufs_table)
+		return -EOPNOTSUPP;
+	if (!base || !len)
+		return -EINVAL;
+	ret = uring_own(uh);
+	if (ret)
+		return ret;
+	pthread_spin_lock(&uh->sq_lock);
+	for (slot = 0; slot < URING_MAX_BUFS && uh->bufs[slot].base; slot++)
+		;
+	if (slot == URING_MAX_BUFS) {
+		pthread_spin_unlock(&uh->sq_lock);
+		return -ENOSPC;
+	}
+	uh->bufs[slot].base = (uintptr_t)base; /* reserved, len 0: unused */
+	pthread_spin_unlock(&uh->sq_lock);
+	ret = io_uring_register_buffers_update_tag(&uh->ring, slot, &iov, NULL,
+						   1);
+	pthread_spin_lock(&uh->sq_lock);
+	if (ret == 1) {
+		uh->bufs[slot].len = len;
+		if (slot >= uh->nr_bufs)
+			uh->nr_bufs = slot + 1;
+		ret = 0;
+	} else {
+		uh->bufs[slot].base = 0;
+		if (ret >= 0)
+			ret = -EIO;
+	}
+	pthread_spin_unlock(&uh->sq_lock);
+	return ret;
+}
+
+static void uring_unmap_buf(struct mqblk_hctx *hctx, void *base)
+{
+	struct uring_hctx *uh = mqblk_hctx_data(hctx);
+	struct iovec none = { NULL, 0 };
+	unsigned slot;
+
+	pthread_spin_lock(&uh->sq_lock);
+	for (slot = 0; slot < uh->nr_bufs; slot++)
+		if (uh->bufs[slot].base == (uintptr_t)base)
+			break;
+	if (slot == uh->nr_bufs) {
+		pthread_spin_unlock(&uh->sq_lock);
+		return;
+	}
+	uh->bufs[slot].base = 0;
+	uh->bufs[slot].len = 0;
+	while (uh->nr_bufs && !uh->bufs[uh->nr_bufs - 1].base)
+		uh->nr_bufs--;
+	pthread_spin_unlock(&uh->sq_lock);
+	/* the queue's I/O is reaped: the kernel holds no request on it. A
+	 * refused update (another thread's SINGLE_ISSUER ring) leaves the
+	 * pages pinned until the ring goes. */
+	if (!uh->single || uh->owner == &uring_thread_token)
+		io_uring_register_buffers_update_tag(&uh->ring, slot, &none,
+						     NULL, 1);
 }
 
 static enum mqblk_timeout_ret uring_timeout(struct mqblk_rq *rq)
@@ -739,4 +987,6 @@ const struct mqblk_driver_ops mqblk_uring_driver = {
 	.poll = uring_poll,
 	.wait = uring_wait,
 	.timeout = uring_timeout,
+	.map_buf = uring_map_buf,
+	.unmap_buf = uring_unmap_buf,
 };
