@@ -531,8 +531,10 @@ static void dist_json(struct jw *w, const char *key, const char *const *names,
 	jw_obj_end(w);
 }
 
-static void mqblk_json(struct jw *w, const struct mqblk_job_counters *mq)
+static void mqblk_json(struct jw *w, const struct job_stats *js)
 {
+	const struct mqblk_job_counters *mq = &js->mq;
+
 	jw_obj_begin(w, "mqblk");
 	jw_obj_begin(w, "completions");
 	jw_uint(w, "local", mq->comp_local);
@@ -545,6 +547,7 @@ static void mqblk_json(struct jw *w, const struct mqblk_job_counters *mq)
 	jw_uint(w, "tag_waits", mq->tag_waits);
 	jw_uint(w, "timeouts", mq->timeouts);
 	jw_uint(w, "errors", mq->errors);
+	jw_uint(w, "verify_errors", js->verify_errors);
 	jw_obj_end(w);
 }
 
@@ -614,7 +617,7 @@ static void job_json(struct jw *w, const struct job_stats *js,
 	jw_uint(w, "latency_window", 0);
 	if (job && job->description && job->description[0])
 		jw_str(w, "desc", job->description);
-	mqblk_json(w, &js->mq);
+	mqblk_json(w, js);
 	jw_obj_end(w);
 }
 

@@ -300,18 +300,19 @@ static void show_dist(FILE *f, const char *label, const char *const *keys,
 	fputc('\n', f);
 }
 
-static void show_mqblk(FILE *f, const struct mqblk_job_counters *mq)
+static void show_mqblk(FILE *f, const struct job_stats *js)
 {
+	const struct mqblk_job_counters *mq = &js->mq;
 	double remote = stats_remote_pct(mq);
 
 	fprintf(f,
 		"  mqblk        : completions local=%" PRIu64 " remote=%" PRIu64
 		" batched=%" PRIu64 " polled=%" PRIu64 " (remote=%.1f%%), "
 		"requeues=%" PRIu64 ", tag_waits=%" PRIu64 ", timeouts=%" PRIu64
-		", errors=%" PRIu64 "\n",
+		", errors=%" PRIu64 ", verify_errors=%" PRIu64 "\n",
 		mq->comp_local, mq->comp_remote, mq->comp_batched,
 		mq->comp_polled, remote, mq->requeues, mq->tag_waits,
-		mq->timeouts, mq->errors);
+		mq->timeouts, mq->errors, js->verify_errors);
 }
 
 static void show_header(FILE *f, const struct job_stats *js)
@@ -395,7 +396,7 @@ static void show_entry(FILE *f, const struct job_stats *js,
 		"     latency   : target=0, window=0, percentile=100.00%%, "
 		"depth=%u\n",
 		js->job ? js->job->iodepth : 1);
-	show_mqblk(f, &js->mq);
+	show_mqblk(f, js);
 }
 
 /* fio's show_group_stats. */

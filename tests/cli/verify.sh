@@ -94,12 +94,24 @@ run bench --name=w --filename=$DEV --rw=write --verify=crc32c \
 failed wrong-seed-fails 'verify: bad header rand_seed [0-9]+, wanted [0-9]+ at file null:memory_backed=1,size=16m offset 0, length 4096'
 check wrong-seed-reports-all [ "$(grep -c 'verify: bad' "$ERR")" = 4096 ]
 check wrong-seed-err84 has 'v: (groupid=1, jobs=1): err=84'
+check wrong-seed-counted has_re 'mqblk +: .*errors=0, verify_errors=4096$'
 run bench --name=w --filename=$DEV --rw=write --verify_pattern=0xaa \
 	--do_verify=0 --eta=never \
 	--name=v --stonewall --filename=$DEV --rw=write --verify_pattern=0xab \
 	--verify_only --verify_fatal=1
 failed wrong-pattern-fails 'verify: bad pattern byte aa, wanted ab at file .* offset 0, length 4096'
 check verify-fatal-stops-at-first [ "$(grep -c 'verify: bad' "$ERR")" = 1 ]
+check verify-fatal-counted has_re 'mqblk +: .*, verify_errors=1$'
+run bench --name=w --filename=$DEV --rw=write --verify_pattern=0xaa \
+	--do_verify=0 --eta=never \
+	--name=v --stonewall --filename=$DEV --rw=write --verify_pattern=0xab \
+	--verify_only --output-format=json
+check verify-errors-json python3 -c '
+import json, sys
+jobs = json.load(open(sys.argv[1]))["jobs"]
+sys.exit(0 if [j["mqblk"]["verify_errors"] for j in jobs] == [0, 4096]
+         and jobs[1]["error"] == 84 else 1)
+' "$OUT"
 # never written: zeros have no header
 run bench --name=v --filename=$DEV --rw=read --verify=crc32c --eta=never \
 	--verify_fatal=1

@@ -625,7 +625,7 @@ static void test_normal_job_block(void **state)
 		      "percentile=100.00%, depth=4\n");
 	assert_has(t, "\n  mqblk        : completions local=750 remote=250 "
 		      "batched=100 polled=0 (remote=31.8%), requeues=2, "
-		      "tag_waits=3, timeouts=4, errors=5\n");
+		      "tag_waits=3, timeouts=4, errors=5, verify_errors=0\n");
 	assert_has(t, "\nRun status group 0 (all jobs):\n   READ: "
 		      "bw=4000KiB/s (4096kB/s), 4000KiB/s-4000KiB/s "
 		      "(4096kB/s-4096kB/s), io=4000KiB (4096kB), "
@@ -783,7 +783,8 @@ static void test_json_job_keys_match_fio(void **state)
 	ASSERT_KEYS(root, "jobs/0/latency_ms", "2", "4", "10", "20", "50",
 		    "100", "250", "500", "750", "1000", "2000", ">=2000");
 	ASSERT_KEYS(root, "jobs/0/mqblk", "completions", "remote_pct",
-		    "requeues", "tag_waits", "timeouts", "errors");
+		    "requeues", "tag_waits", "timeouts", "errors",
+		    "verify_errors");
 	ASSERT_KEYS(root, "jobs/0/mqblk/completions", "local", "remote",
 		    "batched", "polled");
 }
