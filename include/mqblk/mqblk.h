@@ -95,7 +95,9 @@ struct mqblk_rq {
 };
 
 /* mqblk_dev_opts.flags: how the device is opened (a driver with no such
- * notion, like null, ignores what does not apply to it) */
+ * notion, like null, ignores what does not apply to it). Without
+ * MQBLK_OPEN_WRITE the device is read-only: the core refuses writes,
+ * discards and write zeroes (-EBADF, as a write(2) to an O_RDONLY file). */
 #define MQBLK_OPEN_DIRECT (1u << 0) /* bypass the page cache (O_DIRECT) */
 #define MQBLK_OPEN_WRITE (1u << 1) /* writes/discards will be submitted */
 
@@ -120,7 +122,7 @@ struct mqblk_queue_stats {
 	uint64_t errors;
 };
 
-/* Sets every field of opts to its default. */
+/* Sets every field of opts to its default (flags: MQBLK_OPEN_WRITE). */
 void mqblk_dev_opts_init(struct mqblk_dev_opts *opts);
 
 /*
@@ -172,8 +174,10 @@ void mqblk_unplug(struct mqblk_queue *q);
 
 /*
  * Submit a request. Returns 0 (the request will come back through
- * mqblk_reap(), possibly with an error in res) or -EINVAL for a request
- * outside the device or misaligned (nothing queued; put it back).
+ * mqblk_reap(), possibly with an error in res), -EINVAL for a request
+ * outside the device or misaligned, or -EBADF for a write-type request to
+ * a device opened without MQBLK_OPEN_WRITE (nothing queued; put it
+ * back).
  */
 int mqblk_submit(struct mqblk_rq *rq);
 

@@ -41,6 +41,7 @@ void mqblk_dev_opts_init(struct mqblk_dev_opts *opts)
 	memset(opts, 0, sizeof(*opts));
 	opts->comp_policy = -1;
 	opts->shared_tags = -1;
+	opts->flags = MQBLK_OPEN_WRITE;
 }
 
 /* ---- driver-visible accessors ---- */
@@ -823,13 +824,16 @@ static int rq_check(const struct mqblk_dev *dev, const struct mqblk_rq *rq)
 	switch (rq->op) {
 	case MQBLK_OP_FLUSH:
 		return 0;
-	case MQBLK_OP_READ:
 	case MQBLK_OP_WRITE:
-		if (!rq->buf)
-			return -EINVAL;
-		/* fall through */
 	case MQBLK_OP_DISCARD:
 	case MQBLK_OP_WRITE_ZEROES:
+		if (!(dev->open_flags & MQBLK_OPEN_WRITE))
+			return -EBADF;
+		/* fall through */
+	case MQBLK_OP_READ:
+		if (!rq->buf &&
+		    (rq->op == MQBLK_OP_READ || rq->op == MQBLK_OP_WRITE))
+			return -EINVAL;
 		if (!rq->len || (rq->offset & mask) || (rq->len & mask))
 			return -EINVAL;
 		if (rq->offset > dev->lim.capacity ||
@@ -844,9 +848,10 @@ int mqblk_submit(struct mqblk_rq *rq)
 {
 	struct mqblk_queue *q = rq->q;
 	struct rq_list one;
+	int ret = rq_check(q->dev, rq);
 
-	if (__builtin_expect(rq_check(q->dev, rq) != 0, 0))
-		return -EINVAL;
+	if (__builtin_expect(ret != 0, 0))
+		return ret;
 	q->st.submitted++;
 	q->inflight++;
 	if (q->plug_depth) {

@@ -34,7 +34,7 @@ for irq in 0 1 2; do
 	failed "read-eio-irqmode$irq" 'io_u error on file null:badblocks' \
 		'Input/output error' 'read offset=1048576, buflen=4096'
 	check "read-eio-irqmode$irq-err5" has 'err= 5 (error=Input/output error)'
-	check "read-eio-irqmode$irq-counted" has_re 'mqblk +: .*errors=[1-9]'
+	check "read-eio-irqmode$irq-counted" has_re 'mqblk +: .*, errors=[1-9]'
 done
 
 # EIO on a write, memory backed: the failed block stores nothing.

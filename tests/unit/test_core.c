@@ -401,6 +401,46 @@ static void test_memory_backed_discard_zeroes(void **state)
 
 /* ---- submit validation ---- */
 
+/* Opened without MQBLK_OPEN_WRITE: reads and flushes go, writes, discards
+ * and write zeroes are refused at submit with -EBADF, nothing queued. */
+static void test_read_only_device_refuses_writes(void **state)
+{
+	static uint8_t buf[4096];
+	static const enum mqblk_op refused[] = { MQBLK_OP_WRITE,
+						 MQBLK_OP_DISCARD,
+						 MQBLK_OP_WRITE_ZEROES };
+	struct mqblk_dev_opts o;
+	struct mqblk_dev *dev = NULL;
+	struct mqblk_queue *q;
+	struct mqblk_rq *rq;
+	unsigned i;
+
+	(void)state;
+	mqblk_dev_opts_init(&o);
+	assert_int_equal(o.flags, MQBLK_OPEN_WRITE); /* the default */
+	o.flags = 0;
+	assert_int_equal(mqblk_dev_open("null:size=1m", &o, &dev, NULL, 0), 0);
+	q = open_queue(dev);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		rq = get_rq(q, refused[i], 0, BS, buf);
+		assert_int_equal(mqblk_submit(rq), -EBADF);
+		mqblk_rq_put(rq);
+	}
+	assert_int_equal(mqblk_queue_inflight(q), 0);
+	rq = get_rq(q, MQBLK_OP_READ, 0, BS, buf);
+	assert_int_equal(mqblk_submit(rq), 0);
+	assert_int_equal(mqblk_reap(q, &rq, 1, 1, -1), 1);
+	assert_int_equal(rq->res, BS);
+	mqblk_rq_put(rq);
+	rq = get_rq(q, MQBLK_OP_FLUSH, 0, 0, NULL);
+	assert_int_equal(mqblk_submit(rq), 0);
+	assert_int_equal(mqblk_reap(q, &rq, 1, 1, -1), 1);
+	assert_int_equal(rq->res, 0);
+	mqblk_rq_put(rq);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
 static void test_submit_out_of_range_is_einval(void **state)
 {
 	static uint8_t buf[4096];
@@ -1018,6 +1058,7 @@ int main(void)
 		cmocka_unit_test(test_memory_backed_discard_zeroes),
 		cmocka_unit_test(test_submit_out_of_range_is_einval),
 		cmocka_unit_test(test_submit_misaligned_is_einval),
+		cmocka_unit_test(test_read_only_device_refuses_writes),
 		cmocka_unit_test(test_plug_holds_submissions_until_unplug),
 		cmocka_unit_test(test_busy_requeue_loses_nothing_irqmode0),
 		cmocka_unit_test(test_busy_requeue_loses_nothing_irqmode1),
