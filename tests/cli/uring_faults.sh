@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Faults below the uring driver, from a real filesystem: faultfs (FUSE,
+# tests/fuse/faultfs.c) serves disk.img and fails chosen ranges. An EIO or
+# a short read fails the job: exit 1, one "io_u error on file ..." line
+# naming the file, the errno text and the offset, err= 5 in the report,
+# the same counts in the JSON. A read that outlives the device timeout
+# does not hang the run. An O_DIRECT open the filesystem refuses, a file
+# mqblk may not open and a write job on a read-only mount are one clear
+# line and exit 1. Never a hang or a crash; the mounts go in the EXIT trap.
+# Usage: bash tests/cli/uring_faults.sh /path/to/mqblk /path/to/faultfs
+# shellcheck source-path=SCRIPTDIR disable=SC1091
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+FAULTFS=${2:-}
+if [[ -z $FAULTFS || ! -x $FAULTFS ]]; then
+	echo "FAIL setup: faultfs binary '$FAULTFS' missing or not executable"
+	exit 1
+fi
+
+mounts=()
+pids=()
+
+# Runs from the EXIT trap.
+# shellcheck disable=SC2317
+cleanup()
+{
+	local m p i
+	for m in "${mounts[@]}"; do
+		# busy for a moment after a run: an exited process's io_uring
+		# drops its file references in a kernel worker, shortly after
+		for ((i = 0; i < 50; i++)); do
+			fusermount3 -u "$m" 2>/dev/null && break
+			mountpoint -q "$m" || break
+			sleep 0.1
+		done
+		if mountpoint -q "$m"; then
+			echo "cleanup: $m still busy, detaching it lazily" >&2
+			fusermount3 -uz "$m" 2>/dev/null || umount -l "$m"
+		fi
+	done
+	for p in "${pids[@]}"; do
+		# the daemon ends once unmounted; give it 2 s, then kill it
+		for ((i = 0; i < 100; i++)); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.02
+		done
+		kill -9 "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# The mount options: others may look in (for the run as nobody) and the
+# kernel checks the file's mode, as on a disk filesystem.
+if ((EUID == 0)); then
+	fuse_opts=allow_other,default_permissions
+else
+	fuse_opts=default_permissions
+fi
+
+# mount DIR FAULTFS-ARGS...: mount faultfs at $TMP/DIR in the foreground
+# (its pid kept for cleanup), waiting until it is mounted; 1 if it is not.
+mount_faultfs()
+{
+	local dir=$TMP/$1 log=$TMP/faultfs-$1.log i
+	shift
+	mkdir -p "$dir"
+	"$FAULTFS" "$@" "$dir" -f -o "$fuse_opts" </dev/null >"$log" 2>&1 &
+	pids+=($!)
+	mounts+=("$dir")
+	for ((i = 0; i < 250; i++)); do
+		mountpoint -q "$dir" && return 0
+		kill -0 "${pids[-1]}" 2>/dev/null || break
+		sleep 0.02
+	done
+	echo "FAIL setup: faultfs did not mount $dir: $(head -n 2 "$log")"
+	exit 1
+}
+
+# failed NAME ERE...: the last run exited 1 (no hang, no crash) and its
+# stderr matches every ERE.
+failed()
+{
+	local name=$1 why re
+	shift
+	why=$(status_problem)
+	[[ -z $why ]] && ((RC != 1)) && why="exit status $RC, want 1"
+	for re in "$@"; do
+		[[ -z $why ]] && ! grep -qE -- "$re" "$ERR" &&
+			why="stderr lacks /$re/: $(first_err)"
+	done
+	if [[ -n $why ]]; then
+		fail "$name" "$why"
+	else
+		pass "$name"
+	fi
+}
+
+# one_line NAME: the last run wrote exactly one line to stderr and nothing
+# to stdout.
+one_line()
+{
+	local why='' lines
+	lines=$(wc -l <"$ERR")
+	((lines != 1)) && why="$lines lines on stderr, want 1: $(first_err)"
+	[[ -z $why && -s $OUT ]] && why="wrote to stdout: $(head -n 1 "$OUT")"
+	if [[ -n $why ]]; then
+		fail "$1" "$why"
+	else
+		pass "$1"
+	fi
+}
+
+# errors_of FILE: the errors= count of the "mqblk :" line in a normal report.
+errors_of()
+{
+	sed -n 's/^ *mqblk *:.*, errors=\([0-9]*\).*/\1/p' "$1" | head -n 1
+}
+
+# json_errors NAME WANT-ERRNO WANT-ERRORS: the last run's JSON has one job
+# whose error is WANT-ERRNO and whose mqblk errors count is WANT-ERRORS.
+json_errors()
+{
+	local got
+	got=$(python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+print(j["error"], j["mqblk"]["errors"])' "$OUT" 2>&1)
+	if [[ $got == "$2 $3" ]]; then
+		pass "$1"
+	else
+		fail "$1" "JSON error, mqblk.errors = '$got', want '$2 $3'"
+	fi
+}
+
+# Faults at 1 MiB (EIO, writes too), 2 MiB (short reads) and 8 MiB
+# (reads answered after 2 s); disk.img is root's, mode 600.
+mount_faultfs f --size=16m --eio=1m-1028k --eio-write --short=2m-2052k \
+	--delay=8m-8196k:2000 --mode=600
+IMG=$TMP/f/disk.img
+
+# Control: a clean range reads and writes, direct and buffered.
+for direct in 1 0; do
+	run bench --name=c --filename="$IMG" --rw=randrw --bs=4k --offset=4m \
+		--size=1m --iodepth=8 --direct=$direct
+	check "control-clean-range-direct$direct" [ "$RC" = 0 ]
+	check "control-clean-range-direct$direct-err0" has 'err= 0'
+done
+
+# EIO in the middle of a random read, O_DIRECT and buffered.
+for direct in 1 0; do
+	run bench --name=e --filename="$IMG" --rw=randread --bs=4k --size=2m \
+		--iodepth=4 --direct=$direct
+	failed "eio-direct$direct" "io_u error on file $IMG: " \
+		'Input/output error: read offset=1048576, buflen=4096'
+	check "eio-direct$direct-one-line" [ "$(wc -l <"$ERR")" = 1 ]
+	check "eio-direct$direct-err5" has 'err= 5 (error=Input/output error)'
+	errors=$(errors_of "$OUT")
+	check "eio-direct$direct-counted" [ "${errors:-0}" -ge 1 ]
+	run bench --name=e --filename="$IMG" --rw=randread --bs=4k --size=2m \
+		--iodepth=4 --direct=$direct --output-format=json
+	failed "eio-direct$direct-json" 'Input/output error'
+	json_errors "eio-direct$direct-json-counts" 5 "${errors:-0}"
+done
+
+# EIO on a write.
+run bench --name=w --filename="$IMG" --rw=write --bs=4k --offset=1020k \
+	--size=16k --iodepth=1 --direct=1
+failed write-eio "io_u error on file $IMG: " \
+	'Input/output error: write offset=1048576, buflen=4096'
+check write-eio-err5 has 'err= 5'
+
+# A short read (half the bytes) is an I/O error, not a silent success.
+for direct in 1 0; do
+	run bench --name=s --filename="$IMG" --rw=randread --bs=4k --offset=2m \
+		--size=1m --iodepth=4 --direct=$direct
+	failed "short-direct$direct" "io_u error on file $IMG: " \
+		'Input/output error: read offset=2097152, buflen=4096'
+	check "short-direct$direct-err5" has 'err= 5 (error=Input/output error)'
+	errors=$(errors_of "$OUT")
+	check "short-direct$direct-counted" [ "${errors:-0}" -ge 1 ]
+	run bench --name=s --filename="$IMG" --rw=randread --bs=4k --offset=2m \
+		--size=1m --iodepth=4 --direct=$direct --output-format=json
+	json_errors "short-direct$direct-json-counts" 5 "${errors:-0}"
+done
+
+# A read 2 s late with a 200 ms device timeout. The driver asks io_uring to
+# cancel it; a FUSE read is not in io-wq but handed to the daemon as an
+# async request, which io_uring cannot take back (the cancel ends -ENOENT,
+# again on each re-armed timer), so the read completes with its real
+# result: the run takes the 2 s, succeeds, and counts no timeout. A hang
+# is the bug to catch; a read failed with ETIMEDOUT would mean the cancel
+# won, and would need this test to change.
+for how in default hipri remote buffered; do
+	uri="$IMG?timeout=200"
+	opts=(--direct=1)
+	case $how in
+	hipri) opts+=(--hipri) ;;
+	remote) uri+=",complete=remote" ;;
+	buffered) opts=(--direct=0) ;;
+	esac
+	start=$(date +%s%N)
+	run bench --name=d --filename="$uri" --rw=read --bs=4k --offset=8m \
+		--size=16k --iodepth=2 "${opts[@]}"
+	ms=$((($(date +%s%N) - start) / 1000000))
+	why=$(status_problem)
+	[[ -z $why ]] && ((RC != 0)) && why="exit status $RC: $(first_err)"
+	[[ -z $why && -s $ERR ]] && why="stderr: $(first_err)"
+	if [[ -n $why ]]; then
+		fail "delay-$how-completes" "$why"
+	else
+		pass "delay-$how-completes"
+	fi
+	check "delay-$how-waited-for-the-read" [ "$ms" -ge 1900 ]
+	check "delay-$how-err0" has 'err= 0'
+	check "delay-$how-no-timeout-counted" \
+		has_re 'mqblk +: .*timeouts=0, errors=0\b'
+	check "delay-$how-all-read" has 'issued rwts: total=4,0,0,0'
+done
+
+# As nobody: disk.img is mode 600, root's.
+if ((EUID == 0)) && command -v setpriv >/dev/null; then
+	chmod 755 "$TMP"
+	MQBLK_ROOT=$MQBLK
+	MQBLK=setpriv run --reuid=65534 --regid=65534 --clear-groups \
+		"$MQBLK_ROOT" bench --name=p --filename="$IMG" --rw=read \
+		--size=1m
+	failed no-permission "^mqblk: .*$IMG: Permission denied"
+	one_line no-permission-one-line
+else
+	echo "SKIP no-permission: not root, or no setpriv"
+fi
+
+# A filesystem that refuses O_DIRECT, mounted read-only.
+mount_faultfs nd --size=4m --no-direct -o ro
+NDIMG=$TMP/nd/disk.img
+run bench --name=n --filename="$NDIMG" --rw=randread --size=1m --direct=1
+failed no-direct "^mqblk: .*$NDIMG: O_DIRECT refused by the filesystem"
+one_line no-direct-one-line
+run bench --name=n --filename="$NDIMG" --rw=randread --size=1m --direct=0
+check no-direct-buffered-reads [ "$RC" = 0 ]
+run bench --name=n --filename="$NDIMG" --rw=randwrite --size=1m --direct=0
+failed read-only-write-job "^mqblk: .*$NDIMG: Read-only file system"
+one_line read-only-write-job-one-line
+
+finish
