@@ -26,6 +26,10 @@ pids=()
 cleanup()
 {
 	local m p i
+	# a tracefs instance of the delay checks, if one is left
+	if declare -F untrace >/dev/null; then
+		untrace
+	fi
 	for m in "${mounts[@]}"; do
 		# busy for a moment after a run: an exited process's io_uring
 		# drops its file references in a kernel worker, shortly after
@@ -192,7 +196,25 @@ done
 # again on each re-armed timer), so the read completes with its real
 # result: the run takes the 2 s, succeeds, and counts no timeout. A hang
 # is the bug to catch; a read failed with ETIMEDOUT would mean the cancel
-# won, and would need this test to change.
+# won, and would need this test to change. The cancels must go out while
+# the read is pending, not when it ends: a sole submitter asleep in
+# io_uring_enter is kicked awake to submit them (tracefs counts them).
+tr=/sys/kernel/tracing
+[[ -d $tr/events/io_uring ]] || tr=/sys/kernel/debug/tracing
+trace=
+if ((EUID == 0)) && [[ -d $tr/instances ]] &&
+	mkdir "$tr/instances/mqblk-uring-faults.$$" 2>/dev/null; then
+	trace=$tr/instances/mqblk-uring-faults.$$
+	# IORING_OP_ASYNC_CANCEL is opcode 14
+	echo 'opcode == 14' >"$trace/events/io_uring/io_uring_submit_req/filter"
+fi
+untrace()
+{
+	[[ -n $trace ]] || return 0
+	echo 0 >"$trace/events/io_uring/io_uring_submit_req/enable"
+	rmdir "$trace" 2>/dev/null
+	trace=
+}
 for how in default hipri remote buffered; do
 	uri="$IMG?timeout=200"
 	opts=(--direct=1)
@@ -201,10 +223,29 @@ for how in default hipri remote buffered; do
 	remote) uri+=",complete=remote" ;;
 	buffered) opts=(--direct=0) ;;
 	esac
+	if [[ -n $trace ]]; then
+		echo >"$trace/trace"
+		echo 1 >"$trace/events/io_uring/io_uring_submit_req/enable"
+	fi
 	start=$(date +%s%N)
 	run bench --name=d --filename="$uri" --rw=read --bs=4k --offset=8m \
 		--size=16k --iodepth=2 "${opts[@]}"
 	ms=$((($(date +%s%N) - start) / 1000000))
+	if [[ -n $trace ]]; then
+		echo 0 >"$trace/events/io_uring/io_uring_submit_req/enable"
+		# a timer re-armed every 200 ms over the ~2 s of the delayed
+		# reads: cancels spread over more than a second if they go out
+		# on time, all at one instant if only when the reads end
+		spread=$(awk '/ASYNC_CANCEL/ {
+			for (i = 1; i <= NF; i++)
+				if ($i ~ /^[0-9]+\.[0-9]+:$/) t = $i + 0
+			if (!n++) first = t
+			last = t
+		} END { printf "%d", (last - first) * 1000 }' "$trace/trace")
+		check "delay-$how-cancels-on-time" [ "$spread" -ge 1000 ]
+	else
+		echo "SKIP delay-$how-cancels-on-time: no tracefs here"
+	fi
 	why=$(status_problem)
 	[[ -z $why ]] && ((RC != 0)) && why="exit status $RC: $(first_err)"
 	[[ -z $why && -s $ERR ]] && why="stderr: $(first_err)"
@@ -219,6 +260,7 @@ for how in default hipri remote buffered; do
 		has_re 'mqblk +: .*timeouts=0, errors=0\b'
 	check "delay-$how-all-read" has 'issued rwts: total=4,0,0,0'
 done
+untrace
 
 # As nobody: disk.img is mode 600, root's.
 if ((EUID == 0)) && command -v setpriv >/dev/null; then

@@ -47,12 +47,13 @@
 #define URING_REAP_BATCH 64
 /* registered-buffer slots per ring: one per software queue mapping one */
 #define URING_MAX_BUFS 16
-/* a sole submitter's longest sleep: how soon it rings a doorbell that
- * the timeout thread could only fill (see uring_doorbell) */
+/* a sole submitter's longest sleep where it cannot be kicked (no
+ * MSG_RING): how soon it rings a doorbell the timeout thread filled */
 #define URING_KICK_NS (10 * 1000 * 1000)
 
 /* user_data: the request pointer, its incarnation in the top 16 bits (a
- * cancel then never hits a later reuse of the tag); 1 marks a cancel. */
+ * cancel then never hits a later reuse of the tag); 1 marks a CQE that is
+ * no request's: a cancel's own, or a kick (uring_kick). */
 #define URING_UD_CANCEL 1ull
 #define URING_UD_PTR_MASK ((1ull << 48) - 1)
 
@@ -74,6 +75,11 @@ struct uring_dev {
 	atomic_bool warned_iopoll;
 	atomic_bool warned_sqpoll;
 	atomic_bool warned_files;
+	/* the timeout thread's ring for waking a sole submitter */
+	pthread_mutex_t kick_lock;
+	struct io_uring kick_ring;
+	bool kick_ready;
+	atomic_bool kick_failed; /* read by submitters, unlocked */
 };
 
 struct uring_buf {
@@ -219,6 +225,7 @@ static int uring_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		return -ENOMEM;
 	ud->fd = -1;
 	ud->registerfiles = true;
+	pthread_mutex_init(&ud->kick_lock, NULL);
 	for (i = 0; i < params->nr; i++) {
 		struct mqblk_param *p = &params->v[i];
 		int r = 0;
@@ -288,6 +295,9 @@ static void uring_exit(struct mqblk_dev *dev)
 
 	if (!ud)
 		return;
+	if (ud->kick_ready)
+		io_uring_queue_exit(&ud->kick_ring);
+	pthread_mutex_destroy(&ud->kick_lock);
 	if (ud->fd >= 0)
 		close(ud->fd);
 	free(ud->path);
@@ -303,24 +313,19 @@ static void uring_warn_once(atomic_bool *flag, const char *path,
 		fprintf(stderr, "mqblk: uring: %s: %s\n", path, what);
 }
 
-/* Make the ring with exactly these setup flags; the calling thread
- * becomes a SINGLE_ISSUER ring's owner. */
-static int uring_ring_init(struct uring_hctx *uh, unsigned flags)
+/* Make a ring with exactly these setup flags; the calling thread becomes
+ * a SINGLE_ISSUER ring's owner. */
+static int uring_ring_init(const struct uring_hctx *uh, struct io_uring *ring,
+			   unsigned flags)
 {
 	struct io_uring_params p;
-	int ret;
 
 	memset(&p, 0, sizeof(p));
 	p.flags = flags;
 	p.cq_entries = 2 * uh->depth;
 	if (flags & IORING_SETUP_SQPOLL)
 		p.sq_thread_idle = uh->ud->sqthread_idle;
-	ret = io_uring_queue_init_params(uh->depth, &uh->ring, &p);
-	if (ret)
-		return ret;
-	uh->setup_flags = flags;
-	uh->owner = &uring_thread_token;
-	return 0;
+	return io_uring_queue_init_params(uh->depth, ring, &p);
 }
 
 static int uring_ring_setup(struct uring_hctx *uh, unsigned flags)
@@ -347,9 +352,13 @@ static int uring_ring_setup(struct uring_hctx *uh, unsigned flags)
 	flags |= IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP |
 		 IORING_SETUP_SUBMIT_ALL;
 	for (; i < sizeof(modes) / sizeof(modes[0]); i++) {
-		ret = uring_ring_init(uh, flags | modes[i]);
+		ret = uring_ring_init(uh, &uh->ring, flags | modes[i]);
 		if (ret != -EINVAL)
 			break;
+	}
+	if (!ret) {
+		uh->setup_flags = flags | modes[i];
+		uh->owner = &uring_thread_token;
 	}
 	if (!(uh->setup_flags & IORING_SETUP_SINGLE_ISSUER))
 		uh->single = false;
@@ -434,21 +443,21 @@ static int uring_ring_create(struct uring_hctx *uh, bool want_iopoll,
 	return 0;
 }
 
-/* What a new ring needs registered before its first I/O. */
-static int uring_ring_register(struct uring_hctx *uh)
+/* Register on a remade ring what uh's ring had: the file, the buffer
+ * table and the buffers mapped in it. */
+static int uring_ring_register(struct uring_hctx *uh, struct io_uring *ring)
 {
 	struct uring_dev *ud = uh->ud;
 	unsigned i;
 	int ret;
 
 	if (uh->files_registered) {
-		ret = io_uring_register_files(&uh->ring, &ud->fd, 1);
+		ret = io_uring_register_files(ring, &ud->fd, 1);
 		if (ret)
 			return ret;
 	}
 	if (uh->bufs_table) {
-		ret = io_uring_register_buffers_sparse(&uh->ring,
-						       URING_MAX_BUFS);
+		ret = io_uring_register_buffers_sparse(ring, URING_MAX_BUFS);
 		if (ret)
 			return ret;
 	}
@@ -456,9 +465,8 @@ static int uring_ring_register(struct uring_hctx *uh)
 		struct iovec iov = { (void *)uh->bufs[i].base,
 				     uh->bufs[i].len };
 
-		if (uh->bufs[i].base &&
-		    io_uring_register_buffers_update_tag(&uh->ring, i, &iov,
-							 NULL, 1) != 1)
+		if (uh->bufs[i].len && io_uring_register_buffers_update_tag(
+					       ring, i, &iov, NULL, 1) != 1)
 			return -ENOMEM;
 	}
 	return 0;
@@ -472,28 +480,34 @@ static int uring_ring_register(struct uring_hctx *uh)
  */
 static int uring_rehome(struct uring_hctx *uh)
 {
+	struct io_uring ring, old;
 	int ret;
 
-	pthread_spin_lock(&uh->sq_lock);
-	io_uring_queue_exit(&uh->ring);
-	ret = uring_ring_init(uh, uh->setup_flags);
-	if (!ret)
-		ret = uring_ring_register(uh);
-	uh->unsubmitted = 0;
-	uh->reaped = uh->issued;
-	atomic_store_explicit(&uh->retry, false, memory_order_relaxed);
-	pthread_spin_unlock(&uh->sq_lock);
+	ret = uring_ring_init(uh, &ring, uh->setup_flags);
+	if (!ret) {
+		ret = uring_ring_register(uh, &ring);
+		if (ret)
+			io_uring_queue_exit(&ring);
+	}
 	if (ret) {
+		/* the old ring stays (its owner's calls fail cleanly); the
+		 * request fails and the next one tries again */
 		fprintf(stderr,
 			"mqblk: uring: %s: cannot remake the ring for a new "
 			"submitter: %s\n",
 			uh->ud->path, strerror(-ret));
-		/* a ring that is not there: the next call tries again */
-		memset(&uh->ring, 0, sizeof(uh->ring));
-		uh->ring.ring_fd = -1;
-		uh->owner = NULL;
+		return ret;
 	}
-	return ret;
+	pthread_spin_lock(&uh->sq_lock);
+	old = uh->ring;
+	uh->ring = ring;
+	uh->owner = &uring_thread_token;
+	uh->unsubmitted = 0;
+	uh->reaped = uh->issued;
+	atomic_store_explicit(&uh->retry, false, memory_order_relaxed);
+	pthread_spin_unlock(&uh->sq_lock);
+	io_uring_queue_exit(&old);
+	return 0;
 }
 
 static inline int uring_own(struct uring_hctx *uh)
@@ -584,7 +598,7 @@ static void uring_exit_hctx(struct mqblk_hctx *hctx)
 	 * exit cancels and waits for its requests (the kernel does that for
 	 * every exiting task), and closing the ring cancels the rest.
 	 */
-	if (uh->issued != uh->reaped && uh->ring.ring_fd >= 0 &&
+	if (uh->issued != uh->reaped &&
 	    (!uh->single || uh->owner == &uring_thread_token)) {
 		struct __kernel_timespec ts = { .tv_sec = 1 };
 		struct io_uring_cqe *cqe;
@@ -603,8 +617,7 @@ static void uring_exit_hctx(struct mqblk_hctx *hctx)
 			io_uring_cqe_seen(&uh->ring, cqe);
 		}
 	}
-	if (uh->ring.ring_fd >= 0)
-		io_uring_queue_exit(&uh->ring);
+	io_uring_queue_exit(&uh->ring);
 	if (uh->efd >= 0)
 		close(uh->efd);
 	pthread_spin_destroy(&uh->sq_lock);
@@ -612,10 +625,44 @@ static void uring_exit_hctx(struct mqblk_hctx *hctx)
 }
 
 /*
+ * Wake a sole submitter sleeping in io_uring_enter on its ring: post it a
+ * CQE (IORING_OP_MSG_RING) from a ring of the device's own, made on first
+ * use. Where the kernel has no MSG_RING (before 5.18), the owner's sleep
+ * is bounded instead (uring_wait). Under sq_lock.
+ */
+static void uring_kick(struct uring_hctx *uh)
+{
+	struct uring_dev *ud = uh->ud;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+
+	pthread_mutex_lock(&ud->kick_lock);
+	if (!ud->kick_ready && !atomic_load(&ud->kick_failed)) {
+		ud->kick_ready = !io_uring_queue_init(4, &ud->kick_ring, 0);
+		atomic_store(&ud->kick_failed, !ud->kick_ready);
+	}
+	sqe = ud->kick_ready ? io_uring_get_sqe(&ud->kick_ring) : NULL;
+	if (sqe) {
+		/* MSG_RING completes at once: its CQE says if it went */
+		io_uring_prep_msg_ring(sqe, uh->ring.ring_fd, 0,
+				       URING_UD_CANCEL, 0);
+		if (io_uring_submit_and_wait(&ud->kick_ring, 1) != 1 ||
+		    io_uring_peek_cqe(&ud->kick_ring, &cqe)) {
+			atomic_store(&ud->kick_failed, true);
+		} else {
+			if (cqe->res < 0)
+				atomic_store(&ud->kick_failed, true);
+			io_uring_cqe_seen(&ud->kick_ring, cqe);
+		}
+	}
+	pthread_mutex_unlock(&ud->kick_lock);
+}
+
+/*
  * Ring the doorbell for the SQEs filled so far. Under sq_lock. Only the
  * owner may enter a SINGLE_ISSUER ring: for anyone else (the timeout
- * thread's cancel) the SQEs wait in the ring and the owner rings for
- * them in its next poll, at most URING_KICK_NS later.
+ * thread's cancel) the SQEs wait in the ring, the owner is kicked awake
+ * and rings for them in its next poll.
  */
 static void uring_doorbell(struct uring_hctx *uh)
 {
@@ -626,6 +673,7 @@ static void uring_doorbell(struct uring_hctx *uh)
 	if (__builtin_expect(uh->single && uh->owner != &uring_thread_token,
 			     0)) {
 		atomic_store_explicit(&uh->retry, true, memory_order_relaxed);
+		uring_kick(uh);
 		return;
 	}
 	ret = io_uring_submit(&uh->ring);
@@ -867,9 +915,11 @@ static void uring_wait(struct mqblk_hctx *hctx, int64_t timeout_ns)
 	struct uring_hctx *uh = mqblk_hctx_data(hctx);
 	struct io_uring_cqe *cqe;
 
-	/* a sole submitter wakes now and then to ring for the timeout
-	 * thread's cancels (uring_doorbell) */
-	if (uh->single && (timeout_ns < 0 || timeout_ns > URING_KICK_NS))
+	/* a sole submitter that cannot be kicked wakes now and then to ring
+	 * for the timeout thread's cancels (uring_doorbell) */
+	if (uh->single &&
+	    atomic_load_explicit(&uh->ud->kick_failed, memory_order_relaxed) &&
+	    (timeout_ns < 0 || timeout_ns > URING_KICK_NS))
 		timeout_ns = URING_KICK_NS;
 	if (timeout_ns < 0) {
 		io_uring_wait_cqe(&uh->ring, &cqe);
