@@ -6,6 +6,7 @@
 #ifndef MQBLK_BENCH_H
 #define MQBLK_BENCH_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -81,6 +82,12 @@ struct bench_job {
 	/* fio --fixedbufs: 1 on (a path device), 0 off, -1 unset: mqblk
 	 * maps its buffers wherever the device can take them */
 	int fixedbufs;
+	/* fio cpus_allowed / cpus_allowed_policy: the CPUs its threads may
+	 * run on (none set: any), as given for the report; split: each
+	 * thread gets one of them, by thread number */
+	char cpus_allowed[128];
+	cpu_set_t cpus;
+	bool cpus_split;
 	bool direct;
 	bool thread;
 	bool group_reporting;

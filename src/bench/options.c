@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "verify.h"
@@ -170,6 +171,8 @@ static const struct opt job_opts[] = {
 	{ "registerfiles", OT_BOOL, J(registerfiles), 0, 0 },
 	{ "sqthread_poll", OT_BOOL, J(sqthread_poll), 0, 0 },
 	{ "fixedbufs", OT_SPECIAL, 0, 0, 0 },
+	{ "cpus_allowed", OT_SPECIAL, 0, 0, 0 },
+	{ "cpus_allowed_policy", OT_SPECIAL, 0, 0, 0 },
 	{ "sqthread_poll_cpu", OT_SPECIAL, 0, 0, 0 },
 	{ "verify", OT_SPECIAL, 0, 0, 0 },
 	{ "verify_pattern", OT_SPECIAL, 0, 0, 0 },
@@ -390,6 +393,67 @@ static int set_verify_opt(struct bench_job *job, const struct opt *o,
 	return 0;
 }
 
+/*
+ * fio's cpus_allowed: "1,3-5": CPUs and ranges, each below the number of
+ * CPUs this machine has.
+ */
+static int set_cpus_allowed(struct bench_job *job, const char *val, char *err,
+			    size_t errlen)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	const char *p = val;
+
+	if (ncpu < 1 || ncpu > CPU_SETSIZE)
+		ncpu = CPU_SETSIZE;
+	if (strlen(val) >= sizeof(job->cpus_allowed))
+		return bench_err(err, errlen, "cpus_allowed: list too long");
+	CPU_ZERO(&job->cpus);
+	for (;;) {
+		unsigned long lo, hi, c;
+		char *end;
+
+		if (*p < '0' || *p > '9')
+			return bench_err(err, errlen,
+					 "cpus_allowed: '%s' is not a list of "
+					 "CPUs (like 0,2-3)",
+					 val);
+		lo = hi = strtoul(p, &end, 10);
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (*p < '0' || *p > '9')
+				return bench_err(err, errlen,
+						 "cpus_allowed: bad range in "
+						 "'%s'",
+						 val);
+			hi = strtoul(p, &end, 10);
+			p = end;
+		}
+		if (hi < lo)
+			return bench_err(err, errlen,
+					 "cpus_allowed: range %lu-%lu runs "
+					 "backwards",
+					 lo, hi);
+		if (hi >= (unsigned long)ncpu)
+			return bench_err(
+				err, errlen,
+				"cpus_allowed: CPU %lu too large (this "
+				"machine has %ld)",
+				hi, ncpu);
+		for (c = lo; c <= hi; c++)
+			CPU_SET(c, &job->cpus);
+		if (!*p)
+			break;
+		if (*p++ != ',')
+			return bench_err(err, errlen,
+					 "cpus_allowed: '%s' is not a list of "
+					 "CPUs (like 0,2-3)",
+					 val);
+	}
+	snprintf(job->cpus_allowed, sizeof(job->cpus_allowed), "%s", val);
+	return 0;
+}
+
 static int set_special(struct bench_job *job, const struct opt *o,
 		       const char *val, char *err, size_t errlen)
 {
@@ -421,6 +485,17 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		if (val && bench_parse_bool(val, &b, buf, sizeof(buf)))
 			return bench_err(err, errlen, "fixedbufs: %s", buf);
 		job->fixedbufs = b;
+		return 0;
+	}
+	if (!strcmp(o->name, "cpus_allowed"))
+		return set_cpus_allowed(job, val, err, errlen);
+	if (!strcmp(o->name, "cpus_allowed_policy")) {
+		if (strcmp(val, "shared") && strcmp(val, "split"))
+			return bench_err(err, errlen,
+					 "cpus_allowed_policy: '%s' is not "
+					 "shared or split",
+					 val);
+		job->cpus_split = !strcmp(val, "split");
 		return 0;
 	}
 	if (!strcmp(o->name, "sqthread_poll_cpu"))
@@ -891,6 +966,8 @@ void bench_usage(FILE *f)
 		"  --iodepth_batch_submit=N (--iodepth_batch) submit N at once\n"
 		"  --iodepth_batch_complete_min=N --iodepth_batch_complete_max=N\n"
 		"  --numjobs=N              clones of the job, one thread each\n"
+		"  --cpus_allowed=LIST --cpus_allowed_policy=shared|split\n"
+		"                           CPUs the job threads run on (0,2-3)\n"
 		"  --runtime=TIME --time_based --ramp_time=TIME --number_ios=N\n"
 		"  --loops=N                passes over the region\n"
 		"  --hipri                  polled completion (no interrupts)\n"

@@ -329,6 +329,10 @@ static void job_options(struct jw *w, const struct job_stats *js)
 		opt_uint(w, "number_ios", job->number_ios);
 	if (job->loops > 1)
 		opt_uint(w, "loops", job->loops);
+	if (job->cpus_allowed[0])
+		jw_str(w, "cpus_allowed", job->cpus_allowed);
+	if (job->cpus_split)
+		jw_str(w, "cpus_allowed_policy", "split");
 	jw_obj_end(w);
 }
 

@@ -525,6 +525,28 @@ static void *job_thread_fn(void *arg)
 	uint64_t stride;
 	int d, ret;
 
+	/* fio's cpus_allowed: before the queue opens, so its rings and
+	 * kernel workers start out on the CPUs it may use */
+	if (CPU_COUNT(&job->cpus)) {
+		cpu_set_t set = job->cpus;
+
+		if (job->cpus_split) {
+			unsigned k = jt->thread_nr % (unsigned)CPU_COUNT(&set);
+			int c;
+
+			for (c = 0; c < CPU_SETSIZE; c++)
+				if (CPU_ISSET(c, &job->cpus) && !k--)
+					break;
+			CPU_ZERO(&set);
+			CPU_SET(c, &set);
+		}
+		ret = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+		if (ret) {
+			fail(jt, ret, "%s: cpus_allowed=%s: cannot run there",
+			     job->name, job->cpus_allowed);
+			goto out;
+		}
+	}
 	for (d = 0; d < DDIR_NR; d++)
 		if (job->bs[d] > maxbs)
 			maxbs = job->bs[d];

@@ -95,6 +95,14 @@ with --runtime=-1
 bad runtime-negative 'runtime|-1' bench "${args[@]}"
 with --numjobs=0
 bad numjobs-zero 'numjobs' bench "${args[@]}"
+with --cpus_allowed=100000
+bad cpus-allowed-too-large 'CPU 100000 too large' bench "${args[@]}"
+with --cpus_allowed=3-1
+bad cpus-allowed-backwards 'runs backwards' bench "${args[@]}"
+with --cpus_allowed=0,x
+bad cpus-allowed-not-a-list 'not a list of CPUs' bench "${args[@]}"
+with --cpus_allowed_policy=spread
+bad cpus-allowed-policy 'spread' bench "${args[@]}"
 
 # Job files.
 printf '[global\nfilename=null\nrw=randread\n\n[job1]\nbs=4k\n' \

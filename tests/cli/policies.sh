@@ -87,4 +87,37 @@ else
 	fail hipri-run "status $RC: $(first_err)"
 fi
 
+# --cpus_allowed pins the job threads (fio's semantics): look at the live
+# threads' allowed CPUs in /proc while a run is going.
+# cpus_during ARGS...: run a 3 s bench with ARGS; after 1 s, each thread's
+# Cpus_allowed_list, one per line.
+cpus_during()
+{
+	local pid
+	"$MQBLK" bench --name=c --filename=null --rw=randread --runtime=3 \
+		--time_based "$@" >/dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	grep -h '^Cpus_allowed_list' /proc/$pid/task/*/status 2>/dev/null |
+		awk '{ print $2 }'
+	wait $pid
+}
+# threads_on LIST CPUS: how many lines of LIST are exactly CPUS.
+threads_on()
+{
+	grep -cx -- "$2" <<<"$1"
+}
+if (($(nproc) >= 2)); then
+	all=$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status)
+	seen=$(cpus_during --numjobs=2 --cpus_allowed=1)
+	check cpus-allowed-shared [ "$(threads_on "$seen" 1)" -eq 2 ]
+	check cpus-allowed-rest-untouched [ "$(threads_on "$seen" "$all")" -ge 1 ]
+	seen=$(cpus_during --numjobs=2 --cpus_allowed=0-1 \
+		--cpus_allowed_policy=split)
+	check cpus-allowed-split-0 [ "$(threads_on "$seen" 0)" -eq 1 ]
+	check cpus-allowed-split-1 [ "$(threads_on "$seen" 1)" -eq 1 ]
+else
+	echo "SKIP cpus-allowed: one CPU"
+fi
+
 finish
