@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,11 +206,17 @@ static void *stress_fn(void *arg)
 	unsigned hint = (unsigned)a->id * 13 % STRESS_DEPTH;
 	long i;
 
-	for (i = 0; i < STRESS_ITERS; i++) {
+	/* every thread must get tags, however the two CPUs are shared out:
+	 * iterations alone let one thread spend them all in a time slice
+	 * while the others, preempted, held the few bits (a flaky failure) */
+	for (i = 0; i < STRESS_ITERS || a->got < 1000; i++) {
 		int b = sbitmap_get(&s->sb, &hint), exp = 0;
 
-		if (b < 0)
-			continue; /* all held by the others */
+		if (b < 0) {
+			/* all held by the others: let a holder run */
+			sched_yield();
+			continue;
+		}
 		if (!atomic_compare_exchange_strong(&s->owner[b], &exp,
 						    a->id + 1))
 			atomic_fetch_add(&s->errors, 1);
