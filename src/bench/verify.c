@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <isa-l/crc.h>
 #include <openssl/evp.h>
 
 #include "verify.h"
@@ -29,23 +28,6 @@ struct verify_hdr {
 
 _Static_assert(sizeof(struct verify_hdr) == VERIFY_HDR_SIZE,
 	       "verify header layout");
-
-uint32_t mqblk_crc32c(const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	uint32_t crc = ~0u;
-
-	/* ISA-L takes an int length and applies neither the initial nor the
-	 * final inversion itself: we do both */
-	while (len) {
-		size_t n = len > (1u << 30) ? (1u << 30) : len;
-
-		crc = crc32_iscsi((unsigned char *)p, (int)n, crc);
-		p += n;
-		len -= n;
-	}
-	return ~crc;
-}
 
 static uint64_t splitmix64(uint64_t *x)
 {

@@ -3,7 +3,7 @@
  * Data verification with fio's meaning (--verify): every block a write
  * phase issues carries a header (magic, type, length, offset, seed,
  * generation, header CRC, payload checksum) and a payload; a read phase
- * checks both. Also the CRC32C every mqblk component shares.
+ * checks both. Its CRC32C is the shared one in src/nvme/crc32c.h.
  */
 #ifndef MQBLK_BENCH_VERIFY_H
 #define MQBLK_BENCH_VERIFY_H
@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "bench.h"
+#include "nvme/crc32c.h" /* mqblk_crc32c, shared with NVMe/TCP */
 
 /* fio's verify header magic */
 #define VERIFY_MAGIC 0xacca
@@ -20,14 +21,6 @@
 /* What sits in front of each verify interval: the header and room for the
  * largest payload checksum (SHA-256). */
 #define VERIFY_HDR_SIZE 64u
-
-/*
- * CRC32C (Castagnoli), as iSCSI and NVMe/TCP digests use it: initial value
- * ~0, reflected, final xor ~0; crc32c("123456789") = 0xE3069283. Computed
- * by ISA-L (hardware accelerated where the CPU has it). The NVMe/TCP header
- * and data digests are to use this routine.
- */
-uint32_t mqblk_crc32c(const void *buf, size_t len);
 
 /* --verify=NAME -> BENCH_VERIFY_*; 0 or -1 with err filled. */
 int verify_parse_type(const char *s, unsigned *type, char *err, size_t errlen);
