@@ -8,25 +8,6 @@
 # shellcheck source-path=SCRIPTDIR disable=SC1091
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# failed NAME ERE...: the last run exited 1 (no hang, no crash) and its
-# stderr matches every ERE.
-failed()
-{
-	local name=$1 why re
-	shift
-	why=$(status_problem)
-	[[ -z $why ]] && ((RC != 1)) && why="exit status $RC, want 1"
-	for re in "$@"; do
-		[[ -z $why ]] && ! grep -qE -- "$re" "$ERR" &&
-			why="stderr lacks /$re/: $(first_err)"
-	done
-	if [[ -n $why ]]; then
-		fail "$name" "$why"
-	else
-		pass "$name"
-	fi
-}
-
 # EIO on a read, inline completion and interrupt-style completion.
 for irq in 0 1 2; do
 	run bench --name=bb --filename="null:badblocks=1m-1028k,irqmode=$irq,completion_nsec=1000" \

@@ -80,6 +80,40 @@ has_re()
 	grep -qE -- "$1" "$OUT"
 }
 
+# ok NAME: the last run exited 0, no crash or hang, nothing on stderr.
+# Returns 1 when it failed, so a check can depend on it.
+ok()
+{
+	local why
+	why=$(status_problem)
+	[[ -z $why ]] && ((RC != 0)) && why="exit status $RC: $(first_err)"
+	[[ -z $why && -s $ERR ]] && why="stderr: $(first_err)"
+	if [[ -n $why ]]; then
+		fail "$1" "$why"
+		return 1
+	fi
+	pass "$1"
+}
+
+# failed NAME ERE...: the last run exited 1 (no hang, no crash) and its
+# stderr matches every ERE. Returns 1 when it failed.
+failed()
+{
+	local name=$1 why re
+	shift
+	why=$(status_problem)
+	[[ -z $why ]] && ((RC != 1)) && why="exit status $RC, want 1"
+	for re in "$@"; do
+		[[ -z $why ]] && ! grep -qE -- "$re" "$ERR" &&
+			why="stderr lacks /$re/: $(first_err)"
+	done
+	if [[ -n $why ]]; then
+		fail "$name" "$why"
+		return 1
+	fi
+	pass "$name"
+}
+
 finish()
 {
 	echo "$TEST_NAME: $nr_pass checks passed, $nr_fail failed"

@@ -11,35 +11,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 DEV=null:memory_backed=1,size=16m
 
-# ok NAME: the last run exited 0, no crash or hang, nothing on stderr.
-ok()
-{
-	local why
-	why=$(status_problem)
-	[[ -z $why ]] && ((RC != 0)) && why="exit status $RC: $(first_err)"
-	[[ -z $why && -s $ERR ]] && why="stderr: $(first_err)"
-	if [[ -n $why ]]; then
-		fail "$1" "$why"
-		return 1
-	fi
-	pass "$1"
-}
-
-# failed NAME ERE: the last run failed cleanly (status 1) and its stderr
-# has a line matching ERE.
-failed()
-{
-	local why
-	why=$(status_problem)
-	[[ -z $why ]] && ((RC != 1)) && why="exit status $RC, wanted 1"
-	[[ -z $why ]] && ! grep -qE -- "$2" "$ERR" && why="no '$2' on stderr: $(first_err)"
-	if [[ -n $why ]]; then
-		fail "$1" "$why"
-		return 1
-	fi
-	pass "$1"
-}
-
 for v in crc32c md5 sha256 crc32c-intel; do
 	for rw in write randwrite; do
 		for bs in 4k 64k; do

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Shared by the bench fuzz harnesses: what every configuration the parsers
- * accept must satisfy, and what every refusal must carry. A violation
- * aborts, which libFuzzer reports as a crash with the input that did it.
+ * accept must satisfy, and what every refusal must carry (FUZZ_CHECK).
  */
 #ifndef MQBLK_FUZZ_CHECK_H
 #define MQBLK_FUZZ_CHECK_H
@@ -13,15 +12,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
-
-#define FUZZ_CHECK(cond)                                                 \
-	do {                                                             \
-		if (!(cond)) {                                           \
-			fprintf(stderr, "%s:%d: invariant failed: %s\n", \
-				__FILE__, __LINE__, #cond);              \
-			abort();                                         \
-		}                                                        \
-	} while (0)
+#include "fuzz.h"
 
 /* The engine names options.c accepts (set_ioengine). */
 static inline bool fuzz_engine_known(const char *e)

@@ -25,14 +25,7 @@
 
 #include "nvme/tcp.h"
 
-#define CHECK(cond)                                                      \
-	do {                                                             \
-		if (!(cond)) {                                           \
-			fprintf(stderr, "%s:%d: invariant failed: %s\n", \
-				__FILE__, __LINE__, #cond);              \
-			abort();                                         \
-		}                                                        \
-	} while (0)
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -106,13 +99,13 @@ static void reencode(const struct nvme_tcp_conn *c, const uint8_t *pdu,
 					p->data_len);
 		break;
 	}
-	CHECK(n > 0);
+	FUZZ_CHECK(n > 0);
 	ret = nvme_tcp_rx_pdu(c, out, (size_t)n, &q);
-	CHECK(ret == NVME_TCP_RX_OK);
-	CHECK(q.plen == (uint64_t)n);
-	CHECK(q.type == p->type);
-	CHECK(q.data_len == p->data_len);
-	CHECK(!q.data_len || !memcmp(out + q.data_off, data, q.data_len));
+	FUZZ_CHECK(ret == NVME_TCP_RX_OK);
+	FUZZ_CHECK(q.plen == (uint64_t)n);
+	FUZZ_CHECK(q.type == p->type);
+	FUZZ_CHECK(q.data_len == p->data_len);
+	FUZZ_CHECK(!q.data_len || !memcmp(out + q.data_off, data, q.data_len));
 }
 
 /* Walk data as an Identify CNS 03h descriptor list: every descriptor
@@ -128,13 +121,13 @@ static void walk_ns_descs(const uint8_t *data, size_t len)
 		prev = off;
 		ret = nvme_ns_desc_next(data, len, &off, &nidt, &id, &nidl);
 		if (ret <= 0) {
-			CHECK(ret == 0 || ret == -EBADMSG);
-			CHECK(off == prev);
+			FUZZ_CHECK(ret == 0 || ret == -EBADMSG);
+			FUZZ_CHECK(off == prev);
 			return;
 		}
-		CHECK(nidt && nidl);
-		CHECK(off == prev + 4 + nidl && off <= len);
-		CHECK(id == data + prev + 4);
+		FUZZ_CHECK(nidt && nidl);
+		FUZZ_CHECK(off == prev + 4 + nidl && off <= len);
+		FUZZ_CHECK(id == data + prev + 4);
 	}
 }
 
@@ -155,8 +148,8 @@ static void establish(struct nvme_tcp_conn *c, const uint8_t *pdu)
 				      8192);
 		ret = nvme_tcp_conn_establish(c, pdu, other);
 	}
-	CHECK(ret == 0);
-	CHECK(c->ic_done);
+	FUZZ_CHECK(ret == 0);
+	FUZZ_CHECK(c->ic_done);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -185,48 +178,50 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		switch (ret) {
 		case NVME_TCP_RX_MORE:
-			CHECK(p.need > avail);
-			CHECK(p.need >= 8);
+			FUZZ_CHECK(p.need > avail);
+			FUZZ_CHECK(p.need >= 8);
 			/* the header alone may be complete */
-			CHECK(hret == NVME_TCP_RX_MORE ||
-			      hret == NVME_TCP_RX_OK);
+			FUZZ_CHECK(hret == NVME_TCP_RX_MORE ||
+				   hret == NVME_TCP_RX_OK);
 			if (hret == NVME_TCP_RX_MORE)
-				CHECK(h.need == p.need);
+				FUZZ_CHECK(h.need == p.need);
 			else
-				CHECK(h.hdr_len <= avail && p.need == h.plen);
+				FUZZ_CHECK(h.hdr_len <= avail &&
+					   p.need == h.plen);
 			return 0;
 		case NVME_TCP_RX_FATAL:
-			CHECK(hret == NVME_TCP_RX_FATAL && h.fes == p.fes &&
-			      h.fei == p.fei);
-			CHECK(p.fes >= NVME_TCP_FES_INVALID_PDU_HDR &&
-			      p.fes <= NVME_TCP_FES_UNSUPPORTED_PARAM);
+			FUZZ_CHECK(hret == NVME_TCP_RX_FATAL &&
+				   h.fes == p.fes && h.fei == p.fei);
+			FUZZ_CHECK(p.fes >= NVME_TCP_FES_INVALID_PDU_HDR &&
+				   p.fes <= NVME_TCP_FES_UNSUPPORTED_PARAM);
 			if (p.fes == NVME_TCP_FES_INVALID_PDU_HDR)
-				CHECK(p.fei < 128);
+				FUZZ_CHECK(p.fei < 128);
 			return 0;
 		case NVME_TCP_RX_OK:
 		case NVME_TCP_RX_DDGST_ERR:
 			break;
 		default:
-			CHECK(0);
+			FUZZ_CHECK(0);
 		}
-		CHECK(hret == NVME_TCP_RX_OK);
-		CHECK(h.plen == p.plen && h.data_len == p.data_len);
-		CHECK(p.plen >= 8 && p.plen <= avail);
-		CHECK(p.hlen == nvme_tcp_hlen(p.type) && p.hlen);
-		CHECK(p.hdr_len >= p.hlen && p.hdr_len <= p.plen);
-		CHECK(!c.max_plen || p.plen <= c.max_plen ||
-		      p.type == nvme_tcp_h2c_term ||
-		      p.type == nvme_tcp_c2h_term);
+		FUZZ_CHECK(hret == NVME_TCP_RX_OK);
+		FUZZ_CHECK(h.plen == p.plen && h.data_len == p.data_len);
+		FUZZ_CHECK(p.plen >= 8 && p.plen <= avail);
+		FUZZ_CHECK(p.hlen == nvme_tcp_hlen(p.type) && p.hlen);
+		FUZZ_CHECK(p.hdr_len >= p.hlen && p.hdr_len <= p.plen);
+		FUZZ_CHECK(!c.max_plen || p.plen <= c.max_plen ||
+			   p.type == nvme_tcp_h2c_term ||
+			   p.type == nvme_tcp_c2h_term);
 		if (p.data_len) {
-			CHECK(p.data_off >= p.hdr_len);
-			CHECK((uint64_t)p.data_off + p.data_len +
-				      (p.ddgst ? NVME_TCP_DIGEST_LEN : 0) ==
-			      p.plen);
+			FUZZ_CHECK(p.data_off >= p.hdr_len);
+			FUZZ_CHECK(
+				(uint64_t)p.data_off + p.data_len +
+					(p.ddgst ? NVME_TCP_DIGEST_LEN : 0) ==
+				p.plen);
 		} else {
-			CHECK(!p.ddgst && ret == NVME_TCP_RX_OK);
+			FUZZ_CHECK(!p.ddgst && ret == NVME_TCP_RX_OK);
 		}
 		if (ret == NVME_TCP_RX_DDGST_ERR)
-			CHECK(p.ddgst);
+			FUZZ_CHECK(p.ddgst);
 		else
 			reencode(&c, pdu, &p);
 		if (p.data_len)
