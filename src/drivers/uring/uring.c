@@ -718,12 +718,30 @@ static inline int uring_buf_index(const struct uring_hctx *uh, void *buf,
 	return -1;
 }
 
+/* A read or write SQE, READ_FIXED/WRITE_FIXED when rq->buf lies in a
+ * registered buffer. Under sq_lock. */
+static inline void uring_prep_rw(const struct uring_hctx *uh,
+				 struct io_uring_sqe *sqe,
+				 const struct mqblk_rq *rq, bool write)
+{
+	static const uint8_t ops[2][2] = {
+		{ IORING_OP_READ, IORING_OP_READ_FIXED },
+		{ IORING_OP_WRITE, IORING_OP_WRITE_FIXED },
+	};
+	int buf = uring_buf_index(uh, rq->buf, rq->len);
+
+	io_uring_prep_rw(ops[write][buf >= 0], sqe, uh->fd, rq->buf, rq->len,
+			 rq->offset);
+	if (buf >= 0)
+		sqe->buf_index = (uint16_t)buf;
+}
+
 static enum mqblk_status uring_queue_rq(struct mqblk_hctx *hctx,
 					struct mqblk_rq *rq, bool last)
 {
 	struct uring_hctx *uh = mqblk_hctx_data(hctx);
 	struct io_uring_sqe *sqe;
-	int mode = 0, buf;
+	int mode = 0;
 
 	if (rq->op == MQBLK_OP_DISCARD)
 		mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
@@ -754,22 +772,10 @@ static enum mqblk_status uring_queue_rq(struct mqblk_hctx *hctx,
 	}
 	switch (rq->op) {
 	case MQBLK_OP_READ:
-		buf = uring_buf_index(uh, rq->buf, rq->len);
-		if (buf >= 0)
-			io_uring_prep_read_fixed(sqe, uh->fd, rq->buf, rq->len,
-						 rq->offset, buf);
-		else
-			io_uring_prep_read(sqe, uh->fd, rq->buf, rq->len,
-					   rq->offset);
+		uring_prep_rw(uh, sqe, rq, false);
 		break;
 	case MQBLK_OP_WRITE:
-		buf = uring_buf_index(uh, rq->buf, rq->len);
-		if (buf >= 0)
-			io_uring_prep_write_fixed(sqe, uh->fd, rq->buf, rq->len,
-						  rq->offset, buf);
-		else
-			io_uring_prep_write(sqe, uh->fd, rq->buf, rq->len,
-					    rq->offset);
+		uring_prep_rw(uh, sqe, rq, true);
 		if (rq->flags & MQBLK_REQ_FUA)
 			sqe->rw_flags = RWF_DSYNC;
 		break;
