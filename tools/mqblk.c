@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * mqblk: the one command-line tool. Subcommands: bench (fio-compatible
- * benchmark); later target, discover, id-ctrl, id-ns, compare, report.
+ * benchmark) and target (NVMe/TCP target); later discover, id-ctrl, id-ns,
+ * compare, report.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "bench/bench.h"
+#include "target/target.h"
 
 #define MQBLK_VERSION "0.1.0"
 
@@ -17,6 +19,8 @@ static void usage(FILE *f)
 		   "commands:\n"
 		   "  bench     fio-compatible benchmark of an mqblk device\n"
 		   "            (mqblk bench --help for its options)\n"
+		   "  target    NVMe/TCP target exporting mqblk devices\n"
+		   "            (mqblk target --help for its options)\n"
 		   "  version   print the version\n"
 		   "  help      this text\n");
 }
@@ -48,6 +52,66 @@ static int cmd_bench(int argc, char **argv)
 	return status;
 }
 
+/* The stats socket a target serves when not told otherwise */
+#define TARGET_STATS_DEFAULT "/tmp/mqblk-target.sock"
+
+static int cmd_target(int argc, char **argv)
+{
+	struct tgt t;
+	char err[512];
+	int i, ret;
+
+	/* mqblk target --stats [--stats-socket PATH]: a client of a running
+	 * target, not a target */
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--stats")) {
+			const char *path = TARGET_STATS_DEFAULT;
+			int j;
+
+			for (j = 1; j < argc; j++) {
+				if (j == i)
+					continue;
+				if (!strcmp(argv[j], "--stats-socket") &&
+				    j + 1 < argc) {
+					path = argv[++j];
+				} else if (!strncmp(argv[j],
+						    "--stats-socket=", 15)) {
+					path = argv[j] + 15;
+				} else {
+					fprintf(stderr,
+						"mqblk target: --stats takes "
+						"only --stats-socket PATH, not "
+						"'%s'\n",
+						argv[j]);
+					return 1;
+				}
+			}
+			return tgt_stats_client(path);
+		}
+	}
+	memset(&t, 0, sizeof(t));
+	ret = tgt_config_args(&t, argc, argv, err, sizeof(err));
+	if (ret == 1) {
+		tgt_config_free(&t);
+		return 0;
+	}
+	if (ret) {
+		fprintf(stderr, "mqblk target: %s\n", err);
+		tgt_config_free(&t);
+		return 1;
+	}
+	if (!t.stats_path) {
+		t.stats_path = strdup(TARGET_STATS_DEFAULT);
+		if (!t.stats_path) {
+			tgt_config_free(&t);
+			return 1;
+		}
+	}
+	ret = tgt_run(&t);
+	tgt_config_free(&t);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -56,6 +120,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "bench"))
 		return cmd_bench(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "target"))
+		return cmd_target(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
 		printf("mqblk-%s\n", MQBLK_VERSION);
 		return 0;

@@ -843,8 +843,8 @@ struct nvme_id_ctrl {
 #define NVME_CTRL_VWC_FLUSH_NSID_FFFF (3u << 1) /* flush of all namespaces */
 #define NVME_CTRL_SGLS_SUPPORTED 0x1u /* SGLs, no dword alignment needed */
 #define NVME_CTRL_SGLS_KEYED (1u << 2)
-#define NVME_CTRL_SGLS_TRANSPORT (1u << 16) /* SGL data block descriptor... */
-#define NVME_CTRL_SGLS_OFFSET (1u << 20) /* ...with offset (in-capsule) */
+#define NVME_CTRL_SGLS_OFFSET (1u << 20) /* address as offset (in-capsule) */
+#define NVME_CTRL_SGLS_TRANSPORT (1u << 21) /* Transport SGL Data Block */
 #define NVME_CTRL_CTRATT_128_ID (1u << 0)
 #define NVME_CTRL_OAES_NS_ATTR (1u << 8)
 #define NVME_CTRL_OAES_ANA_CHANGE (1u << 11)
@@ -905,6 +905,7 @@ struct nvme_id_ns {
 #define NVME_NS_FEAT_THIN (1u << 0)
 #define NVME_NS_FLBAS_META_EXT (1u << 4)
 #define NVME_NMIC_SHARED (1u << 0)
+#define NVME_NS_ATTR_RO (1u << 0) /* nsattr: write protected */
 
 /* The LBA format index in flbas: bits 3:0, and 6:5 above them */
 static inline unsigned nvme_flbas_index(uint8_t flbas)
@@ -1072,6 +1073,79 @@ struct nvmf_disc_log_entry {
 	} tsas;
 };
 
+/* ---- Admin command odds and ends --------------------------------------- */
+
+#define NVME_NSID_ALL 0xffffffffu /* broadcast NSID */
+
+/* Get Features CDW10 SEL (bits 10:8), Set Features CDW10 SV (bit 31) */
+#define NVME_FEAT_SEL(cdw10) (((cdw10) >> 8) & 0x7)
+#define NVME_FEAT_SEL_CURRENT 0
+#define NVME_FEAT_SEL_DEFAULT 1
+#define NVME_FEAT_SEL_SAVED 2
+#define NVME_FEAT_SEL_SUPPORTED 3 /* DW0: the capabilities below */
+#define NVME_FEAT_SV (1u << 31)
+#define NVME_FEAT_CAP_SAVEABLE (1u << 0)
+#define NVME_FEAT_CAP_NS (1u << 1) /* namespace specific */
+#define NVME_FEAT_CAP_CHANGEABLE (1u << 2)
+
+/* Number of Queues: CDW11 / DW0 NSQR(A) 15:0, NCQR(A) 31:16, 0's based */
+#define NVME_FEAT_NUMQ(nsq, ncq) \
+	(((uint32_t)((nsq)-1) & 0xffff) | ((uint32_t)((ncq)-1) & 0xffff) << 16)
+
+/* Host Identifier: CDW11 bit 0 asks for the 128-bit one */
+#define NVME_FEAT_HOST_ID_EXHID (1u << 0)
+
+/*
+ * Asynchronous Event Request completion DW0: event type 2:0, event
+ * information 15:8, the log page to read 23:16. The Asynchronous Event
+ * Configuration feature enables notices by the OAES bit positions
+ * (NVME_CTRL_OAES_*) and SMART / health warnings by bits 7:0.
+ */
+#define NVME_AER_DW0(type, info, lid) \
+	((uint32_t)(type) | (uint32_t)(info) << 8 | (uint32_t)(lid) << 16)
+#define NVME_AER_TYPE(dw0) ((dw0)&0x7)
+#define NVME_AER_INFO(dw0) (((dw0) >> 8) & 0xff)
+#define NVME_AER_LID(dw0) (((dw0) >> 16) & 0xff)
+
+enum {
+	NVME_AER_TYPE_ERROR = 0,
+	NVME_AER_TYPE_SMART = 1,
+	NVME_AER_TYPE_NOTICE = 2,
+	NVME_AER_TYPE_IO_CMD_SET = 6,
+	NVME_AER_TYPE_VS = 7,
+};
+
+enum {
+	NVME_AER_NOTICE_NS_CHANGED = 0x00,
+	NVME_AER_NOTICE_FW_ACT_STARTING = 0x01,
+	NVME_AER_NOTICE_TELEMETRY = 0x02,
+	NVME_AER_NOTICE_ANA = 0x03,
+	NVME_AER_NOTICE_DISC_CHANGED = 0xf0,
+};
+
+#define NVME_AEN_CFG_SMART_MASK 0xffu /* critical warning bits */
+
+/* Changed Namespace List: 1024 NSIDs; more than that: FFFFFFFFh first */
+#define NVME_MAX_CHANGED_NAMESPACES 1024
+
+/* ---- I/O Command Set Independent Identify Namespace (CNS 08h) ---------- */
+
+struct nvme_id_ns_cs_indep {
+	uint8_t nsfeat;
+	uint8_t nmic;
+	uint8_t rescap;
+	uint8_t fpi;
+	nvme_le32 anagrpid;
+	uint8_t nsattr;
+	uint8_t rsvd9;
+	nvme_le16 nvmsetid;
+	nvme_le16 endgid;
+	uint8_t nstat; /* NVME_NSTAT_NRDY */
+	uint8_t rsvd15[4081];
+};
+
+#define NVME_NSTAT_NRDY (1u << 0) /* namespace ready (a Linux host checks) */
+
 /* ---- Layout checks against the specification's byte offsets ------------ */
 
 #define NVME_ASSERT_SIZE(type, size) \
@@ -1205,5 +1279,10 @@ NVME_ASSERT_OFF(struct nvmf_disc_log_entry, trsvcid, 32);
 NVME_ASSERT_OFF(struct nvmf_disc_log_entry, subnqn, 256);
 NVME_ASSERT_OFF(struct nvmf_disc_log_entry, traddr, 512);
 NVME_ASSERT_OFF(struct nvmf_disc_log_entry, tsas, 768);
+NVME_ASSERT_SIZE(struct nvme_id_ns_cs_indep, NVME_IDENTIFY_SIZE);
+NVME_ASSERT_OFF(struct nvme_id_ns_cs_indep, anagrpid, 4);
+NVME_ASSERT_OFF(struct nvme_id_ns_cs_indep, nsattr, 8);
+NVME_ASSERT_OFF(struct nvme_id_ns_cs_indep, endgid, 12);
+NVME_ASSERT_OFF(struct nvme_id_ns_cs_indep, nstat, 14);
 
 #endif

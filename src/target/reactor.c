@@ -1,0 +1,855 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The target's threads. A fixed set of reactors (one per CPU by default,
+ * each pinned to its CPU) owns every connection: reactor 0 also accepts
+ * and hands each new connection to the next reactor in turn. A reactor
+ * waits in epoll for its sockets, and while its namespaces' devices have
+ * requests in flight it polls them instead of sleeping (the completion is
+ * reaped by the thread that submitted it: nothing crosses CPUs on the I/O
+ * path, which on this kind of machine costs more than the I/O itself).
+ * Each reactor has its own software queue on every namespace's device and
+ * its own buffer pool, so no lock is shared across queues.
+ *
+ * The main thread waits for SIGINT/SIGTERM and serves the stats socket.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "mqblk/mqblk.h"
+
+struct tgt_devq {
+	struct tgt_ns *ns;
+	struct mqblk_queue *q;
+};
+
+/* Per-reactor state that tcp.c does not see. */
+struct reactor_priv {
+	struct tgt_devq *devq;
+	unsigned nr_devq, cap_devq;
+};
+
+static struct tgt_reactor *reactors;
+static struct reactor_priv *rpriv;
+static unsigned nr_reactors;
+static _Atomic unsigned next_reactor;
+
+void tgt_log(const char *fmt, ...)
+{
+	char line[1024];
+	struct timespec ts;
+	va_list ap;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "mqblk target: %s\n", line);
+}
+
+/* ---- Buffers ------------------------------------------------------------- */
+
+static unsigned buf_class(uint32_t len)
+{
+	unsigned c = 0;
+
+	while (c < TGT_BUF_CLASSES && (4096u << c) < len)
+		c++;
+	return c;
+}
+
+void *tgt_buf_get(struct tgt_reactor *r, uint32_t len, uint32_t *cap)
+{
+	unsigned c = buf_class(len);
+	void *b;
+
+	if (c >= TGT_BUF_CLASSES) {
+		*cap = (len + 4095) & ~4095u;
+		return aligned_alloc(4096, *cap);
+	}
+	*cap = 4096u << c;
+	b = r->bufs[c];
+	if (b) {
+		r->bufs[c] = *(void **)b;
+		return b;
+	}
+	return aligned_alloc(4096, *cap);
+}
+
+void tgt_buf_put(struct tgt_reactor *r, void *buf, uint32_t cap)
+{
+	unsigned c = buf_class(cap);
+
+	if (c >= TGT_BUF_CLASSES || (4096u << c) != cap) {
+		free(buf);
+		return;
+	}
+	*(void **)buf = r->bufs[c];
+	r->bufs[c] = buf;
+}
+
+/* ---- Device queues ------------------------------------------------------- */
+
+struct mqblk_queue *tgt_ns_queue(struct tgt_reactor *r, struct tgt_ns *ns)
+{
+	struct reactor_priv *p = &rpriv[r->idx];
+	struct mqblk_queue *q;
+	int ret;
+
+	if (ns->q[r->idx])
+		return ns->q[r->idx];
+	if (!ns->dev)
+		return NULL;
+	if (p->nr_devq == p->cap_devq) {
+		unsigned cap = p->cap_devq ? 2 * p->cap_devq : 8;
+		struct tgt_devq *d = realloc(p->devq, cap * sizeof(*d));
+
+		if (!d)
+			return NULL;
+		p->devq = d;
+		p->cap_devq = cap;
+	}
+	ret = mqblk_queue_open(ns->dev, &q);
+	if (ret) {
+		tgt_log("namespace %u (%s): cannot open a queue: %s", ns->nsid,
+			ns->uri, strerror(-ret));
+		return NULL;
+	}
+	p->devq[p->nr_devq].ns = ns;
+	p->devq[p->nr_devq].q = q;
+	p->nr_devq++;
+	ns->q[r->idx] = q;
+	return q;
+}
+
+void tgt_reactor_wait_tag(struct tgt_reactor *r, struct tgt_cmd *cmd)
+{
+	cmd->wait_next = NULL;
+	if (r->wait_tail)
+		r->wait_tail->wait_next = cmd;
+	else
+		r->wait_head = cmd;
+	r->wait_tail = cmd;
+}
+
+void tgt_reactor_want_flush(struct tgt_reactor *r, struct tgt_queue *q)
+{
+	if (q->tx_queued)
+		return;
+	q->tx_queued = true;
+	q->flush_next = r->flush_list;
+	r->flush_list = q;
+}
+
+static unsigned reap_devices(struct tgt_reactor *r)
+{
+	struct reactor_priv *p = &rpriv[r->idx];
+	struct mqblk_rq *rqs[64];
+	unsigned i, total = 0;
+
+	for (i = 0; i < p->nr_devq; i++) {
+		int n, j;
+
+		if (!mqblk_queue_inflight(p->devq[i].q))
+			continue;
+		n = mqblk_reap(p->devq[i].q, rqs, 0, 64, 0);
+		for (j = 0; j < n; j++)
+			tgt_cmd_dev_done(rqs[j]);
+		if (n > 0)
+			total += (unsigned)n;
+	}
+	return total;
+}
+
+static void retry_waiters(struct tgt_reactor *r)
+{
+	struct tgt_cmd *list = r->wait_head;
+
+	/* each retry may put the command back at the tail */
+	r->wait_head = r->wait_tail = NULL;
+	while (list) {
+		struct tgt_cmd *c = list;
+
+		list = c->wait_next;
+		tgt_cmd_retry(c);
+	}
+}
+
+static void flush_queues(struct tgt_reactor *r)
+{
+	while (r->flush_list) {
+		struct tgt_queue *q = r->flush_list;
+
+		r->flush_list = q->flush_next;
+		q->tx_queued = false;
+		tgt_queue_flush(q);
+	}
+}
+
+/* Before a reactor ends: every namespace it wrote through gets its
+ * cache flushed, then its device queues close. */
+static void close_devices(struct tgt_reactor *r)
+{
+	struct reactor_priv *p = &rpriv[r->idx];
+	unsigned i;
+
+	for (i = 0; i < p->nr_devq; i++) {
+		struct tgt_devq *d = &p->devq[i];
+		struct mqblk_rq *rq;
+
+		if (d->ns->vwc && !d->ns->readonly) {
+			rq = mqblk_rq_get(d->q, 0);
+			if (rq) {
+				rq->op = MQBLK_OP_FLUSH;
+				rq->offset = 0;
+				rq->len = 0;
+				rq->buf = NULL;
+				rq->private = NULL;
+				if (!mqblk_submit(rq)) {
+					if (mqblk_reap(d->q, &rq, 1, 1, -1) ==
+						    1 &&
+					    rq->res < 0)
+						tgt_log("namespace %u: flush at "
+							"shutdown failed: %s",
+							d->ns->nsid,
+							strerror(-rq->res));
+				}
+				mqblk_rq_put(rq);
+			}
+		}
+		mqblk_queue_close(d->q);
+		d->ns->q[r->idx] = NULL;
+	}
+	free(p->devq);
+	p->devq = NULL;
+	p->nr_devq = 0;
+}
+
+/* ---- Connections ------------------------------------------------------- */
+
+static void reactor_add_queue(struct tgt_reactor *r, int fd,
+			      struct tgt_port *port)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct tgt_queue *q = tgt_queue_create(r, fd, port);
+
+	if (!q) {
+		close(fd);
+		return;
+	}
+	ev.data.ptr = q;
+	if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		q->fd = -1;
+		close(fd);
+		tgt_queue_destroy(q);
+		return;
+	}
+	pthread_mutex_lock(&r->lock);
+	q->next = r->queues;
+	q->prev = NULL;
+	if (r->queues)
+		r->queues->prev = q;
+	r->queues = q;
+	r->nr_queues++;
+	pthread_mutex_unlock(&r->lock);
+	if (r->t->verbose)
+		tgt_log("connection from %s (reactor %u)", q->peer, r->idx);
+}
+
+static void reactor_remove_queue(struct tgt_reactor *r, struct tgt_queue *q)
+{
+	pthread_mutex_lock(&r->lock);
+	if (q->prev)
+		q->prev->next = q->next;
+	else
+		r->queues = q->next;
+	if (q->next)
+		q->next->prev = q->prev;
+	r->nr_queues--;
+	pthread_mutex_unlock(&r->lock);
+	/* not on the flush list any more */
+	if (q->tx_queued) {
+		struct tgt_queue **fp;
+
+		for (fp = &r->flush_list; *fp; fp = &(*fp)->flush_next) {
+			if (*fp == q) {
+				*fp = q->flush_next;
+				break;
+			}
+		}
+	}
+	/* nothing of it waits for a tag: tgt_queue_idle() said so */
+	tgt_queue_destroy(q);
+}
+
+static void drain_inbox(struct tgt_reactor *r)
+{
+	uint64_t v;
+	unsigned i, n;
+	int fds[64];
+	struct tgt_port *ports[64];
+
+	if (read(r->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		return;
+	do {
+		pthread_mutex_lock(&r->lock);
+		n = r->nr_inbox < 64 ? r->nr_inbox : 64;
+		for (i = 0; i < n; i++) {
+			fds[i] = r->inbox[r->nr_inbox - 1 - i];
+			ports[i] = r->inbox_port[r->nr_inbox - 1 - i];
+		}
+		r->nr_inbox -= n;
+		pthread_mutex_unlock(&r->lock);
+		for (i = 0; i < n; i++) {
+			if (atomic_load(&r->stop))
+				close(fds[i]);
+			else
+				reactor_add_queue(r, fds[i], ports[i]);
+		}
+	} while (n == 64);
+}
+
+static void hand_over(int fd, struct tgt_port *port)
+{
+	unsigned i = atomic_fetch_add(&next_reactor, 1) % nr_reactors;
+	struct tgt_reactor *r = &reactors[i];
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&r->lock);
+	if (r->nr_inbox == r->inbox_cap) {
+		unsigned cap = r->inbox_cap ? 2 * r->inbox_cap : 16;
+		int *fds = realloc(r->inbox, cap * sizeof(*fds));
+		struct tgt_port **ps;
+
+		if (fds)
+			r->inbox = fds;
+		ps = fds ? realloc(r->inbox_port, cap * sizeof(*ps)) : NULL;
+		if (!ps) {
+			pthread_mutex_unlock(&r->lock);
+			close(fd);
+			return;
+		}
+		r->inbox_port = ps;
+		r->inbox_cap = cap;
+	}
+	r->inbox[r->nr_inbox] = fd;
+	r->inbox_port[r->nr_inbox] = port;
+	r->nr_inbox++;
+	pthread_mutex_unlock(&r->lock);
+	if (write(r->wake_fd, &one, sizeof(one)) < 0)
+		tgt_log("cannot wake reactor %u: %s", i, strerror(errno));
+}
+
+static void do_accept(struct tgt_port *port)
+{
+	for (;;) {
+		int fd = accept4(port->listen_fd, NULL, NULL,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				tgt_log("accept on %s:%s: %s", port->traddr,
+					port->trsvcid, strerror(errno));
+			return;
+		}
+		hand_over(fd, port);
+	}
+}
+
+/* ---- The loop ------------------------------------------------------------ */
+
+static bool is_port(const struct tgt *t, const void *p)
+{
+	const struct tgt_port *pp = p;
+
+	return pp >= t->ports && pp < t->ports + t->nr_ports;
+}
+
+static void *reactor_main(void *arg)
+{
+	struct tgt_reactor *r = arg;
+	struct tgt *t = r->t;
+	struct epoll_event ev[64];
+	bool stopping = false;
+	uint64_t stop_deadline = 0;
+	cpu_set_t set;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (ncpu > 0 && nr_reactors <= (unsigned)ncpu) {
+		CPU_ZERO(&set);
+		CPU_SET(r->idx % (unsigned)ncpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	r->next_tick_ns = mqblk_clock_ns() + TGT_TICK_MS * 1000000ull;
+	for (;;) {
+		uint64_t now;
+		int n, i, timeout;
+		bool busy = r->dev_inflight || r->wait_head || r->flush_list;
+
+		if (busy) {
+			timeout = 0;
+		} else {
+			now = mqblk_clock_ns();
+			timeout = now >= r->next_tick_ns ?
+					  0 :
+					  (int)((r->next_tick_ns - now) /
+						1000000) +
+						  1;
+		}
+		n = epoll_wait(r->epfd, ev, 64, timeout);
+		for (i = 0; i < n; i++) {
+			void *p = ev[i].data.ptr;
+
+			if (p == r)
+				drain_inbox(r);
+			else if (is_port(t, p))
+				do_accept(p);
+			else
+				tgt_queue_event(p, ev[i].events);
+		}
+		if (r->dev_inflight && reap_devices(r) && r->wait_head)
+			retry_waiters(r);
+		else if (r->wait_head && !r->dev_inflight)
+			retry_waiters(r);
+		flush_queues(r);
+
+		now = mqblk_clock_ns();
+		if (!stopping && atomic_load(&r->stop)) {
+			struct tgt_queue *q;
+			unsigned k;
+
+			stopping = true;
+			stop_deadline = now + 10ull * 1000000000;
+			if (r->idx == 0)
+				for (k = 0; k < t->nr_ports; k++)
+					epoll_ctl(r->epfd, EPOLL_CTL_DEL,
+						  t->ports[k].listen_fd, NULL);
+			for (q = r->queues; q; q = q->next)
+				tgt_queue_stop(q);
+			drain_inbox(r);
+		}
+		if (now >= r->next_tick_ns || stopping) {
+			struct tgt_queue *q, *nq;
+
+			r->next_tick_ns = now + TGT_TICK_MS * 1000000ull;
+			for (q = r->queues; q; q = nq) {
+				nq = q->next;
+				tgt_queue_tick(q, now);
+			}
+		}
+		/* free what is closed and has nothing left in flight */
+		{
+			struct tgt_queue *q, *nq;
+
+			for (q = r->queues; q; q = nq) {
+				nq = q->next;
+				if (q->closing && tgt_queue_idle(q))
+					reactor_remove_queue(r, q);
+			}
+		}
+		if (stopping && (!r->queues || now > stop_deadline))
+			break;
+	}
+	if (r->queues)
+		tgt_log("reactor %u: %u queues still busy at the device after "
+			"10 s; leaving them",
+			r->idx, r->nr_queues);
+	close_devices(r);
+	return NULL;
+}
+
+/* ---- Stats ------------------------------------------------------------- */
+
+static void stats_dump(struct tgt *t, FILE *f)
+{
+	unsigned i;
+
+	fprintf(f,
+		"%-6s %-4s %-22s %-8s %10s %10s %10s %12s %12s %5s %5s "
+		"%10s %10s %6s %6s %6s\n",
+		"ctrl", "qid", "peer", "reactor", "cmds", "reads", "writes",
+		"read_bytes", "write_bytes", "depth", "max", "avg_lat_us",
+		"max_lat_us", "errors", "stalls", "ddgst");
+	for (i = 0; i < nr_reactors; i++) {
+		struct tgt_reactor *r = &reactors[i];
+		struct tgt_queue *q;
+
+		pthread_mutex_lock(&r->lock);
+		for (q = r->queues; q; q = q->next) {
+			uint64_t lc = atomic_load(&q->st.lat_count);
+			uint64_t ls = atomic_load(&q->st.lat_ns_sum);
+
+			fprintf(f,
+				"%-6u %-4u %-22s %-8u %10llu %10llu %10llu "
+				"%12llu %12llu %5u %5u %10.1f %10.1f %6llu "
+				"%6llu %6llu\n",
+				q->ctrl ? q->ctrl->cntlid : 0, q->qid, q->peer,
+				i, (unsigned long long)atomic_load(&q->st.cmds),
+				(unsigned long long)atomic_load(
+					&q->st.read_cmds),
+				(unsigned long long)atomic_load(
+					&q->st.write_cmds),
+				(unsigned long long)atomic_load(
+					&q->st.read_bytes),
+				(unsigned long long)atomic_load(
+					&q->st.write_bytes),
+				atomic_load(&q->st.depth),
+				atomic_load(&q->st.max_depth),
+				lc ? (double)ls / (double)lc / 1e3 : 0.0,
+				(double)atomic_load(&q->st.lat_ns_max) / 1e3,
+				(unsigned long long)atomic_load(&q->st.errors),
+				(unsigned long long)atomic_load(&q->st.stalls),
+				(unsigned long long)atomic_load(
+					&q->st.ddgst_errors));
+		}
+		pthread_mutex_unlock(&r->lock);
+	}
+	fflush(f);
+}
+
+static int stats_listen(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		tgt_log("stats socket path too long: %s", path);
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	/* a live target already serves this path: leave it alone */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && !connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		tgt_log("stats socket %s is another target's: no stats "
+			"socket (use --stats-socket)",
+			path);
+		close(fd);
+		return -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8)) {
+		tgt_log("stats socket %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* ---- Start and stop --------------------------------------------------------- */
+
+static int port_listen(struct tgt_port *p)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV |
+					      AI_PASSIVE };
+	struct addrinfo *ai;
+	int fd, one = 1, ret;
+
+	hints.ai_family = p->adrfam == NVMF_ADDR_FAMILY_IP6 ? AF_INET6 :
+							      AF_INET;
+	ret = getaddrinfo(p->traddr, p->trsvcid, &hints, &ai);
+	if (ret) {
+		tgt_log("port %u: bad address %s:%s: %s", p->portid, p->traddr,
+			p->trsvcid, gai_strerror(ret));
+		return -1;
+	}
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 256)) {
+		tgt_log("cannot listen on %s:%s: %s", p->traddr, p->trsvcid,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(ai);
+		return -1;
+	}
+	freeaddrinfo(ai);
+	p->listen_fd = fd;
+	return 0;
+}
+
+static unsigned ilog2_u32(uint32_t v)
+{
+	unsigned l = 0;
+
+	while (v > 1) {
+		v >>= 1;
+		l++;
+	}
+	return l;
+}
+
+static int ns_open(struct tgt *t, struct tgt_subsys *s, struct tgt_ns *ns)
+{
+	struct mqblk_dev_opts o;
+	char err[256];
+	int ret;
+
+	mqblk_dev_opts_init(&o);
+	o.nr_queues = nr_reactors;
+	o.comp_policy = MQBLK_COMP_POLLED;
+	o.flags = (ns->readonly ? 0 : MQBLK_OPEN_WRITE) | MQBLK_OPEN_DIRECT;
+	ret = mqblk_dev_open(ns->uri, &o, &ns->dev, err, sizeof(err));
+	if (ret == -EINVAL && strstr(err, "O_DIRECT")) {
+		/* a filesystem without O_DIRECT (tmpfs): through the page
+		 * cache; Flush (fdatasync) makes it durable */
+		o.flags &= ~MQBLK_OPEN_DIRECT;
+		ret = mqblk_dev_open(ns->uri, &o, &ns->dev, err, sizeof(err));
+	}
+	if (ret) {
+		tgt_log("%s namespace %u: %s", s->nqn, ns->nsid, err);
+		return -1;
+	}
+	ns->size = mqblk_dev_size(ns->dev);
+	ns->lba_shift = ilog2_u32(mqblk_dev_block_size(ns->dev));
+	if (ns->lba_shift < 9)
+		ns->lba_shift = 9;
+	ns->size &= ~(((uint64_t)1 << ns->lba_shift) - 1);
+	ns->vwc = strcmp(mqblk_dev_driver_name(ns->dev), "null") != 0;
+	ns->q = calloc(nr_reactors, sizeof(*ns->q));
+	if (!ns->q)
+		return -1;
+	if (t->verbose)
+		tgt_log("%s namespace %u: %s, %llu bytes, %u-byte blocks%s",
+			s->nqn, ns->nsid, ns->uri, (unsigned long long)ns->size,
+			1u << ns->lba_shift,
+			(o.flags & MQBLK_OPEN_DIRECT) ? "" : ", buffered");
+	return 0;
+}
+
+static void ns_close_all(struct tgt *t)
+{
+	unsigned i, j;
+
+	for (i = 0; i < t->nr_subsys; i++) {
+		struct tgt_subsys *s = t->subsys[i];
+
+		for (j = 0; j < s->nr_ns; j++) {
+			if (s->ns[j].dev)
+				mqblk_dev_close(s->ns[j].dev);
+			s->ns[j].dev = NULL;
+			free(s->ns[j].q);
+			s->ns[j].q = NULL;
+		}
+	}
+}
+
+int tgt_run(struct tgt *t)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	sigset_t sigs;
+	int sfd = -1, stats_fd = -1, status = 1;
+	unsigned i, j, started = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	nr_reactors = t->nr_reactors ? t->nr_reactors :
+				       (ncpu > 0 ? (unsigned)ncpu : 1);
+	/* before any thread exists (devices start the core's): SIGINT and
+	 * SIGTERM are read from the signalfd, by this thread only */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	sigdelset(&sigs, SIGPIPE);
+	for (i = 0; i < t->nr_subsys; i++)
+		for (j = 0; j < t->subsys[i]->nr_ns; j++)
+			if (t->subsys[i]->ns[j].enabled &&
+			    ns_open(t, t->subsys[i], &t->subsys[i]->ns[j]))
+				goto out_ns;
+	for (i = 0; i < t->nr_ports; i++)
+		if (port_listen(&t->ports[i]))
+			goto out_ports;
+
+	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+	if (sfd < 0)
+		goto out_ports;
+
+	reactors = calloc(nr_reactors, sizeof(*reactors));
+	rpriv = calloc(nr_reactors, sizeof(*rpriv));
+	if (!reactors || !rpriv)
+		goto out_ports;
+	for (i = 0; i < nr_reactors; i++) {
+		struct tgt_reactor *r = &reactors[i];
+
+		r->t = t;
+		r->idx = i;
+		pthread_mutex_init(&r->lock, NULL);
+		r->epfd = epoll_create1(EPOLL_CLOEXEC);
+		r->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (r->epfd < 0 || r->wake_fd < 0)
+			goto out_reactors;
+		ev.data.ptr = r;
+		if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->wake_fd, &ev))
+			goto out_reactors;
+	}
+	for (i = 0; i < t->nr_ports; i++) {
+		ev.data.ptr = &t->ports[i];
+		if (epoll_ctl(reactors[0].epfd, EPOLL_CTL_ADD,
+			      t->ports[i].listen_fd, &ev))
+			goto out_reactors;
+	}
+	for (started = 0; started < nr_reactors; started++)
+		if (pthread_create(&reactors[started].thread, NULL,
+				   reactor_main, &reactors[started]))
+			goto out_stop;
+	if (t->stats_path)
+		stats_fd = stats_listen(t->stats_path);
+
+	for (i = 0; i < t->nr_ports; i++) {
+		struct tgt_port *p = &t->ports[i];
+
+		if (p->discovery_only) {
+			tgt_log("listening on %s:%s (discovery)", p->traddr,
+				p->trsvcid);
+			continue;
+		}
+		for (j = 0; j < p->nr_subsys; j++)
+			tgt_log("listening on %s:%s: %s (%u namespaces)",
+				p->traddr, p->trsvcid, p->subsys[j]->nqn,
+				p->subsys[j]->nr_ns);
+	}
+	tgt_log("ready: %u reactors%s%s", nr_reactors,
+		stats_fd >= 0 ? ", stats on " : "",
+		stats_fd >= 0 ? t->stats_path : "");
+
+	for (;;) {
+		struct pollfd pfd[2] = { { .fd = sfd, .events = POLLIN },
+					 { .fd = stats_fd, .events = POLLIN } };
+		int n = poll(pfd, stats_fd >= 0 ? 2 : 1, -1);
+
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0 && (pfd[0].revents & POLLIN)) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				tgt_log("%s: shutting down",
+					strsignal((int)si.ssi_signo));
+				break;
+			}
+		}
+		if (n > 0 && stats_fd >= 0 && (pfd[1].revents & POLLIN)) {
+			int c = accept4(stats_fd, NULL, NULL, SOCK_CLOEXEC);
+
+			if (c >= 0) {
+				FILE *f = fdopen(c, "w");
+
+				if (f) {
+					stats_dump(t, f);
+					fclose(f);
+				} else {
+					close(c);
+				}
+			}
+		}
+	}
+	status = 0;
+out_stop:
+	for (i = 0; i < started; i++) {
+		uint64_t one = 1;
+
+		atomic_store(&reactors[i].stop, true);
+		if (write(reactors[i].wake_fd, &one, sizeof(one)) < 0)
+			status = 1;
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(reactors[i].thread, NULL);
+	if (!status)
+		tgt_log("stopped: every connection closed, caches flushed");
+out_reactors:
+	for (i = 0; reactors && i < nr_reactors; i++) {
+		struct tgt_reactor *r = &reactors[i];
+		unsigned c;
+
+		for (c = 0; c < TGT_BUF_CLASSES; c++) {
+			while (r->bufs[c]) {
+				void *b = r->bufs[c];
+
+				r->bufs[c] = *(void **)b;
+				free(b);
+			}
+		}
+		while (r->nr_inbox)
+			close(r->inbox[--r->nr_inbox]);
+		free(r->inbox);
+		free(r->inbox_port);
+		if (r->epfd > 0)
+			close(r->epfd);
+		if (r->wake_fd > 0)
+			close(r->wake_fd);
+		pthread_mutex_destroy(&r->lock);
+	}
+	free(reactors);
+	free(rpriv);
+	reactors = NULL;
+	rpriv = NULL;
+	if (stats_fd >= 0) {
+		close(stats_fd);
+		unlink(t->stats_path);
+	}
+	if (sfd >= 0)
+		close(sfd);
+out_ports:
+	for (i = 0; i < t->nr_ports; i++) {
+		if (t->ports[i].listen_fd >= 0)
+			close(t->ports[i].listen_fd);
+		t->ports[i].listen_fd = -1;
+	}
+out_ns:
+	ns_close_all(t);
+	return status;
+}
+
+/* `mqblk target --stats PATH`: print a running target's queue table. */
+int tgt_stats_client(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char buf[4096];
+	ssize_t n;
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr,
+			"mqblk target: stats socket path too long: %s\n", path);
+		return 1;
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "mqblk target: stats socket %s: %s\n", path,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
+			break;
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The NVMe/TCP target: ports, subsystems, namespaces (mqblk devices),
+ * controllers and their queues. The model (what config.c fills and
+ * admin.c reads) comes first; the TCP queues and reactors are private to
+ * tcp.c and reactor.c.
+ *
+ * Threads: the configuration (ports, subsystems, namespaces, hosts) is
+ * built before any reactor starts and never changes after. Controllers
+ * are created and destroyed at Connect/teardown under their subsystem's
+ * lock; a controller's admin state (registers, features, AER slots,
+ * logs) belongs to the reactor that owns its admin queue, except the few
+ * _Atomic fields other reactors read.
+ */
+#ifndef MQBLK_TARGET_TARGET_H
+#define MQBLK_TARGET_TARGET_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nvme/nvme.h"
+
+struct mqblk_dev;
+struct mqblk_queue;
+struct tgt;
+struct tgt_queue;
+
+#define TGT_NQN_MAX 223 /* characters, without the NUL */
+#define TGT_MAX_NS 1024 /* namespaces per subsystem (NSIDs 1..1024) */
+#define TGT_MAX_IO_QUEUES 128 /* per controller */
+#define TGT_MAX_QUEUE_DEPTH 1024 /* MQES + 1 */
+#define TGT_AERL 4 /* outstanding Asynchronous Event Requests */
+#define TGT_ERROR_LOG_ENTRIES 64
+#define TGT_MDTS 8 /* 2^8 pages of 4 KiB: 1 MiB per command */
+#define TGT_MAX_XFER (4096u << TGT_MDTS)
+#define TGT_INLINE_DATA 8192 /* in-capsule data on I/O queues (IOCCSZ) */
+#define TGT_ADMIN_INLINE_DATA 8192 /* the host's admin capsules: 8 KiB */
+#define TGT_MAXH2CDATA 131072 /* bytes per H2CData PDU we accept */
+#define TGT_DEFAULT_KATO_MS \
+	120000 /* a Connect with KATO 0 on a discovery
+				    * controller: none (spec); others: as sent */
+#define TGT_VERSION "0.1" /* firmware revision: mqblk's version */
+
+/* A namespace: an mqblk device behind an NSID. */
+struct tgt_ns {
+	uint32_t nsid; /* 1.. */
+	char *uri; /* what mqblk_dev_open takes: a path, null:..., ... */
+	bool enabled; /* nvmetcli "enable": a disabled one is not visible */
+	bool has_uuid, has_nguid, has_eui64;
+	uint8_t uuid[16];
+	uint8_t nguid[16];
+	uint8_t eui64[8];
+	bool readonly; /* opened without MQBLK_OPEN_WRITE */
+
+	/* set when the target starts (tgt_start) */
+	struct mqblk_dev *dev;
+	uint64_t size; /* bytes */
+	uint32_t lba_shift; /* log2 of the logical block size */
+	bool vwc; /* a volatile write cache to flush (files, block devices) */
+	struct mqblk_queue **q; /* per reactor, opened by that reactor */
+};
+
+/* An allowed host (nvmetcli "hosts" / "allowed_hosts"). */
+struct tgt_host {
+	char nqn[TGT_NQN_MAX + 1];
+};
+
+struct tgt_subsys {
+	char nqn[TGT_NQN_MAX + 1];
+	bool discovery; /* the discovery subsystem (built in, not configured) */
+	char serial[21]; /* ASCII, space padded on the wire */
+	char model[41];
+	char firmware[9];
+	uint16_t cntlid_min, cntlid_max; /* 1..0xffef by default */
+	bool allow_any_host; /* attr_allow_any_host */
+	struct tgt_host *hosts; /* allowed hosts */
+	unsigned nr_hosts;
+	struct tgt_ns *ns; /* sorted by nsid */
+	unsigned nr_ns;
+
+	pthread_mutex_t lock; /* controllers (Connect, teardown) */
+	struct tgt_ctrl *ctrls; /* list through ctrl->next */
+	uint16_t next_cntlid;
+	uint64_t genctr; /* discovery log generation (discovery subsys) */
+};
+
+/* A port: an address the target listens on, and the subsystems linked
+ * to it (nvmetcli "ports" with their "subsystems"). */
+struct tgt_port {
+	uint16_t portid; /* nvmetcli port name, a number */
+	int adrfam; /* NVMF_ADDR_FAMILY_IP4/IP6 */
+	char traddr[64];
+	char trsvcid[32];
+	bool discovery_only; /* the --discovery-port: no I/O subsystems */
+	struct tgt_subsys **subsys; /* linked subsystems */
+	unsigned nr_subsys;
+	int listen_fd; /* -1 until tgt_start */
+};
+
+/* Per-ctrl I/O counters for SMART (updated by each reactor, atomics). */
+struct tgt_ctrl_smart {
+	_Atomic uint64_t read_bytes, write_bytes;
+	_Atomic uint64_t read_cmds, write_cmds;
+};
+
+/* Controller registers and admin state. */
+struct tgt_ctrl {
+	struct tgt *tgt;
+	struct tgt_subsys *subsys;
+	struct tgt_port *port; /* the port the admin queue came in on */
+	struct tgt_ctrl *next; /* subsys->ctrls */
+	struct tgt_queue *adminq; /* its admin queue (that reactor only) */
+	uint16_t cntlid;
+	char hostnqn[TGT_NQN_MAX + 1];
+	uint8_t hostid[16];
+
+	/* registers (Property Get/Set) */
+	uint64_t cap;
+	uint32_t vs;
+	uint32_t cc;
+	_Atomic uint32_t csts;
+
+	uint16_t sqsize; /* admin queue's, 0's based */
+	uint32_t kato_ms; /* 0: no keep alive */
+	_Atomic uint64_t last_ka_ns; /* any command, any queue */
+	_Atomic bool dead; /* torn down: every queue of it closes */
+	_Atomic int refs; /* queues (admin and I/O) + Connect in flight */
+
+	/* Set Features state */
+	unsigned nr_io_queues; /* granted (Number of Queues): 1.. */
+	uint32_t aec; /* Asynchronous Event Configuration */
+	bool vwc; /* Volatile Write Cache enabled */
+	uint32_t hostid_feature_set; /* Host Identifier set via features */
+
+	/* I/O queues by qid (1..nr_io_queues), under subsys->lock */
+	struct tgt_queue *ioq[TGT_MAX_IO_QUEUES + 1];
+
+	/* Asynchronous events: outstanding AER command ids, and events
+	 * waiting for one (DW0 of the completion) */
+	uint16_t aer_cid[TGT_AERL];
+	unsigned nr_aer;
+	uint32_t aen_pending[8];
+	unsigned nr_aen_pending;
+	uint32_t aen_masked; /* event types reported and not yet read
+			      * (the log page clears them; RAE keeps) */
+
+	/* Error Information log: newest first */
+	struct nvme_error_log_entry errlog[TGT_ERROR_LOG_ENTRIES];
+	uint64_t err_count;
+
+	/* Changed Namespace List (log 04h): NSIDs since last read */
+	uint32_t changed_ns[1024];
+	unsigned nr_changed_ns;
+
+	uint64_t start_ns; /* for power-on hours */
+
+	/* SMART / Health log (02h): every I/O queue's reactor adds */
+	struct tgt_ctrl_smart smart;
+};
+
+/* The whole target: configuration and run-time. */
+struct tgt {
+	struct tgt_port *ports;
+	unsigned nr_ports;
+	struct tgt_subsys **subsys; /* configured (I/O) subsystems */
+	unsigned nr_subsys;
+	struct tgt_subsys disc; /* the discovery subsystem */
+
+	unsigned nr_reactors; /* 0 = one per online CPU */
+	uint32_t stall_ms; /* a command outstanding this long is logged */
+	char *stats_path; /* stats socket, NULL = none */
+	bool verbose;
+};
+
+/* ---- Admin commands (admin.c) ------------------------------------------ */
+
+/* tgt_admin_exec's "no completion now": the command stays outstanding
+ * (an Asynchronous Event Request) until tgt_ctrl_aen() completes it. */
+#define TGT_STATUS_DEFER 0xffffu
+
+/*
+ * Execute an admin command other than a Fabrics command, on ctrl's admin
+ * queue (a discovery controller: only what a discovery controller
+ * supports). buf, len: the command's data (len = transfer length from
+ * the SGL; for data the controller returns, fill at most len bytes; for
+ * data the host sent, len bytes of it). *result: completion DW0.
+ * Returns an NVMe status (NVME_SC_*, with NVME_SC_DNR where the spec
+ * says no retry would help) or TGT_STATUS_DEFER.
+ */
+uint16_t tgt_admin_exec(struct tgt_ctrl *ctrl, const union nvme_command *sqe,
+			void *buf, uint32_t len, uint32_t *result);
+
+/*
+ * The data direction and length an admin command needs, checked against
+ * what the SGL says (len): 0 = no data, 1 = to the host, 2 = from the
+ * host. tcp.c uses it to size buffers before the handler runs.
+ */
+int tgt_admin_data_dir(const union nvme_command *sqe);
+
+/*
+ * Post an asynchronous event (DW0 of the AER completion: type, info, log
+ * page) for ctrl: completes an outstanding AER through
+ * tgt_queue_complete_aer(), or keeps it until one arrives. Admin queue's
+ * reactor only.
+ */
+void tgt_ctrl_aen(struct tgt_ctrl *ctrl, uint32_t dw0);
+
+/* Record a failed command in ctrl's Error Information log. */
+void tgt_ctrl_log_error(struct tgt_ctrl *ctrl, uint16_t sqid, uint16_t cid,
+			uint16_t status, uint16_t param_loc, uint64_t lba,
+			uint32_t nsid);
+
+/* A namespace of ctrl's subsystem by NSID, enabled ones only; NULL if
+ * none (or nsid 0 / broadcast). */
+struct tgt_ns *tgt_subsys_ns(struct tgt_subsys *s, uint32_t nsid);
+
+/* May this host use subsystem s (allow_any_host or named)? */
+bool tgt_host_allowed(const struct tgt_subsys *s, const char *hostnqn);
+
+/* ---- Provided by tcp.c for admin.c -------------------------------------- */
+
+/* Complete the outstanding AER with command id cid on ctrl's admin
+ * queue with DW0 dw0. */
+void tgt_queue_complete_aer(struct tgt_ctrl *ctrl, uint16_t cid, uint32_t dw0);
+
+/* ---- Configuration (config.c) ------------------------------------------- */
+
+/*
+ * Fill t from nvmetcli's saved JSON (`nvmetcli save`): ports (addr_*,
+ * portid, subsystems), subsystems (nqn, attr_allow_any_host,
+ * attr_serial, attr_model, attr_cntlid_min/max, allowed_hosts,
+ * namespaces: nsid, enable, device.path, device.uuid, device.nguid,
+ * device.eui64), hosts. Device paths may be any mqblk device URI.
+ * Returns 0, or -1 with a one-line reason (naming the file, and the
+ * JSON path of the bad value) in err.
+ *
+ * t: zeroed, or with only the run options (nr_reactors, stall_ms,
+ * stats_path, verbose) set; they are kept (stall_ms 0 becomes the
+ * default). On failure the model parts are freed again (ports,
+ * subsystems, disc), so tgt_config_free(t) stays safe either way. The
+ * discovery subsystem (t->disc) may carry the file's "discovery.nqn";
+ * Connect should take NVME_DISC_SUBSYS_NAME as well, as nvmet does.
+ */
+int tgt_config_load(struct tgt *t, const char *path, char *err, size_t errlen);
+
+/* The same from len bytes in memory; name stands for the file in
+ * messages (the fuzz harness and unit tests use it). */
+int tgt_config_load_buf(struct tgt *t, const char *name, const char *buf,
+			size_t len, char *err, size_t errlen);
+
+/*
+ * The command line (argv[0] is "target"): --config FILE | --listen
+ * ADDR:PORT --nqn NQN --ns URI [--ns URI ...] [--allow-host NQN ... |
+ * --allow-any-host] [--discovery-port PORT] [--reactors N]
+ * [--stall-ms MS] [--stats-socket PATH] [-v]. Returns 0, 1 for --help
+ * (usage printed), or -1 with a one-line reason in err. t is
+ * overwritten; on 1 or -1 it is left empty (tgt_config_free is still
+ * safe).
+ */
+int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
+		    size_t errlen);
+
+/* Free what the two above allocated and zero t. Safe on a zeroed t, after
+ * a failure, and twice. */
+void tgt_config_free(struct tgt *t);
+
+/* ---- Running (reactor.c) ----------------------------------------------- */
+
+/* Open devices, listen, run reactors until SIGINT/SIGTERM; clean
+ * shutdown. Returns the process exit status. */
+int tgt_run(struct tgt *t);
+
+/* `mqblk target --stats`: print the per-queue table a running target
+ * serves on its stats socket at path. Returns the exit status. */
+int tgt_stats_client(const char *path);
+
+#endif

@@ -1,0 +1,1315 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the target's configuration (src/target/config.c) and its
+ * JSON parser (src/target/json.c): a file as `nvmetcli save` writes it,
+ * every refusal with its message, and the `mqblk target` command line.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "target/json.h"
+#include "target/target.h"
+
+static char err[512];
+
+/*
+ * What nvmetcli 0.8 saves (json.dumps(sort_keys=True, indent=2)) from a
+ * 6.x kernel's configfs: the discovery NQN, hosts with their (empty)
+ * DH-HMAC-CHAP attributes, ports with tsas, param, ANA groups and a
+ * referral, subsystems with every attr_ the kernel has, a disabled
+ * passthru, namespaces with ana/resv groups and one disabled. Written
+ * by hand from nvmetcli's Root/Port/Subsystem/Namespace/Host.dump():
+ * this machine has no nvmet module to save a real one.
+ */
+static const char nvmetcli_json[] =
+	"{\n"
+	"  \"discovery\": {\n"
+	"    \"nqn\": \"nqn.2014-08.org.nvmexpress.discovery\"\n"
+	"  },\n"
+	"  \"hosts\": [\n"
+	"    {\n"
+	"      \"dhchap\": {\n"
+	"        \"ctrl_key\": \"\",\n"
+	"        \"dhgroup\": \"null\",\n"
+	"        \"hash\": \"hmac(sha256)\",\n"
+	"        \"key\": \"\"\n"
+	"      },\n"
+	"      \"nqn\": \"nqn.2014-08.org.nvmexpress:uuid:2b7a4f1e-4a0c-4c47-9d55-0e1b3d7c9a10\"\n"
+	"    },\n"
+	"    {\n"
+	"      \"dhchap\": {\n"
+	"        \"ctrl_key\": \"\",\n"
+	"        \"dhgroup\": \"null\",\n"
+	"        \"hash\": \"hmac(sha256)\",\n"
+	"        \"key\": \"\"\n"
+	"      },\n"
+	"      \"nqn\": \"nqn.2014-08.com.example:host2\"\n"
+	"    }\n"
+	"  ],\n"
+	"  \"ports\": [\n"
+	"    {\n"
+	"      \"addr\": {\n"
+	"        \"adrfam\": \"ipv4\",\n"
+	"        \"traddr\": \"127.0.0.1\",\n"
+	"        \"treq\": \"not specified\",\n"
+	"        \"trsvcid\": \"4420\",\n"
+	"        \"trtype\": \"tcp\",\n"
+	"        \"tsas\": \"none\"\n"
+	"      },\n"
+	"      \"ana_groups\": [\n"
+	"        {\n"
+	"          \"ana\": {\n"
+	"            \"state\": \"optimized\"\n"
+	"          },\n"
+	"          \"grpid\": 1\n"
+	"        }\n"
+	"      ],\n"
+	"      \"param\": {\n"
+	"        \"inline_data_size\": \"-1\",\n"
+	"        \"max_queue_size\": \"-1\",\n"
+	"        \"pi_enable\": \"0\"\n"
+	"      },\n"
+	"      \"portid\": 1,\n"
+	"      \"referrals\": [\n"
+	"        {\n"
+	"          \"addr\": {\n"
+	"            \"adrfam\": \"ipv4\",\n"
+	"            \"portid\": \"2\",\n"
+	"            \"traddr\": \"10.0.0.2\",\n"
+	"            \"treq\": \"not specified\",\n"
+	"            \"trsvcid\": \"8009\",\n"
+	"            \"trtype\": \"tcp\"\n"
+	"          },\n"
+	"          \"enable\": 1,\n"
+	"          \"name\": \"ref1\"\n"
+	"        }\n"
+	"      ],\n"
+	"      \"subsystems\": [\n"
+	"        \"nqn.2014-08.com.example:disk0\",\n"
+	"        \"nqn.2014-08.com.example:open\"\n"
+	"      ]\n"
+	"    },\n"
+	"    {\n"
+	"      \"addr\": {\n"
+	"        \"adrfam\": \"ipv6\",\n"
+	"        \"traddr\": \"::1\",\n"
+	"        \"treq\": \"not specified\",\n"
+	"        \"trsvcid\": \"4421\",\n"
+	"        \"trtype\": \"tcp\",\n"
+	"        \"tsas\": \"none\"\n"
+	"      },\n"
+	"      \"ana_groups\": [\n"
+	"        {\n"
+	"          \"ana\": {\n"
+	"            \"state\": \"optimized\"\n"
+	"          },\n"
+	"          \"grpid\": 1\n"
+	"        }\n"
+	"      ],\n"
+	"      \"param\": {\n"
+	"        \"inline_data_size\": \"16384\",\n"
+	"        \"max_queue_size\": \"-1\",\n"
+	"        \"pi_enable\": \"0\"\n"
+	"      },\n"
+	"      \"portid\": 2,\n"
+	"      \"referrals\": [],\n"
+	"      \"subsystems\": [\n"
+	"        \"nqn.2014-08.com.example:open\"\n"
+	"      ]\n"
+	"    }\n"
+	"  ],\n"
+	"  \"subsystems\": [\n"
+	"    {\n"
+	"      \"allowed_hosts\": [\n"
+	"        \"nqn.2014-08.org.nvmexpress:uuid:2b7a4f1e-4a0c-4c47-9d55-0e1b3d7c9a10\"\n"
+	"      ],\n"
+	"      \"attr\": {\n"
+	"        \"allow_any_host\": \"0\",\n"
+	"        \"cntlid_max\": \"100\",\n"
+	"        \"cntlid_min\": \"10\",\n"
+	"        \"firmware\": \"6.1.0-57\",\n"
+	"        \"ieee_oui\": \"0x000000\",\n"
+	"        \"model\": \"Linux\",\n"
+	"        \"pi_enable\": \"0\",\n"
+	"        \"qid_max\": \"128\",\n"
+	"        \"serial\": \"8b5c1c8a3c7f2e01\",\n"
+	"        \"version\": \"1.3\"\n"
+	"      },\n"
+	"      \"namespaces\": [\n"
+	"        {\n"
+	"          \"ana\": {\n"
+	"            \"grpid\": \"1\"\n"
+	"          },\n"
+	"          \"ana_grpid\": 1,\n"
+	"          \"device\": {\n"
+	"            \"buffered_io\": \"0\",\n"
+	"            \"nguid\": \"00000000-0000-0000-0000-000000000000\",\n"
+	"            \"path\": \"/dev/shm/disk2.img\",\n"
+	"            \"uuid\": \"5b1d7a1c-3e2f-4d6a-9b8c-7d6e5f4a3b2c\"\n"
+	"          },\n"
+	"          \"enable\": 1,\n"
+	"          \"nsid\": 2,\n"
+	"          \"resv\": {\n"
+	"            \"enable\": \"0\"\n"
+	"          }\n"
+	"        },\n"
+	"        {\n"
+	"          \"ana\": {\n"
+	"            \"grpid\": \"1\"\n"
+	"          },\n"
+	"          \"ana_grpid\": 1,\n"
+	"          \"device\": {\n"
+	"            \"buffered_io\": \"0\",\n"
+	"            \"nguid\": \"ef90689c-6c46-d44c-89c1-4067801309a8\",\n"
+	"            \"path\": \"/dev/shm/disk1.img\",\n"
+	"            \"uuid\": \"d592cdf3-5d1c-44e0-8412-3fcf7d99df27\"\n"
+	"          },\n"
+	"          \"enable\": 1,\n"
+	"          \"nsid\": 1,\n"
+	"          \"resv\": {\n"
+	"            \"enable\": \"0\"\n"
+	"          }\n"
+	"        },\n"
+	"        {\n"
+	"          \"ana\": {\n"
+	"            \"grpid\": \"1\"\n"
+	"          },\n"
+	"          \"ana_grpid\": 1,\n"
+	"          \"device\": {\n"
+	"            \"buffered_io\": \"0\",\n"
+	"            \"nguid\": \"00000000-0000-0000-0000-000000000000\",\n"
+	"            \"path\": \"\",\n"
+	"            \"uuid\": \"0f3e6d2a-8c1b-4e5f-a7d9-1b2c3d4e5f60\"\n"
+	"          },\n"
+	"          \"enable\": 0,\n"
+	"          \"nsid\": 7,\n"
+	"          \"resv\": {\n"
+	"            \"enable\": \"0\"\n"
+	"          }\n"
+	"        }\n"
+	"      ],\n"
+	"      \"nqn\": \"nqn.2014-08.com.example:disk0\",\n"
+	"      \"passthru\": [\n"
+	"        {\n"
+	"          \"admin_timeout\": 0,\n"
+	"          \"clear_ids\": 1,\n"
+	"          \"device\": {\n"
+	"            \"path\": \"\"\n"
+	"          },\n"
+	"          \"enable\": 0,\n"
+	"          \"io_timeout\": 0\n"
+	"        }\n"
+	"      ]\n"
+	"    },\n"
+	"    {\n"
+	"      \"allowed_hosts\": [],\n"
+	"      \"attr\": {\n"
+	"        \"allow_any_host\": \"1\",\n"
+	"        \"cntlid_max\": \"65519\",\n"
+	"        \"cntlid_min\": \"1\",\n"
+	"        \"firmware\": \"6.1.0-57\",\n"
+	"        \"ieee_oui\": \"0x000000\",\n"
+	"        \"model\": \"Linux\",\n"
+	"        \"pi_enable\": \"0\",\n"
+	"        \"qid_max\": \"128\",\n"
+	"        \"serial\": \"1f3a5c7e9b2d4f60\",\n"
+	"        \"version\": \"1.3\"\n"
+	"      },\n"
+	"      \"namespaces\": [\n"
+	"        {\n"
+	"          \"ana\": {\n"
+	"            \"grpid\": \"1\"\n"
+	"          },\n"
+	"          \"ana_grpid\": 1,\n"
+	"          \"device\": {\n"
+	"            \"buffered_io\": \"0\",\n"
+	"            \"nguid\": \"00000000-0000-0000-0000-000000000000\",\n"
+	"            \"path\": \"null:size=1g\",\n"
+	"            \"uuid\": \"9e4c2b1a-7d6f-4e3b-8a2c-5d4e3f2a1b0c\"\n"
+	"          },\n"
+	"          \"enable\": 1,\n"
+	"          \"nsid\": 1,\n"
+	"          \"resv\": {\n"
+	"            \"enable\": \"0\"\n"
+	"          }\n"
+	"        }\n"
+	"      ],\n"
+	"      \"nqn\": \"nqn.2014-08.com.example:open\"\n"
+	"    }\n"
+	"  ]\n"
+	"}\n";
+
+/* nvmetcli's own example (tcp.json in its repository, byte for byte:
+ * the older Python's ", " line ends included). */
+static const char nvmetcli_tcp_json[] =
+	"{\n"
+	"  \"hosts\": [], \n"
+	"  \"ports\": [\n"
+	"    {\n"
+	"      \"addr\": {\n"
+	"        \"adrfam\": \"ipv4\", \n"
+	"        \"traddr\": \"192.168.122.33\", \n"
+	"        \"treq\": \"not specified\", \n"
+	"        \"trsvcid\": \"4420\", \n"
+	"        \"trtype\": \"tcp\"\n"
+	"      }, \n"
+	"      \"ana_groups\": [\n"
+	"        {\n"
+	"          \"ana\": {\n"
+	"            \"state\": \"optimized\"\n"
+	"          }, \n"
+	"          \"grpid\": 1\n"
+	"        }\n"
+	"      ], \n"
+	"      \"param\": {\n"
+	"        \"inline_data_size\": \"16384\", \n"
+	"        \"pi_enable\": \"0\"\n"
+	"      }, \n"
+	"      \"portid\": 1, \n"
+	"      \"referrals\": [], \n"
+	"      \"subsystems\": [\n"
+	"        \"nvmet-always\"\n"
+	"      ]\n"
+	"    }\n"
+	"  ], \n"
+	"  \"subsystems\": [\n"
+	"    {\n"
+	"      \"allowed_hosts\": [], \n"
+	"      \"attr\": {\n"
+	"        \"allow_any_host\": \"1\", \n"
+	"        \"cntlid_max\": \"65519\", \n"
+	"        \"cntlid_min\": \"1\", \n"
+	"        \"model\": \"Linux\", \n"
+	"        \"pi_enable\": \"0\", \n"
+	"        \"serial\": \"123456789abcdef\", \n"
+	"        \"version\": \"1.3\"\n"
+	"      }, \n"
+	"      \"namespaces\": [\n"
+	"        {\n"
+	"          \"ana_grpid\": 1, \n"
+	"          \"device\": {\n"
+	"            \"nguid\": \"00000000-0000-0000-0000-000000000000\", \n"
+	"            \"path\": \"/dev/nvme0n1\", \n"
+	"            \"uuid\": \"d592cdf3-5d1c-44e0-8412-3fcf7d99df27\"\n"
+	"          }, \n"
+	"          \"enable\": 1, \n"
+	"          \"nsid\": 1\n"
+	"        }\n"
+	"      ], \n"
+	"      \"nqn\": \"nvmet-always\"\n"
+	"    }\n"
+	"  ]\n"
+	"}\n";
+
+/* JSON written with ' for " (readable in C); returns a static copy. */
+static const char *q(const char *s)
+{
+	static char buf[8192];
+	size_t i;
+
+	assert_true(strlen(s) < sizeof(buf));
+	for (i = 0; s[i]; i++)
+		buf[i] = s[i] == '\'' ? '"' : s[i];
+	buf[i] = 0;
+	return buf;
+}
+
+static int load(struct tgt *t, const char *json)
+{
+	memset(t, 0, sizeof(*t));
+	memset(err, 0, sizeof(err));
+	return tgt_config_load_buf(t, "config.json", json, strlen(json), err,
+				   sizeof(err));
+}
+
+static void load_ok(struct tgt *t, const char *json)
+{
+	if (load(t, json))
+		fail_msg("refused: %s\n--- input ---\n%s", err, json);
+}
+
+/* Must be refused with a one-line message containing want. */
+static void load_bad(const char *json, const char *want)
+{
+	struct tgt t;
+	int ret = load(&t, json);
+
+	/* a failed load leaves nothing to free, and free stays safe */
+	assert_null(t.ports);
+	assert_null(t.subsys);
+	assert_false(t.disc.discovery);
+	tgt_config_free(&t);
+	if (ret != -1)
+		fail_msg("accepted, wanted '%s'\n--- input ---\n%s", want,
+			 json);
+	if (!strstr(err, want))
+		fail_msg("error '%s' lacks '%s'", err, want);
+	assert_null(strchr(err, '\n'));
+}
+
+static void assert_uuid(const uint8_t *b, const char *hex32)
+{
+	char s[33];
+	int i;
+
+	for (i = 0; i < 16; i++)
+		snprintf(s + 2 * i, 3, "%02x", b[i]);
+	assert_string_equal(s, hex32);
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static struct json_value *parse_ok(const char *text)
+{
+	struct json_value *v;
+
+	if (json_parse(text, strlen(text), &v, err, sizeof(err)))
+		fail_msg("refused: %s\n--- input ---\n%s", err, text);
+	return v;
+}
+
+static void parse_bad_len(const char *text, size_t len, const char *want)
+{
+	struct json_value *v = (struct json_value *)1;
+
+	memset(err, 0, sizeof(err));
+	if (!json_parse(text, len, &v, err, sizeof(err)))
+		fail_msg("accepted, wanted '%s': %.*s", want, (int)len, text);
+	assert_null(v);
+	if (!strstr(err, want))
+		fail_msg("error '%s' lacks '%s'", err, want);
+	assert_null(strchr(err, '\n'));
+}
+
+static void parse_bad(const char *text, const char *want)
+{
+	parse_bad_len(text, strlen(text), want);
+}
+
+static void test_json_values(void **state)
+{
+	struct json_value *v;
+	const struct json_value *a;
+	const char *s;
+	size_t len;
+	int64_t i;
+	bool b;
+
+	(void)state;
+	v = parse_ok(
+		q(" {'n': -12, 'f': 1.5e2, 'big': 18446744073709551616,"
+		  " 't': true, 'F': false, 'z': null, 'e': [], 'o': {},"
+		  " 'a': [1, 'x', [2]], 'min': -9223372036854775808}\r\n"));
+	assert_int_equal(v->type, JSON_OBJECT);
+	assert_int_equal(json_count(v), 10);
+	assert_int_equal(json_int(json_get(v, "n"), &i), 0);
+	assert_int_equal(i, -12);
+	assert_int_equal(json_int(json_get(v, "f"), &i), -1);
+	assert_true(json_get(v, "f")->u.num.d == 150.0);
+	assert_int_equal(json_int(json_get(v, "big"), &i), -1);
+	assert_int_equal(json_int(json_get(v, "min"), &i), 0);
+	assert_true(i == INT64_MIN);
+	assert_int_equal(json_bool(json_get(v, "t"), &b), 0);
+	assert_true(b);
+	assert_int_equal(json_bool(json_get(v, "F"), &b), 0);
+	assert_false(b);
+	assert_int_equal(json_get(v, "z")->type, JSON_NULL);
+	assert_int_equal(json_count(json_get(v, "e")), 0);
+	assert_int_equal(json_get(v, "o")->type, JSON_OBJECT);
+	assert_null(json_get(v, "missing"));
+	assert_null(json_get(json_get(v, "a"), "x")); /* not an object */
+	a = json_get(v, "a");
+	assert_int_equal(json_count(a), 3);
+	s = json_str(json_at(a, 1), &len);
+	assert_string_equal(s, "x");
+	assert_int_equal(len, 1);
+	assert_int_equal(json_count(json_at(a, 2)), 1);
+	assert_null(json_at(a, 3));
+	assert_null(json_str(json_at(a, 0), NULL));
+	/* document order kept beside the sorted index */
+	assert_string_equal(json_member_at(v, 0)->key, "n");
+	assert_string_equal(json_member_at(v, 9)->key, "min");
+	json_free(v);
+
+	v = parse_ok("7");
+	assert_int_equal(json_int(v, &i), 0);
+	assert_int_equal(i, 7);
+	json_free(v);
+	v = parse_ok("\xef\xbb\xbf\"bom\"");
+	assert_string_equal(json_str(v, NULL), "bom");
+	json_free(v);
+	v = parse_ok("-0.0e-5");
+	assert_int_equal(v->type, JSON_NUMBER);
+	json_free(v);
+}
+
+static void test_json_strings(void **state)
+{
+	struct json_value *v;
+	size_t len;
+	const char *s;
+
+	(void)state;
+	v = parse_ok("\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\"");
+	assert_string_equal(json_str(v, NULL), "a\"b\\c/d\b\f\n\r\t");
+	json_free(v);
+	/* \u to UTF-8: 1, 2, 3 bytes and a surrogate pair (4) */
+	v = parse_ok("\"\\u0041\\u00e9\\u20AC\\ud83d\\ude00\"");
+	assert_string_equal(json_str(v, NULL),
+			    "A\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+	json_free(v);
+	/* raw UTF-8 passes through */
+	v = parse_ok("\"\xc3\xa9\xf0\x9f\x98\x80\"");
+	assert_string_equal(json_str(v, NULL), "\xc3\xa9\xf0\x9f\x98\x80");
+	json_free(v);
+	/* \u0000: in the string, counted */
+	v = parse_ok("\"a\\u0000b\"");
+	s = json_str(v, &len);
+	assert_int_equal(len, 3);
+	assert_memory_equal(s, "a\0b", 3);
+	json_free(v);
+}
+
+static void test_json_errors(void **state)
+{
+	char deep[200];
+	int i;
+
+	(void)state;
+	parse_bad("", "1:1: expected a value, found end of input");
+	parse_bad("   ", "1:4: expected a value");
+	parse_bad("{\n  \"a\": tru\n}", "2:8: invalid literal (expected true)");
+	parse_bad("[1,]", "1:4: expected a value, found ']'");
+	parse_bad("{\"a\":1,}", "1:8: expected a string key, found '}'");
+	parse_bad("{\"a\" 1}", "expected ':'");
+	parse_bad("[1 2]", "expected ',' or ']'");
+	parse_bad("{\"a\":1 \"b\":2}", "expected ',' or '}'");
+	parse_bad("{'a':1}", "expected a string key, found '''");
+	parse_bad("01", "leading zero");
+	parse_bad("-", "a number needs a digit");
+	parse_bad("1.", "a fraction needs a digit");
+	parse_bad("1e+", "an exponent needs a digit");
+	parse_bad("+1", "expected a value, found '+'");
+	parse_bad("1e999", "number out of range");
+	parse_bad("NaN", "expected a value, found 'N'");
+	parse_bad("[1] x", "1:5: 'x' after the value");
+	parse_bad("\"abc", "unterminated string");
+	parse_bad("\"abc\\", "unterminated string");
+	parse_bad("\"a\nb\"", "control character 0x0a");
+	parse_bad("\"\\x\"", "invalid escape");
+	parse_bad("\"\\u12\"", "\\u needs four hex digits");
+	parse_bad("\"\\ud800\"", "high surrogate \\ud800 without a low one");
+	parse_bad("\"\\ud800\\u0041\"", "without a low one");
+	parse_bad("\"\\udc00\"", "lone low surrogate");
+	parse_bad("\"\xc0\xaf\"", "invalid UTF-8 byte 0xc0"); /* overlong */
+	parse_bad("\"\xed\xa0\x80\"", "invalid UTF-8"); /* surrogate */
+	parse_bad("\"\xf4\x90\x80\x80\"", "invalid UTF-8"); /* > 10FFFF */
+	parse_bad("\"\xe2\x82\"", "invalid UTF-8"); /* cut short */
+	parse_bad("\"\x80\"", "invalid UTF-8");
+	parse_bad_len("[1,\0 2]", 7, "byte 0x00");
+	parse_bad("{\"a\":1,\"b\":2,\"a\":3}", "1:14: duplicate key \"a\"");
+	parse_bad("{\"a\\n\":1,\"a\\u000a\":2}", "duplicate key \"a\\x0a\"");
+	/* columns count characters, not bytes */
+	parse_bad("[\"\xc3\xa9\xc3\xa9\", x]", "1:8: expected a value");
+	for (i = 0; i < 65; i++)
+		deep[i] = '[';
+	deep[i] = 0;
+	parse_bad(deep, "1:65: nested deeper than 64 levels");
+	for (i = 0; i < 64; i++) {
+		deep[i] = '[';
+		deep[64 + i] = ']';
+	}
+	deep[128] = 0;
+	json_free(parse_ok(deep));
+}
+
+static void test_json_quote(void **state)
+{
+	char out[16];
+
+	(void)state;
+	json_quote(out, sizeof(out), "ab\"\n", 4);
+	assert_string_equal(out, "\"ab\\\"\\x0a\"");
+	json_quote(out, sizeof(out), "0123456789abcdef", 16);
+	assert_string_equal(out, "\"0123456789...\"");
+	assert_true(strlen(out) < sizeof(out));
+}
+
+/* ---- nvmetcli JSON -------------------------------------------------------- */
+
+static void test_nvmetcli_saved(void **state)
+{
+	struct tgt t;
+	struct tgt_subsys *s, *open;
+	struct tgt_port *p;
+	struct tgt_ns *ns;
+
+	(void)state;
+	load_ok(&t, nvmetcli_json);
+	assert_int_equal(t.stall_ms, 5000);
+
+	assert_true(t.disc.discovery);
+	assert_true(t.disc.allow_any_host);
+	assert_string_equal(t.disc.nqn, "nqn.2014-08.org.nvmexpress.discovery");
+	assert_true(tgt_host_allowed(&t.disc, "nqn.anyone"));
+
+	assert_int_equal(t.nr_subsys, 2);
+	s = t.subsys[0];
+	open = t.subsys[1];
+	assert_string_equal(s->nqn, "nqn.2014-08.com.example:disk0");
+	assert_false(s->discovery);
+	assert_false(s->allow_any_host);
+	assert_string_equal(s->serial, "8b5c1c8a3c7f2e01");
+	assert_string_equal(s->model, "Linux");
+	assert_string_equal(s->firmware, "6.1.0-57");
+	assert_int_equal(s->cntlid_min, 10);
+	assert_int_equal(s->cntlid_max, 100);
+	assert_int_equal(s->nr_hosts, 1);
+	assert_true(tgt_host_allowed(s,
+				     "nqn.2014-08.org.nvmexpress:uuid:"
+				     "2b7a4f1e-4a0c-4c47-9d55-0e1b3d7c9a10"));
+	assert_false(tgt_host_allowed(s, "nqn.2014-08.com.example:host2"));
+	assert_false(tgt_host_allowed(s, NULL));
+
+	/* sorted by nsid; the disabled one kept but not visible */
+	assert_int_equal(s->nr_ns, 3);
+	assert_int_equal(s->ns[0].nsid, 1);
+	assert_int_equal(s->ns[1].nsid, 2);
+	assert_int_equal(s->ns[2].nsid, 7);
+	ns = &s->ns[0];
+	assert_string_equal(ns->uri, "/dev/shm/disk1.img");
+	assert_true(ns->enabled);
+	assert_true(ns->has_uuid);
+	assert_uuid(ns->uuid, "d592cdf35d1c44e084123fcf7d99df27");
+	assert_true(ns->has_nguid);
+	assert_uuid(ns->nguid, "ef90689c6c46d44c89c14067801309a8");
+	assert_false(ns->has_eui64);
+	assert_false(ns->readonly);
+	assert_string_equal(s->ns[1].uri, "/dev/shm/disk2.img");
+	assert_false(s->ns[1].has_nguid); /* all zero: none, as nvmet */
+	assert_false(s->ns[2].enabled);
+	assert_ptr_equal(tgt_subsys_ns(s, 1), &s->ns[0]);
+	assert_ptr_equal(tgt_subsys_ns(s, 2), &s->ns[1]);
+	assert_null(tgt_subsys_ns(s, 7)); /* disabled */
+	assert_null(tgt_subsys_ns(s, 3));
+	assert_null(tgt_subsys_ns(s, 0));
+	assert_null(tgt_subsys_ns(s, 0xffffffff));
+
+	assert_string_equal(open->nqn, "nqn.2014-08.com.example:open");
+	assert_true(open->allow_any_host);
+	assert_true(tgt_host_allowed(open, "nqn.whoever"));
+	assert_int_equal(open->nr_ns, 1);
+	assert_string_equal(open->ns[0].uri, "null:size=1g");
+
+	assert_int_equal(t.nr_ports, 2);
+	p = &t.ports[0];
+	assert_int_equal(p->portid, 1);
+	assert_int_equal(p->adrfam, NVMF_ADDR_FAMILY_IP4);
+	assert_string_equal(p->traddr, "127.0.0.1");
+	assert_string_equal(p->trsvcid, "4420");
+	assert_false(p->discovery_only);
+	assert_int_equal(p->listen_fd, -1);
+	assert_int_equal(p->nr_subsys, 2);
+	assert_ptr_equal(p->subsys[0], s);
+	assert_ptr_equal(p->subsys[1], open);
+	p = &t.ports[1];
+	assert_int_equal(p->portid, 2);
+	assert_int_equal(p->adrfam, NVMF_ADDR_FAMILY_IP6);
+	assert_string_equal(p->traddr, "::1");
+	assert_string_equal(p->trsvcid, "4421");
+	assert_int_equal(p->nr_subsys, 1);
+	assert_ptr_equal(p->subsys[0], open);
+	assert_int_equal(p->listen_fd, -1);
+
+	tgt_config_free(&t);
+	tgt_config_free(&t); /* twice: harmless */
+}
+
+static void test_nvmetcli_example(void **state)
+{
+	struct tgt t;
+	struct tgt_subsys *s;
+
+	(void)state;
+	load_ok(&t, nvmetcli_tcp_json);
+	assert_int_equal(t.nr_subsys, 1);
+	s = t.subsys[0];
+	assert_string_equal(s->nqn, "nvmet-always"); /* not "nqn.": as nvmet */
+	assert_string_equal(s->serial, "123456789abcdef");
+	assert_string_equal(s->model, "Linux");
+	assert_string_equal(s->firmware, TGT_VERSION);
+	assert_int_equal(s->cntlid_min, 1);
+	assert_int_equal(s->cntlid_max, 0xffef);
+	assert_int_equal(s->nr_ns, 1);
+	assert_string_equal(s->ns[0].uri, "/dev/nvme0n1");
+	assert_uuid(s->ns[0].uuid, "d592cdf35d1c44e084123fcf7d99df27");
+	assert_int_equal(t.nr_ports, 1);
+	assert_string_equal(t.ports[0].traddr, "192.168.122.33");
+	assert_ptr_equal(t.ports[0].subsys[0], s);
+	assert_string_equal(t.disc.nqn, NVME_DISC_SUBSYS_NAME);
+	tgt_config_free(&t);
+}
+
+/* The smallest useful file; defaults filled in. */
+static void test_minimal_defaults(void **state)
+{
+	struct tgt t, t2;
+	struct tgt_subsys *s;
+
+	(void)state;
+	load_ok(&t, q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		      "'adrfam':'ipv4','traddr':'0.0.0.0','trsvcid':4420},"
+		      "'subsystems':['nqn.2024-01.io.mqblk:a']}],"
+		      "'subsystems':[{'nqn':'nqn.2024-01.io.mqblk:a',"
+		      "'attr':{'allow_any_host':1},'namespaces':["
+		      "{'nsid':3,'enable':true,'device':{'path':'null:'}},"
+		      "{'nsid':'1','enable':'1','device':{'path':'f',"
+		      "'eui64':'0011223344556677','nguid':"
+		      "'00112233445566778899aabbccddeeff'}}]}]}"));
+	s = t.subsys[0];
+	assert_string_equal(s->model, "mqblk");
+	assert_string_equal(s->firmware, TGT_VERSION);
+	assert_int_equal(strlen(s->serial), 16);
+	assert_int_equal(s->cntlid_min, 1);
+	assert_int_equal(s->cntlid_max, 0xffef);
+	assert_int_equal(s->ns[0].nsid, 1);
+	assert_int_equal(s->ns[1].nsid, 3);
+	assert_true(s->ns[0].has_eui64);
+	assert_memory_equal(s->ns[0].eui64, "\x00\x11\x22\x33\x44\x55\x66\x77",
+			    8);
+	assert_true(s->ns[0].has_nguid);
+	assert_int_equal(s->ns[0].nguid[15], 0xff);
+	/* no uuid in the file: derived, stable, a version 8 UUID */
+	assert_true(s->ns[1].has_uuid);
+	assert_int_equal(s->ns[1].uuid[6] >> 4, 8);
+	assert_int_equal(s->ns[1].uuid[8] >> 6, 2);
+	assert_int_equal(t.ports[0].trsvcid[0], '4');
+
+	load_ok(&t2, q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		       "'adrfam':'ipv4','traddr':'0.0.0.0','trsvcid':4420}}],"
+		       "'subsystems':[{'nqn':'nqn.2024-01.io.mqblk:a',"
+		       "'namespaces':[{'nsid':3,'enable':1,"
+		       "'device':{'path':'x'}}]}]}"));
+	assert_memory_equal(t2.subsys[0]->ns[0].uuid, s->ns[1].uuid, 16);
+	assert_string_equal(t2.subsys[0]->serial, s->serial);
+	/* namespace without "enable": disabled, as nvmet leaves it */
+	tgt_config_free(&t2);
+	load_ok(&t2, q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		       "'adrfam':'ipv4','traddr':'0.0.0.0','trsvcid':4420}}],"
+		       "'subsystems':[{'nqn':'n1','namespaces':[{'nsid':1,"
+		       "'device':{'path':'x'}}]}],'discovery':{'nqn':"
+		       "'nqn.2024-01.io.mqblk:discovery'}}"));
+	assert_false(t2.subsys[0]->ns[0].enabled);
+	assert_null(tgt_subsys_ns(t2.subsys[0], 1));
+	assert_string_equal(t2.disc.nqn, "nqn.2024-01.io.mqblk:discovery");
+	tgt_config_free(&t2);
+	tgt_config_free(&t);
+}
+
+#define PORT                                                           \
+	"'ports':[{'portid':1,'addr':{'trtype':'tcp','adrfam':'ipv4'," \
+	"'traddr':'127.0.0.1','trsvcid':'4420'}}]"
+#define SUB(body) "'subsystems':[{'nqn':'nqn.2024-01.io.mqblk:a'" body "}]"
+#define NS(body) SUB(",'namespaces':[" body "]")
+
+static void test_refusals(void **state)
+{
+	char long_nqn[300], json[1024];
+
+	(void)state;
+	/* the example message of the issue, exactly */
+	load_bad(q("{" PORT
+		   "," NS("{'nsid':1,'enable':1,'device':{'path':'a'}},"
+			  "{'nsid':0,'enable':1,'device':{'path':'b'}}") "}"),
+		 "config.json: subsystems[0].namespaces[1].nsid: 0 is not a "
+		 "valid NSID (1..1024)");
+	load_bad(q("{" PORT "," NS("{'nsid':1025}") "}"),
+		 "subsystems[0].namespaces[0].nsid: 1025 is not a valid NSID");
+	load_bad(q("{" PORT "," NS("{'nsid':-1}") "}"),
+		 "namespaces[0].nsid: -1 is out of range");
+	load_bad(q("{" PORT "," NS("{'nsid':1.5}") "}"),
+		 "namespaces[0].nsid: expected an integer");
+	load_bad(q("{" PORT "," NS("{'nsid':'x'}") "}"),
+		 "namespaces[0].nsid: \"x\" is not a decimal number");
+	load_bad(q("{" PORT "," NS("{'enable':0}") "}"),
+		 "subsystems[0].namespaces[0]: missing \"nsid\"");
+	load_bad(q("{" PORT
+		   "," NS("{'nsid':2,'enable':1,'device':{'path':'a'}},"
+			  "{'nsid':2,'enable':1,'device':{'path':'b'}}") "}"),
+		 "subsystems[0].namespaces[1].nsid: NSID 2 already used by "
+		 "namespaces[0]");
+	load_bad(q("{" PORT "," NS("{'nsid':1,'enable':1}") "}"),
+		 "namespaces[0]: missing \"device\"");
+	load_bad(q("{" PORT
+		   "," NS("{'nsid':1,'enable':1,'device':{'path':''}}") "}"),
+		 "namespaces[0].device: an enabled namespace needs a \"path\"");
+	load_bad(q("{" PORT "," NS("{'nsid':1,'device':{'uuid':'1234'}}") "}"),
+		 "namespaces[0].device.uuid: \"1234\" is not a UUID");
+	load_bad(q("{" PORT
+		   "," NS("{'nsid':1,'device':{'uuid':"
+			  "'d592cdf3-5d1c-44e0-8412-3fcf7d99df2g'}}") "}"),
+		 "is not a UUID");
+	load_bad(q("{" PORT "," NS("{'nsid':1,'device':{'nguid':'0011'}}") "}"),
+		 "namespaces[0].device.nguid: \"0011\" is not an NGUID");
+	load_bad(q("{" PORT "," NS("{'nsid':1,'device':{'eui64':"
+				   "'00112233445566778'}}") "}"),
+		 "device.eui64: \"00112233445566778\" is not an EUI-64");
+	load_bad(q("{" PORT "," NS("{'nsid':1,'resv':{'enable':'1'}}") "}"),
+		 "namespaces[0].resv.enable: persistent reservations are not "
+		 "supported");
+	load_bad(q("{" PORT "," NS("{'nsid':1,'devices':{}}") "}"),
+		 "namespaces[0]: unknown key \"devices\"");
+
+	/* subsystems */
+	load_bad(q("{" PORT ",'subsystems':[{'nqn':'a'},{'nqn':'b'},"
+		   "{'nqn':'a'}]}"),
+		 "subsystems[2].nqn: subsystem \"a\" defined twice");
+	load_bad(
+		q("{" PORT ",'subsystems':[{'nqn':"
+		  "'nqn.2014-08.org.nvmexpress.discovery'}]}"),
+		"subsystems[0].nqn: \"nqn.2014-08.org.nvmexpress.discovery\" is "
+		"the discovery subsystem's NQN");
+	load_bad(q("{" PORT ",'discovery':{'nqn':'nqn.x:disc'},"
+		   "'subsystems':[{'nqn':'nqn.x:disc'}]}"),
+		 "is the discovery subsystem's NQN");
+	memset(long_nqn, 'a', 224);
+	memcpy(long_nqn, "nqn.", 4);
+	long_nqn[224] = 0;
+	snprintf(json, sizeof(json), "{" PORT ",'subsystems':[{'nqn':'%s'}]}",
+		 long_nqn);
+	load_bad(q(json), "subsystems[0].nqn: \"nqn.aaaaa");
+	load_bad(q(json), "NQN longer than 223 bytes");
+	long_nqn[223] = 0; /* 223 is fine */
+	snprintf(json, sizeof(json), "{" PORT ",'subsystems':[{'nqn':'%s'}]}",
+		 long_nqn);
+	{
+		struct tgt t;
+
+		load_ok(&t, q(json));
+		assert_int_equal(strlen(t.subsys[0]->nqn), 223);
+		tgt_config_free(&t);
+	}
+	load_bad(q("{" PORT ",'subsystems':[{'nqn':''}]}"),
+		 "subsystems[0].nqn: \"\": empty NQN");
+	load_bad(q("{" PORT ",'subsystems':[{'nqn':'a\\u0000b'}]}"),
+		 "subsystems[0].nqn: NUL character in a string");
+	load_bad(q("{" PORT ",'subsystems':[{'nqn':'a\\tb'}]}"),
+		 "control character in NQN");
+	load_bad(q("{" PORT ",'subsystems':[{'attr':{}}]}"),
+		 "subsystems[0]: missing \"nqn\"");
+	load_bad(q("{" PORT ",'subsystems':[{'nqn':5}]}"),
+		 "subsystems[0].nqn: expected a string, found number");
+	load_bad(q("{" PORT ",'subsystems':{}}"),
+		 "config.json: subsystems: expected an array, found object");
+	load_bad(q("{" PORT "," SUB(",'attr':{'cntlid_min':'0'}") "}"),
+		 "subsystems[0].attr.cntlid_min: \"0\" is out of range "
+		 "(1..65519)");
+	load_bad(q("{" PORT "," SUB(",'attr':{'cntlid_max':65520}") "}"),
+		 "attr.cntlid_max: 65520 is out of range (1..65519)");
+	load_bad(q("{" PORT "," SUB(",'attr':{'cntlid_min':'9',"
+				    "'cntlid_max':'8'}") "}"),
+		 "attr.cntlid_min: 9 is above cntlid_max 8");
+	load_bad(q("{" PORT
+		   "," SUB(",'attr':{'serial':'123456789012345678901'}") "}"),
+		 "attr.serial: longer than 20 bytes");
+	load_bad(q("{" PORT "," SUB(",'attr':{'model':'a\\u00e9'}") "}"),
+		 "attr.model: not printable ASCII");
+	load_bad(q("{" PORT "," SUB(",'attr':{'allow_any_host':'2'}") "}"),
+		 "attr.allow_any_host: \"2\" is out of range (0..1)");
+	load_bad(q("{" PORT "," SUB(",'attr':{'pi_enable':'1'}") "}"),
+		 "attr.pi_enable: protection information is not supported");
+	load_bad(q("{" PORT "," SUB(",'passthru':[{'enable':1,"
+				    "'device':{'path':'/dev/nvme0'}}]") "}"),
+		 "subsystems[0].passthru[0].enable: passthru is not supported");
+	load_bad(q("{" PORT "," SUB(",'namespace':[]") "}"),
+		 "subsystems[0]: unknown key \"namespace\" (known: nqn, attr, "
+		 "namespaces, allowed_hosts, passthru)");
+
+	/* hosts */
+	load_bad(q("{" PORT ",'hosts':[{'nqn':'nqn.h1'}]," SUB(
+			 ",'allowed_hosts':['nqn.h1','nqn.h2']") "}"),
+		 "subsystems[0].allowed_hosts[1]: host \"nqn.h2\" is not "
+		 "defined in \"hosts\"");
+	load_bad(q("{" PORT ",'hosts':[{'nqn':'nqn.h1'}]," SUB(
+			 ",'allowed_hosts':['nqn.h1','nqn.h1']") "}"),
+		 "subsystems[0].allowed_hosts[1]: host \"nqn.h1\" listed "
+		 "twice");
+	load_bad(q("{" PORT ",'hosts':[{'nqn':'nqn.h1'}]," SUB(
+			 ",'allowed_hosts':['nqn.h1'],'attr':{'allow_any_host':"
+			 "'1'}") "}"),
+		 "subsystems[0].allowed_hosts: hosts listed while "
+		 "attr.allow_any_host is 1");
+	load_bad(q("{" PORT ",'hosts':[{'nqn':'nqn.h1'},{'nqn':'nqn.h2'},"
+		   "{'nqn':'nqn.h1'}]}"),
+		 "hosts[2].nqn: host \"nqn.h1\" defined twice");
+	load_bad(q("{" PORT ",'hosts':[{'nqn':'nqn.h1','dhchap':{'key':"
+		   "'DHHC-1:00:abcd:'}}]}"),
+		 "hosts[0].dhchap.key: DH-HMAC-CHAP authentication is not "
+		 "supported");
+	load_bad(q("{" PORT ",'hosts':[{'nqn':'nqn.h1','dhchap':{'key':'',"
+		   "'ctrl_key':'DHHC-1:00:abcd:'}}]}"),
+		 "hosts[0].dhchap.ctrl_key: DH-HMAC-CHAP");
+	load_bad(q("{" PORT ",'hosts':[{'name':'nqn.h1'}]}"),
+		 "hosts[0]: unknown key \"name\"");
+	load_bad(q("{" PORT ",'hosts':[{}]}"), "hosts[0]: missing \"nqn\"");
+
+	/* ports */
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'rdma',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
+		 "config.json: ports[0].addr.trtype: transport \"rdma\" is not "
+		 "supported (only \"tcp\")");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'fc','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
+		 "ports[0].addr.adrfam: address family \"fc\" is not supported "
+		 "(ipv4 or ipv6)");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'','traddr':'','trsvcid':''}}]}"),
+		 "address family \"\" is not supported");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'::1','trsvcid':'4420'}}]}"),
+		 "ports[0].addr.traddr: \"::1\" is not an IPv4 address");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv6','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
+		 "is not an IPv6 address");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'0'}}]}"),
+		 "ports[0].addr.trsvcid: \"0\" is out of range (1..65535)");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4'}}]}"),
+		 "ports[0].addr: missing \"trsvcid\"");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'1',"
+		   "'treq':'required'}}]}"),
+		 "ports[0].addr.treq: \"required\": a secure channel (TLS) is "
+		 "not supported");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'1',"
+		   "'tsas':'tls1.3'}}]}"),
+		 "ports[0].addr.tsas: \"tls1.3\": TLS is not supported");
+	load_bad(q("{'ports':[{'portid':70000,'addr':{}}]}"),
+		 "ports[0].portid: 70000 is out of range (0..65535)");
+	load_bad(q("{'ports':[{'addr':{}}]}"), "ports[0]: missing \"portid\"");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'1'},"
+		   "'param':{'pi_enable':'1'}}]}"),
+		 "ports[0].param.pi_enable: protection information is not "
+		 "supported");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'1'},"
+		   "'referrals':{}}]}"),
+		 "ports[0].referrals: expected an array, found object");
+	load_bad(
+		q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		  "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'1'},"
+		  "'subsystems':['nqn.nope']}]}"),
+		"ports[0].subsystems[0]: subsystem \"nqn.nope\" is not defined "
+		"in \"subsystems\"");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'1'},"
+		   "'subsystems':['nqn.2014-08.org.nvmexpress.discovery']}]}"),
+		 "is not defined in \"subsystems\"");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'1'},"
+		   "'subsystems':['nqn.2024-01.io.mqblk:a',"
+		   "'nqn.2024-01.io.mqblk:a']}]," SUB("") "}"),
+		 "ports[0].subsystems[1]: subsystem "
+		 "\"nqn.2024-01.io.mqblk:a\" linked twice");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'1'}},"
+		   "{'portid':2,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.5','trsvcid':'1'}},"
+		   "{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.6','trsvcid':'1'}}]}"),
+		 "ports[2].portid: port 1 already defined by ports[0]");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'1'}},"
+		   "{'portid':2,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'01'}}]}"),
+		 "ports[1].addr: 1.2.3.4 port 1 already used by ports[0]");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'1'},"
+		   "'param':{},'extra':1}]}"),
+		 "ports[0]: unknown key \"extra\" (known: portid, addr, param, "
+		 "subsystems, referrals, ana_groups)");
+
+	/* the top level */
+	load_bad(q("{" PORT ",'subsystem':[]}"),
+		 "config.json: unknown key \"subsystem\" (known: discovery, "
+		 "hosts, ports, subsystems)");
+	load_bad(q("{'hosts':[],'subsystems':[]}"),
+		 "config.json: no ports: nothing to listen on");
+	load_bad(q("{'ports':[]}"), "no ports");
+	load_bad("[]", "config.json: expected an object at the top, found "
+		       "array");
+	load_bad("{\n  \"ports\": [\n    {,\n", "config.json:3:6: expected a "
+						"string key, found ','");
+	load_bad("", "config.json:1:1: expected a value");
+	load_bad(q("{" PORT ",'discovery':{'nqn':''}}"),
+		 "discovery.nqn: \"\": empty NQN");
+}
+
+static void test_load_file(void **state)
+{
+	char path[] = "/tmp/mqblk-config-XXXXXX";
+	struct tgt t;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(nvmetcli_json, f);
+	fclose(f);
+
+	memset(&t, 0, sizeof(t));
+	t.nr_reactors = 3; /* run options survive a load */
+	t.stall_ms = 42;
+	assert_int_equal(tgt_config_load(&t, path, err, sizeof(err)), 0);
+	assert_int_equal(t.nr_subsys, 2);
+	assert_int_equal(t.nr_reactors, 3);
+	assert_int_equal(t.stall_ms, 42);
+	tgt_config_free(&t);
+
+	unlink(path);
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(tgt_config_load(&t, path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "No such file or directory"));
+	tgt_config_free(&t);
+
+	/* a zeroed struct frees to nothing */
+	memset(&t, 0, sizeof(t));
+	tgt_config_free(&t);
+}
+
+/* ---- Command line ---------------------------------------------------------- */
+
+#define MAX_ARGS 32
+
+/* argv from a space-separated line (no quoting needed in these tests). */
+static int args(struct tgt *t, const char *line)
+{
+	static char buf[1024];
+	char *argv[MAX_ARGS], *p, *save = NULL;
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (p = strtok_r(buf, " ", &save); p; p = strtok_r(NULL, " ", &save)) {
+		assert_true(argc < MAX_ARGS - 1);
+		argv[argc++] = p;
+	}
+	argv[argc] = NULL;
+	memset(t, 0xa5, sizeof(*t)); /* args must not trust what t held */
+	memset(err, 0, sizeof(err));
+	return tgt_config_args(t, argc, argv, err, sizeof(err));
+}
+
+static void args_ok(struct tgt *t, const char *line)
+{
+	if (args(t, line))
+		fail_msg("refused: %s\n--- line ---\n%s", err, line);
+}
+
+static void args_bad(const char *line, const char *want)
+{
+	struct tgt t;
+	int ret = args(&t, line);
+
+	assert_null(t.ports);
+	assert_null(t.subsys);
+	assert_null(t.stats_path);
+	tgt_config_free(&t);
+	if (ret != -1)
+		fail_msg("accepted, wanted '%s'\n--- line ---\n%s", want, line);
+	if (!strstr(err, want))
+		fail_msg("error '%s' lacks '%s'", err, want);
+	assert_null(strchr(err, '\n'));
+}
+
+/* The issue's form, as typed. */
+static void test_args_issue_form(void **state)
+{
+	struct tgt t;
+	struct tgt_subsys *s;
+	struct tgt_port *p;
+
+	(void)state;
+	args_ok(&t, "target --listen 127.0.0.1:4420 --nqn "
+		    "nqn.2014-08.org.example:disk --ns /dev/shm/a.img "
+		    "--ns null:size=1g --allow-host nqn.2014-08.org.example:h1 "
+		    "--allow-host nqn.2014-08.org.example:h2 "
+		    "--discovery-port 8009");
+	assert_int_equal(t.stall_ms, 5000);
+	assert_int_equal(t.nr_reactors, 0);
+	assert_null(t.stats_path);
+	assert_false(t.verbose);
+	assert_true(t.disc.discovery);
+	assert_string_equal(t.disc.nqn, NVME_DISC_SUBSYS_NAME);
+
+	assert_int_equal(t.nr_subsys, 1);
+	s = t.subsys[0];
+	assert_string_equal(s->nqn, "nqn.2014-08.org.example:disk");
+	assert_false(s->allow_any_host);
+	assert_int_equal(s->nr_hosts, 2);
+	assert_true(tgt_host_allowed(s, "nqn.2014-08.org.example:h1"));
+	assert_true(tgt_host_allowed(s, "nqn.2014-08.org.example:h2"));
+	assert_false(tgt_host_allowed(s, "nqn.2014-08.org.example:h3"));
+	assert_string_equal(s->model, "mqblk");
+	assert_string_equal(s->firmware, TGT_VERSION);
+	assert_int_equal(strlen(s->serial), 16);
+	assert_int_equal(s->cntlid_min, 1);
+	assert_int_equal(s->cntlid_max, 0xffef);
+	assert_int_equal(s->nr_ns, 2);
+	assert_int_equal(s->ns[0].nsid, 1);
+	assert_string_equal(s->ns[0].uri, "/dev/shm/a.img");
+	assert_int_equal(s->ns[1].nsid, 2);
+	assert_string_equal(s->ns[1].uri, "null:size=1g");
+	assert_true(s->ns[0].enabled && s->ns[1].enabled);
+	assert_true(s->ns[0].has_uuid && s->ns[0].has_nguid);
+	assert_memory_not_equal(s->ns[0].uuid, s->ns[1].uuid, 16);
+	assert_memory_not_equal(s->ns[0].nguid, s->ns[1].nguid, 16);
+	assert_ptr_equal(tgt_subsys_ns(s, 2), &s->ns[1]);
+
+	assert_int_equal(t.nr_ports, 2);
+	p = &t.ports[0];
+	assert_int_equal(p->portid, 1);
+	assert_int_equal(p->adrfam, NVMF_ADDR_FAMILY_IP4);
+	assert_string_equal(p->traddr, "127.0.0.1");
+	assert_string_equal(p->trsvcid, "4420");
+	assert_false(p->discovery_only);
+	assert_int_equal(p->nr_subsys, 1);
+	assert_ptr_equal(p->subsys[0], s);
+	assert_int_equal(p->listen_fd, -1);
+	p = &t.ports[1];
+	assert_true(p->discovery_only);
+	assert_string_equal(p->traddr, "127.0.0.1");
+	assert_string_equal(p->trsvcid, "8009");
+	assert_int_equal(p->nr_subsys, 0);
+	assert_int_equal(p->listen_fd, -1);
+	assert_int_not_equal(p->portid, t.ports[0].portid);
+	tgt_config_free(&t);
+}
+
+/* The same names give the same IDs on every start. */
+static void test_args_stable_ids(void **state)
+{
+	struct tgt a, b;
+
+	(void)state;
+	args_ok(&a, "target --listen 127.0.0.1:4420 --nqn nqn.2024-01.x:y "
+		    "--ns a --ns b --allow-any-host");
+	args_ok(&b, "target --ns=c --ns=d --nqn=nqn.2024-01.x:y "
+		    "--listen=127.0.0.1:4421");
+	assert_memory_equal(a.subsys[0]->ns[1].uuid, b.subsys[0]->ns[1].uuid,
+			    16);
+	assert_memory_equal(a.subsys[0]->ns[1].nguid, b.subsys[0]->ns[1].nguid,
+			    16);
+	assert_string_equal(a.subsys[0]->serial, b.subsys[0]->serial);
+	assert_int_equal(a.subsys[0]->ns[0].uuid[6] >> 4, 8);
+	assert_true(a.subsys[0]->allow_any_host);
+	assert_false(b.subsys[0]->allow_any_host);
+	assert_int_equal(b.subsys[0]->nr_hosts, 0);
+	assert_false(tgt_host_allowed(b.subsys[0], "nqn.2024-01.x:h"));
+	assert_int_equal(b.nr_ports, 1);
+	tgt_config_free(&a);
+	/* another subsystem: other IDs */
+	args_ok(&a, "target --listen 127.0.0.1:4420 --nqn nqn.2024-01.x:z "
+		    "--ns a --ns b");
+	assert_memory_not_equal(a.subsys[0]->ns[1].uuid,
+				b.subsys[0]->ns[1].uuid, 16);
+	assert_string_not_equal(a.subsys[0]->serial, b.subsys[0]->serial);
+	tgt_config_free(&a);
+	tgt_config_free(&b);
+}
+
+static void test_args_forms(void **state)
+{
+	struct tgt t;
+
+	(void)state;
+	args_ok(&t, "target --listen=[::1]:4420 --nqn nqn.2024-01.x:y --ns a "
+		    "--reactors=4 --stall-ms 250 --stats-socket=/tmp/s.sock -v "
+		    "--discovery-port=8009");
+	assert_int_equal(t.ports[0].adrfam, NVMF_ADDR_FAMILY_IP6);
+	assert_string_equal(t.ports[0].traddr, "::1");
+	assert_string_equal(t.ports[0].trsvcid, "4420");
+	assert_int_equal(t.ports[1].adrfam, NVMF_ADDR_FAMILY_IP6);
+	assert_string_equal(t.ports[1].traddr, "::1");
+	assert_int_equal(t.nr_reactors, 4);
+	assert_int_equal(t.stall_ms, 250);
+	assert_string_equal(t.stats_path, "/tmp/s.sock");
+	assert_true(t.verbose);
+	tgt_config_free(&t);
+
+	args_ok(&t, "target --listen [fe80::1:2]:65535 --nqn "
+		    "nqn.2014-08.org.nvmexpress:uuid:"
+		    "2b7a4f1e-4a0c-4c47-9d55-0e1b3d7c9a10 --ns a --verbose "
+		    "--reactors 0");
+	assert_string_equal(t.ports[0].traddr, "fe80::1:2");
+	assert_string_equal(t.ports[0].trsvcid, "65535");
+	assert_true(t.verbose);
+	tgt_config_free(&t);
+	args_ok(&t, "target --listen 0.0.0.0:1 --nqn nqn.a --ns a");
+	tgt_config_free(&t);
+}
+
+static void test_args_help(void **state)
+{
+	struct tgt t;
+
+	(void)state;
+	assert_int_equal(args(&t, "target --help"), 1);
+	assert_null(t.ports);
+	tgt_config_free(&t);
+	assert_int_equal(args(&t, "target --listen 1.2.3.4:1 -h"), 1);
+	tgt_config_free(&t);
+}
+
+static void test_args_config(void **state)
+{
+	char path[] = "/tmp/mqblk-config-XXXXXX", line[256];
+	struct tgt t;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(nvmetcli_json, f);
+	fclose(f);
+	snprintf(line, sizeof(line), "target --config %s --reactors 2 -v",
+		 path);
+	args_ok(&t, line);
+	assert_int_equal(t.nr_subsys, 2);
+	assert_int_equal(t.nr_ports, 2);
+	assert_int_equal(t.nr_reactors, 2);
+	assert_int_equal(t.stall_ms, 5000);
+	assert_true(t.verbose);
+	tgt_config_free(&t);
+
+	snprintf(line, sizeof(line), "target --config=%s --ns a", path);
+	args_bad(line, "--config and --ns exclude each other");
+	snprintf(line, sizeof(line), "target --listen 1.2.3.4:5 --config %s",
+		 path);
+	args_bad(line, "--config and --listen exclude each other");
+	snprintf(line, sizeof(line), "target --config %s --allow-any-host",
+		 path);
+	args_bad(line, "--config and --allow-any-host exclude each other");
+	snprintf(line, sizeof(line), "target --config %s --discovery-port 9",
+		 path);
+	args_bad(line, "--config and --discovery-port exclude each other");
+	unlink(path);
+	snprintf(line, sizeof(line), "target --config %s --stats-socket /x",
+		 path);
+	args_bad(line, "No such file or directory");
+}
+
+static void test_args_refusals(void **state)
+{
+	(void)state;
+	args_bad("target", "missing --listen, --nqn, --ns");
+	args_bad("target --listen 1.2.3.4:5 --ns a", "missing --nqn");
+	args_bad("target --nqn nqn.a --listen 1.2.3.4:5", "missing --ns");
+	args_bad("target --nqn nqn.a --ns a", "missing --listen");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a --bogus",
+		 "unknown option \"--bogus\"");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a --bogus=1",
+		 "unknown option \"--bogus\"");
+	args_bad("target -x", "unknown option \"-x\"");
+	args_bad("target stray", "unexpected argument \"stray\"");
+	args_bad("target --listen", "--listen needs a value");
+	args_bad("target --allow-any-host=1", "--allow-any-host takes no "
+					      "value");
+	args_bad("target --listen 1.2.3.4:5 --listen 1.2.3.4:6",
+		 "--listen given twice");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a --allow-host "
+		 "nqn.h --allow-any-host",
+		 "--allow-host and --allow-any-host exclude each other");
+	args_bad("target --listen 1.2.3.4 --nqn nqn.a --ns a",
+		 "--listen: \"1.2.3.4\": expected ADDR:PORT");
+	args_bad("target --listen 1.2.3.4:0 --nqn nqn.a --ns a",
+		 "--listen: \"1.2.3.4:0\": the port must be 1..65535");
+	args_bad("target --listen 1.2.3.4:65536 --nqn nqn.a --ns a",
+		 "the port must be 1..65535");
+	args_bad("target --listen 1.2.3.4:x --nqn nqn.a --ns a",
+		 "the port must be 1..65535");
+	args_bad("target --listen 1.2.3:5 --nqn nqn.a --ns a",
+		 "not an IPv4 address");
+	args_bad("target --listen host:5 --nqn nqn.a --ns a",
+		 "not an IPv4 address");
+	args_bad("target --listen ::1:5 --nqn nqn.a --ns a",
+		 "not an IPv4 address (IPv6: [ADDR]:PORT)");
+	args_bad("target --listen [::1]5 --nqn nqn.a --ns a",
+		 "expected [IPv6]:PORT");
+	args_bad("target --listen [::g]:5 --nqn nqn.a --ns a",
+		 "not an IPv6 address");
+	args_bad("target --listen 1.2.3.4:5 --nqn disk --ns a",
+		 "--nqn: \"disk\": an NQN starts with \"nqn.\"");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn. --ns a",
+		 "an NQN starts with");
+	args_bad("target --listen 1.2.3.4:5 --nqn "
+		 "nqn.2014-08.org.nvmexpress.discovery --ns a",
+		 "is the discovery subsystem's NQN");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a --allow-host "
+		 "host1",
+		 "--allow-host: \"host1\": an NQN starts with");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a --allow-host "
+		 "nqn.h --allow-host nqn.h",
+		 "--allow-host: nqn.h given twice");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns=",
+		 "--ns: empty device");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--discovery-port 5",
+		 "--discovery-port: 5 is the --listen port");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--discovery-port 0",
+		 "--discovery-port: \"0\" is out of range (1..65535)");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a --reactors "
+		 "1025",
+		 "--reactors: \"1025\" is out of range (0..1024)");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a --reactors -1",
+		 "--reactors: \"-1\" is not a number (0..1024)");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a --stall-ms 0",
+		 "--stall-ms: \"0\" is out of range (1..3600000)");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a --stall-ms 5s",
+		 "--stall-ms: \"5s\" is not a number");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--stats-socket=",
+		 "--stats-socket: empty path");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_values),
+		cmocka_unit_test(test_json_strings),
+		cmocka_unit_test(test_json_errors),
+		cmocka_unit_test(test_json_quote),
+		cmocka_unit_test(test_nvmetcli_saved),
+		cmocka_unit_test(test_nvmetcli_example),
+		cmocka_unit_test(test_minimal_defaults),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_load_file),
+		cmocka_unit_test(test_args_issue_form),
+		cmocka_unit_test(test_args_stable_ids),
+		cmocka_unit_test(test_args_forms),
+		cmocka_unit_test(test_args_help),
+		cmocka_unit_test(test_args_config),
+		cmocka_unit_test(test_args_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
