@@ -167,7 +167,8 @@ static unsigned reap_devices(struct tgt_reactor *r)
 
 		if (!mqblk_queue_inflight(p->devq[i].q))
 			continue;
-		n = mqblk_reap(p->devq[i].q, rqs, 0, 64, 0);
+		/* min 1 with no wait: one poll pass of the hw queue */
+		n = mqblk_reap(p->devq[i].q, rqs, 1, 64, 0);
 		for (j = 0; j < n; j++)
 			tgt_cmd_dev_done(rqs[j]);
 		if (n > 0)
