@@ -140,6 +140,7 @@ struct tgt_reactor {
 	int epfd;
 	int wake_fd; /* eventfd: new connections, stop */
 	_Atomic bool stop;
+	_Atomic bool unclean; /* ended with queues still at a device */
 
 	pthread_mutex_t lock; /* inbox and the queue list (stats reads it) */
 	int *inbox; /* accepted fds, with their port */

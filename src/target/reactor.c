@@ -468,10 +468,12 @@ static void *reactor_main(void *arg)
 		if (stopping && (!r->queues || now > stop_deadline))
 			break;
 	}
-	if (r->queues)
+	if (r->queues) {
 		tgt_log("reactor %u: %u queues still busy at the device after "
 			"10 s; leaving them",
 			r->idx, r->nr_queues);
+		atomic_store(&r->unclean, true);
+	}
 	close_devices(r);
 	return NULL;
 }
@@ -778,10 +780,15 @@ out_stop:
 		if (write(reactors[i].wake_fd, &one, sizeof(one)) < 0)
 			status = 1;
 	}
-	for (i = 0; i < started; i++)
+	for (i = 0; i < started; i++) {
 		pthread_join(reactors[i].thread, NULL);
+		if (atomic_load(&reactors[i].unclean))
+			status = 1;
+	}
 	if (!status)
 		tgt_log("stopped: every connection closed, caches flushed");
+	else if (started)
+		tgt_log("stopped with I/O still outstanding at a device");
 out_reactors:
 	for (i = 0; reactors && i < nr_reactors; i++) {
 		struct tgt_reactor *r = &reactors[i];
