@@ -35,6 +35,11 @@
 #define HOST_OK "nqn.2026-12.io.mqblk:host-ok"
 #define HOST_OTHER "nqn.2026-12.io.mqblk:host-other"
 #define FILE_SIZE (16u << 20)
+/* nsid 3 (and of the --config target, nsid 1): a null device whose every
+ * I/O takes STALL_NS_MS, longer than the target's --stall-ms */
+#define STALL_NS_MS 1200
+#define STALL_MS 300
+#define NR_NS 3
 #define NULL_SIZE (64u << 20)
 #define TIMEOUT_MS 5000
 #define START_TIMEOUT_MS 20000
@@ -840,8 +845,8 @@ struct ctrl {
 	uint16_t cntlid;
 	uint8_t digest;
 	uint8_t idc[4096];
-	unsigned lba_shift[3]; /* by nsid */
-	uint64_t nsze[3];
+	unsigned lba_shift[4]; /* by nsid */
+	uint64_t nsze[4];
 	uint32_t max_xfer;
 	uint32_t incap; /* I/O in-capsule data: IOCCSZ * 16 - 64 */
 };
@@ -902,12 +907,14 @@ static int ctrl_identify(struct ctrl *x)
 		return fail(W_ERR, "MDTS %u", x->idc[77]);
 	x->max_xfer = 4096u << x->idc[77];
 	x->incap = nvme_get_le32(x->idc + 1792) * 16 - 64;
-	for (nsid = 1; nsid <= 2; nsid++) {
+	for (nsid = 1; nsid <= NR_NS; nsid++) {
 		unsigned fmt, lbads;
 
 		ret = identify(&x->admin, NVME_ID_CNS_NS, nsid, ns);
 		if (ret)
 			return ctx(ret, "namespace");
+		if (!nvme_get_le64(ns))
+			break; /* not an active namespace: the last was */
 		fmt = ns[26] & 0xf;
 		lbads = ns[128 + 4 * fmt + 2];
 		if (lbads < 9 || lbads > 16)
@@ -1048,6 +1055,9 @@ static bool target_alive(void)
 	return true;
 }
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 static int start_target(void)
 {
 	char portarg[64], dportarg[16], nsfile[320];
@@ -1071,7 +1081,10 @@ static int start_target(void)
 		 * be read back and compared */
 		execl(mqblk_bin, mqblk_bin, "target", "--listen", portarg,
 		      "--nqn", SUBNQN, "--ns", "null:size=64m,memory_backed=1",
-		      "--ns", nsfile, "--allow-host", HOST_OK,
+		      "--ns", nsfile, "--ns",
+		      "null:size=1m,irqmode=2,completion_nsec=" STR(
+			      STALL_NS_MS) "000000",
+		      "--stall-ms", STR(STALL_MS), "--allow-host", HOST_OK,
 		      "--discovery-port", dportarg, "--stats-socket", sock_path,
 		      (char *)NULL);
 		_exit(127);
@@ -2030,6 +2043,166 @@ static int stats(void)
 	return 0;
 }
 
+/* ---- Scenario F: stall detection ----------------------------------------- */
+
+/* A read of the slow namespace is outstanding past --stall-ms: the target
+ * logs it once, with its queue and command id, and still completes it. */
+static int stall(void)
+{
+	uint8_t buf[4096];
+	char want[128];
+	uint64_t t0 = now_ms();
+	int ret = io_rw(&good, 1, false, 3, 0, buf, sizeof(buf), XFER_AUTO);
+
+	if (ret)
+		return ctx(ret, "read of the slow namespace");
+	if (now_ms() - t0 < STALL_NS_MS / 2)
+		return fail(W_ERR, "the slow read took only %llu ms",
+			    (unsigned long long)(now_ms() - t0));
+	snprintf(want, sizeof(want), "stall: ctrl %u qid 1 cid ", good.cntlid);
+	if (!log_has(want))
+		return fail(W_ERR, "no \"%s...\" line in the log", want);
+	return 0;
+}
+
+/* ---- Scenario G: nvmetcli JSON ------------------------------------------ */
+
+/*
+ * A second target from the JSON `nvmetcli save` writes (one port, one
+ * subsystem with an allowed host, a namespace with a uuid): a host
+ * connects, writes and reads back, and the namespace reports the uuid.
+ */
+static int config_target(void)
+{
+	char cfg[320], clog[320], cfgsock[320], portstr[16];
+	struct ctrl x;
+	uint8_t wbuf[8192], rbuf[8192], desc[4096];
+	const uint8_t uuid[16] = { 0x5b, 0x1f, 0x0b, 0x2c, 0x4d, 0x6e,
+				   0x47, 0x8a, 0x9b, 0xac, 0xbd, 0xce,
+				   0xdf, 0xe0, 0xf1, 0x02 };
+	int saved_port = port, cport = free_port(), ret;
+	pid_t pid;
+	FILE *f;
+	size_t off = 0;
+
+	snprintf(cfg, sizeof(cfg), "%s/nvmet.json", tmpdir);
+	snprintf(clog, sizeof(clog), "%s/config-target.log", tmpdir);
+	snprintf(cfgsock, sizeof(cfgsock), "%s/config.sock", tmpdir);
+	snprintf(portstr, sizeof(portstr), "%d", cport);
+	f = fopen(cfg, "w");
+	if (!f)
+		return fail(W_ERR, "%s: %s", cfg, strerror(errno));
+	fprintf(f,
+		"{\n  \"hosts\": [\n    {\n      \"nqn\": \"" HOST_OK "\"\n"
+		"    }\n  ],\n  \"ports\": [\n    {\n      \"addr\": {\n"
+		"        \"adrfam\": \"ipv4\",\n"
+		"        \"traddr\": \"127.0.0.1\",\n"
+		"        \"treq\": \"not specified\",\n"
+		"        \"trsvcid\": \"%s\",\n"
+		"        \"trtype\": \"tcp\"\n      },\n"
+		"      \"ana_groups\": [],\n"
+		"      \"param\": {\n        \"inline_data_size\": \"16384\"\n"
+		"      },\n      \"portid\": 1,\n      \"referrals\": [],\n"
+		"      \"subsystems\": [\n        \"" SUBNQN "\"\n      ]\n"
+		"    }\n  ],\n  \"subsystems\": [\n    {\n"
+		"      \"allowed_hosts\": [\n        \"" HOST_OK
+		"\"\n      ],\n"
+		"      \"attr\": {\n        \"allow_any_host\": \"0\",\n"
+		"        \"model\": \"wire-config\",\n"
+		"        \"serial\": \"0123456789abcdef\",\n"
+		"        \"version\": \"1.3\"\n      },\n"
+		"      \"namespaces\": [\n        {\n          \"device\": {\n"
+		"            \"nguid\": \"00000000-0000-0000-0000-000000000000\",\n"
+		"            \"path\": \"null:size=16m,memory_backed=1\",\n"
+		"            \"uuid\": \"5b1f0b2c-4d6e-478a-9bac-bdcedfe0f102\"\n"
+		"          },\n          \"enable\": 1,\n"
+		"          \"nsid\": 1\n        }\n      ],\n"
+		"      \"nqn\": \"" SUBNQN "\"\n    }\n  ]\n}\n",
+		portstr);
+	fclose(f);
+	pid = fork();
+	if (pid < 0)
+		return fail(W_ERR, "fork: %s", strerror(errno));
+	if (!pid) {
+		int fd = open(clog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0)
+			_exit(127);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		close(fd);
+		execl(mqblk_bin, mqblk_bin, "target", "--config", cfg,
+		      "--stats-socket", cfgsock, (char *)NULL);
+		_exit(127);
+	}
+	ret = fail(W_TIMEOUT, "no \"ready\" from the --config target");
+	for (int i = 0; i < 500; i++) {
+		char *l = slurp(clog);
+		bool ready = l && strstr(l, "ready");
+
+		free(l);
+		if (ready) {
+			ret = 0;
+			break;
+		}
+		usleep(20000);
+	}
+	port = cport;
+	ctrl_init(&x);
+	if (!ret)
+		ret = ctrl_open(&x, 0, 1);
+	if (!ret && memcmp(x.idc + 24, "wire-config", 11))
+		ret = fail(W_ERR, "model is not the config's attr model");
+	if (!ret && memcmp(x.idc + 4, "0123456789abcdef", 16))
+		ret = fail(W_ERR, "serial is not the config's attr serial");
+	if (!ret)
+		ret = identify(&x.admin, NVME_ID_CNS_NS_DESC_LIST, 1, desc);
+	if (!ret) {
+		uint8_t nidt, nidl;
+		const uint8_t *id;
+		bool found = false;
+
+		while (nvme_ns_desc_next(desc, sizeof(desc), &off, &nidt, &id,
+					 &nidl) > 0)
+			if (nidt == NVME_NIDT_UUID && !memcmp(id, uuid, 16))
+				found = true;
+		if (!found)
+			ret = fail(W_ERR,
+				   "no descriptor with the config's uuid");
+	}
+	fill(wbuf, sizeof(wbuf), 77);
+	if (!ret)
+		ret = io_rw(&x, 1, true, 1, 1 << 20, wbuf, sizeof(wbuf),
+			    XFER_AUTO);
+	if (!ret)
+		ret = io_rw(&x, 1, false, 1, 1 << 20, rbuf, sizeof(rbuf),
+			    XFER_AUTO);
+	if (!ret)
+		ret = compare(rbuf, wbuf, sizeof(wbuf), "read back");
+	ctrl_close(&x);
+	port = saved_port;
+	kill(pid, SIGTERM);
+	{
+		int st = 0;
+
+		waitpid(pid, &st, 0);
+		if (!ret && (!WIFEXITED(st) || WEXITSTATUS(st)))
+			ret = fail(W_ERR, "--config target: exit status %#x",
+				   st);
+	}
+	if (ret) {
+		char *l = slurp(clog);
+
+		printf("# --config target's log:\n%s", l ? l : "");
+		free(l);
+	}
+	unlink(cfg);
+	unlink(cfgsock);
+	if (!getenv("WIRE_KEEP"))
+		unlink(clog);
+	return ret;
+}
+
 /* ---- Scenario E: shutdown ---------------------------------------------- */
 
 static int shutdown_target(void)
@@ -2164,6 +2337,12 @@ int main(int argc, char **argv)
 	scenario_c();
 	tap("D: mqblk target --stats shows the good queue with its counts",
 	    stats());
+	tap("F: a command outstanding past --stall-ms is logged with its "
+	    "queue and command id, and completes",
+	    stall());
+	tap("G: --config FILE (nvmetcli JSON): connect as the allowed host, "
+	    "model/serial/uuid from the file, write and read back",
+	    config_target());
 	tap("E: SIGTERM: exit 0 within 10 s, EOF on the good connection, "
 	    "\"stopped\" logged",
 	    shutdown_target());
