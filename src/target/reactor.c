@@ -383,11 +383,63 @@ static bool is_port(const struct tgt *t, const void *p)
 	return pp >= t->ports && pp < t->ports + t->nr_ports;
 }
 
+/* One pass: wait (not past timeout_ms, not at all while there is work),
+ * handle events, reap devices, send, run the timers, free closed queues. */
+static void reactor_step(struct tgt_reactor *r, int timeout_ms, bool tick_now)
+{
+	struct tgt *t = r->t;
+	struct epoll_event ev[64];
+	struct tgt_queue *q, *nq;
+	uint64_t now;
+	int n, i, timeout;
+
+	if (r->dev_inflight || r->wait_head || r->flush_list) {
+		timeout = 0;
+	} else {
+		now = mqblk_clock_ns();
+		timeout = now >= r->next_tick_ns ?
+				  0 :
+				  (int)((r->next_tick_ns - now) / 1000000) + 1;
+		if (timeout > timeout_ms)
+			timeout = timeout_ms;
+	}
+	n = epoll_wait(r->epfd, ev, 64, timeout);
+	for (i = 0; i < n; i++) {
+		void *p = ev[i].data.ptr;
+
+		if (p == r)
+			drain_inbox(r);
+		else if (is_port(t, p))
+			do_accept(p);
+		else
+			tgt_queue_event(p, ev[i].events);
+	}
+	if (r->dev_inflight && reap_devices(r) && r->wait_head)
+		retry_waiters(r);
+	else if (r->wait_head && !r->dev_inflight)
+		retry_waiters(r);
+	flush_queues(r);
+
+	now = mqblk_clock_ns();
+	if (now >= r->next_tick_ns || tick_now) {
+		r->next_tick_ns = now + TGT_TICK_MS * 1000000ull;
+		for (q = r->queues; q; q = nq) {
+			nq = q->next;
+			tgt_queue_tick(q, now);
+		}
+	}
+	/* free what is closed and has nothing left in flight */
+	for (q = r->queues; q; q = nq) {
+		nq = q->next;
+		if (q->closing && tgt_queue_idle(q))
+			reactor_remove_queue(r, q);
+	}
+}
+
 static void *reactor_main(void *arg)
 {
 	struct tgt_reactor *r = arg;
 	struct tgt *t = r->t;
-	struct epoll_event ev[64];
 	bool stopping = false;
 	uint64_t stop_deadline = 0;
 	cpu_set_t set;
@@ -401,36 +453,8 @@ static void *reactor_main(void *arg)
 	r->next_tick_ns = mqblk_clock_ns() + TGT_TICK_MS * 1000000ull;
 	for (;;) {
 		uint64_t now;
-		int n, i, timeout;
-		bool busy = r->dev_inflight || r->wait_head || r->flush_list;
 
-		if (busy) {
-			timeout = 0;
-		} else {
-			now = mqblk_clock_ns();
-			timeout = now >= r->next_tick_ns ?
-					  0 :
-					  (int)((r->next_tick_ns - now) /
-						1000000) +
-						  1;
-		}
-		n = epoll_wait(r->epfd, ev, 64, timeout);
-		for (i = 0; i < n; i++) {
-			void *p = ev[i].data.ptr;
-
-			if (p == r)
-				drain_inbox(r);
-			else if (is_port(t, p))
-				do_accept(p);
-			else
-				tgt_queue_event(p, ev[i].events);
-		}
-		if (r->dev_inflight && reap_devices(r) && r->wait_head)
-			retry_waiters(r);
-		else if (r->wait_head && !r->dev_inflight)
-			retry_waiters(r);
-		flush_queues(r);
-
+		reactor_step(r, TGT_TICK_MS, stopping);
 		now = mqblk_clock_ns();
 		if (!stopping && atomic_load(&r->stop)) {
 			struct tgt_queue *q;
@@ -445,25 +469,6 @@ static void *reactor_main(void *arg)
 			for (q = r->queues; q; q = q->next)
 				tgt_queue_stop(q);
 			drain_inbox(r);
-		}
-		if (now >= r->next_tick_ns || stopping) {
-			struct tgt_queue *q, *nq;
-
-			r->next_tick_ns = now + TGT_TICK_MS * 1000000ull;
-			for (q = r->queues; q; q = nq) {
-				nq = q->next;
-				tgt_queue_tick(q, now);
-			}
-		}
-		/* free what is closed and has nothing left in flight */
-		{
-			struct tgt_queue *q, *nq;
-
-			for (q = r->queues; q; q = nq) {
-				nq = q->next;
-				if (q->closing && tgt_queue_idle(q))
-					reactor_remove_queue(r, q);
-			}
 		}
 		if (stopping && (!r->queues || now > stop_deadline))
 			break;
@@ -661,6 +666,43 @@ static void ns_close_all(struct tgt *t)
 	}
 }
 
+static int reactor_init(struct tgt_reactor *r, struct tgt *t, unsigned idx)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = r };
+
+	r->t = t;
+	r->idx = idx;
+	pthread_mutex_init(&r->lock, NULL);
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	r->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (r->epfd < 0 || r->wake_fd < 0)
+		return -1;
+	return epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->wake_fd, &ev);
+}
+
+static void reactor_fini(struct tgt_reactor *r)
+{
+	unsigned c;
+
+	for (c = 0; c < TGT_BUF_CLASSES; c++) {
+		while (r->bufs[c]) {
+			void *b = r->bufs[c];
+
+			r->bufs[c] = *(void **)b;
+			free(b);
+		}
+	}
+	while (r->nr_inbox)
+		close(r->inbox[--r->nr_inbox]);
+	free(r->inbox);
+	free(r->inbox_port);
+	if (r->epfd > 0)
+		close(r->epfd);
+	if (r->wake_fd > 0)
+		close(r->wake_fd);
+	pthread_mutex_destroy(&r->lock);
+}
+
 int tgt_run(struct tgt *t)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -696,20 +738,9 @@ int tgt_run(struct tgt *t)
 	rpriv = calloc(nr_reactors, sizeof(*rpriv));
 	if (!reactors || !rpriv)
 		goto out_ports;
-	for (i = 0; i < nr_reactors; i++) {
-		struct tgt_reactor *r = &reactors[i];
-
-		r->t = t;
-		r->idx = i;
-		pthread_mutex_init(&r->lock, NULL);
-		r->epfd = epoll_create1(EPOLL_CLOEXEC);
-		r->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		if (r->epfd < 0 || r->wake_fd < 0)
+	for (i = 0; i < nr_reactors; i++)
+		if (reactor_init(&reactors[i], t, i))
 			goto out_reactors;
-		ev.data.ptr = r;
-		if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->wake_fd, &ev))
-			goto out_reactors;
-	}
 	for (i = 0; i < t->nr_ports; i++) {
 		ev.data.ptr = &t->ports[i];
 		if (epoll_ctl(reactors[0].epfd, EPOLL_CTL_ADD,
@@ -790,28 +821,8 @@ out_stop:
 	else if (started)
 		tgt_log("stopped with I/O still outstanding at a device");
 out_reactors:
-	for (i = 0; reactors && i < nr_reactors; i++) {
-		struct tgt_reactor *r = &reactors[i];
-		unsigned c;
-
-		for (c = 0; c < TGT_BUF_CLASSES; c++) {
-			while (r->bufs[c]) {
-				void *b = r->bufs[c];
-
-				r->bufs[c] = *(void **)b;
-				free(b);
-			}
-		}
-		while (r->nr_inbox)
-			close(r->inbox[--r->nr_inbox]);
-		free(r->inbox);
-		free(r->inbox_port);
-		if (r->epfd > 0)
-			close(r->epfd);
-		if (r->wake_fd > 0)
-			close(r->wake_fd);
-		pthread_mutex_destroy(&r->lock);
-	}
+	for (i = 0; reactors && i < nr_reactors; i++)
+		reactor_fini(&reactors[i]);
 	free(reactors);
 	free(rpriv);
 	reactors = NULL;
@@ -860,4 +871,68 @@ int tgt_stats_client(const char *path)
 			break;
 	close(fd);
 	return 0;
+}
+
+/* ---- One reactor on the caller's thread (tests, fuzzers) ---------------- */
+
+struct tgt_reactor *tgt_local_start(struct tgt *t)
+{
+	unsigned i, j;
+
+	if (reactors)
+		return NULL;
+	nr_reactors = 1;
+	for (i = 0; i < t->nr_subsys; i++)
+		for (j = 0; j < t->subsys[i]->nr_ns; j++)
+			if (t->subsys[i]->ns[j].enabled &&
+			    ns_open(t, t->subsys[i], &t->subsys[i]->ns[j]))
+				goto fail;
+	reactors = calloc(1, sizeof(*reactors));
+	rpriv = calloc(1, sizeof(*rpriv));
+	if (!reactors || !rpriv || reactor_init(&reactors[0], t, 0))
+		goto fail;
+	reactors[0].next_tick_ns = mqblk_clock_ns() + TGT_TICK_MS * 1000000ull;
+	return &reactors[0];
+fail:
+	if (reactors)
+		reactor_fini(&reactors[0]);
+	free(reactors);
+	free(rpriv);
+	reactors = NULL;
+	rpriv = NULL;
+	ns_close_all(t);
+	return NULL;
+}
+
+void tgt_local_add(struct tgt_reactor *r, int fd, struct tgt_port *port)
+{
+	reactor_add_queue(r, fd, port);
+}
+
+void tgt_local_step(struct tgt_reactor *r, int timeout_ms)
+{
+	reactor_step(r, timeout_ms, false);
+}
+
+unsigned tgt_local_nr_queues(const struct tgt_reactor *r)
+{
+	return r->nr_queues;
+}
+
+void tgt_local_stop(struct tgt_reactor *r)
+{
+	struct tgt_queue *q;
+	struct tgt *t = r->t;
+
+	for (q = r->queues; q; q = q->next)
+		tgt_queue_quiesce(q);
+	while (r->queues)
+		reactor_step(r, 1, true);
+	close_devices(r);
+	reactor_fini(r);
+	free(reactors);
+	free(rpriv);
+	reactors = NULL;
+	rpriv = NULL;
+	ns_close_all(t);
 }
