@@ -1,0 +1,332 @@
+# SPDX-License-Identifier: MIT
+# job.sh: the guest side of kernel-host.sh (busybox sh, run by /init from
+# the 9p share). The kernel's nvme-tcp host talks to the target under test
+# at 10.0.2.100:4420 (discovery: :8009); the relay maps both to the host's
+# 127.0.0.1. One line per check goes to /job/out/results:
+#   PASS name [detail] | FAIL name: why | SKIP name: why | TIME scenario s
+# Env (from /job/env): NQN HOSTNQN HOSTID ONLY EXPECT_BYTES ADV_PORT
+#   EXTERNAL PATTERN_OFF PATTERN_TOKEN FIO_SIZE SMALL_FIO_SIZE KATO
+. /job/env
+OUT=/job/out
+RES=$OUT/results
+: >"$RES"
+TRADDR=10.0.2.100
+IOPORT=4420
+DISCPORT=8009
+failed=0
+
+pass() { echo "PASS $*" | tee -a "$RES"; }
+fail() { echo "FAIL $1: $2" | tee -a "$RES"; failed=1; }
+skip() { echo "SKIP $1: $2" | tee -a "$RES"; }
+up() { cut -d' ' -f1 /proc/uptime; }
+since() { awk -v a="$1" -v b="$(up)" 'BEGIN { printf "%.1f", b - a }'; }
+selected() { case ",$ONLY," in *",$1,"* | ",all,") return 0 ;; esac; return 1; }
+# check NAME CMD...: PASS/FAIL on CMD's status; its output goes to the log.
+check() {
+	_n=$1
+	shift
+	if "$@"; then pass "$_n"; else fail "$_n" "$*"; fi
+}
+log() { echo "--- $*"; }
+
+# The kernel log as it happens: if the guest hangs, the host still has it.
+# (Not on the job's stdout/stderr: init's tee would wait for it to end.)
+cat /proc/kmsg >"$OUT/kmsg.txt" 2>/dev/null </dev/null &
+KMSG_PID=$!
+modprobe nvme-tcp || { fail setup "modprobe nvme-tcp"; exit 1; }
+modprobe ext4
+ID="-q $HOSTNQN -I $HOSTID"
+
+# nvme_ns: the first nvmeXnY block device (only one controller is
+# connected at a time).
+nvme_ns() {
+	for _b in /sys/block/nvme*; do
+		case ${_b##*/} in nvme*c*) ;; nvme*n*) echo "${_b##*/}"; return ;; esac
+	done
+}
+
+# connect NAME ARGS...: connect to the I/O port with ARGS added; sets CTRL
+# (nvmeN) and DEV (/dev/nvmeXnY). Returns 1 (after a FAIL line) if either
+# is missing.
+connect() {
+	_n=$1
+	shift
+	CTRL=
+	DEV=
+	log "nvme connect -t tcp -a $TRADDR -s $IOPORT -n $NQN $ID $*"
+	# shellcheck disable=SC2086
+	if ! timeout 120 nvme connect -t tcp -a "$TRADDR" -s "$IOPORT" -n "$NQN" $ID "$@"; then
+		fail "$_n-connect" "nvme connect $*"
+		return 1
+	fi
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$NQN" ] && CTRL=${c##*/}
+	done
+	for _ in $(seq 300); do
+		d=$(nvme_ns)
+		[ -n "$d" ] && [ -b "/dev/$d" ] && DEV=/dev/$d && break
+		sleep 0.1
+	done
+	if [ -z "$CTRL" ] || [ -z "$DEV" ]; then
+		fail "$_n-connect" "no controller or namespace (ctrl='$CTRL' ns='$DEV')"
+		return 1
+	fi
+	pass "$_n-connect" "$CTRL $DEV queue_count=$(cat /sys/class/nvme/$CTRL/queue_count 2>/dev/null)"
+}
+
+disconnect() {
+	if timeout 60 nvme disconnect -n "$NQN"; then
+		pass "$1-disconnect"
+	else
+		fail "$1-disconnect" "nvme disconnect -n $NQN"
+	fi
+	# The namespace must go away before the next connect.
+	for _ in $(seq 100); do
+		[ -z "$(nvme_ns)" ] && return 0
+		sleep 0.1
+	done
+	fail "$1-disconnect" "namespace still present"
+}
+
+# field FILE NAME: the value of "NAME : value" in nvme-cli output.
+field() {
+	awk -v k="$2" '{ n = $0; sub(/[ \t]*:.*/, "", n) }
+		n == k { v = $0; sub(/^[^:]*:[ \t]*/, "", v); sub(/[ \t]+$/, "", v); print v; exit }' "$1"
+}
+
+# fio_verify NAME SIZE ARGS...: write then verify with crc32c.
+fio_verify() {
+	_n=$1
+	_s=$2
+	shift 2
+	_t=$(up)
+	if timeout 900 fio --name="$_n" --filename="$DEV" --ioengine=libaio --direct=1 \
+		--size="$_s" --verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--output-format=json --output="$OUT/$_n.json" "$@" >"$OUT/$_n.log" 2>&1; then
+		pass "$_n" "$_s in $(since "$_t") s"
+	else
+		fail "$_n" "fio (see $_n.log / $_n.json)"
+		cat "$OUT/$_n.log"
+		tail -n 40 "$OUT/$_n.json"
+	fi
+}
+
+identify() {
+	_n=$1
+	nvme id-ctrl "/dev/$CTRL" >"$OUT/$_n-id-ctrl.txt" 2>&1
+	nvme id-ns "$DEV" >"$OUT/$_n-id-ns.txt" 2>&1
+	mn=$(field "$OUT/$_n-id-ctrl.txt" mn)
+	sn=$(field "$OUT/$_n-id-ctrl.txt" sn)
+	fr=$(field "$OUT/$_n-id-ctrl.txt" fr)
+	mdts=$(field "$OUT/$_n-id-ctrl.txt" mdts)
+	if [ -n "$mn" ] && [ -n "$sn" ] && [ -n "$fr" ]; then
+		pass "$_n-id-ctrl" "mn='$mn' sn='$sn' fr='$fr' mdts=$mdts"
+	else
+		fail "$_n-id-ctrl" "empty model/serial/firmware: mn='$mn' sn='$sn' fr='$fr'"
+	fi
+	if [ "${mdts:-0}" -gt 0 ] 2>/dev/null; then
+		pass "$_n-mdts" "$mdts"
+	elif [ "$EXTERNAL" = 1 ]; then
+		skip "$_n-mdts" "mdts=$mdts accepted from an external target (0 = no limit)"
+	else
+		fail "$_n-mdts" "mdts='$mdts', want > 0"
+	fi
+	nsze=$(field "$OUT/$_n-id-ns.txt" nsze)
+	flbas=$(field "$OUT/$_n-id-ns.txt" flbas)
+	nlbaf=$(field "$OUT/$_n-id-ns.txt" nlbaf)
+	fmt=$(($(printf %d "$flbas") & 15))
+	lbads=$(grep -E "^lbaf +$fmt *:" "$OUT/$_n-id-ns.txt" | sed -n 's/.*lbads:\([0-9]*\).*/\1/p')
+	if [ -z "$nsze" ] || [ -z "$lbads" ] || [ "$fmt" -gt "$(printf %d "$nlbaf")" ]; then
+		fail "$_n-id-ns" "nsze='$nsze' flbas='$flbas' nlbaf='$nlbaf' lbads='$lbads'"
+		cat "$OUT/$_n-id-ns.txt"
+		return
+	fi
+	bytes=$(($(printf %d "$nsze") * (1 << lbads)))
+	if [ "$bytes" = "$EXPECT_BYTES" ] && [ "$lbads" -ge 9 ] && [ "$lbads" -le 16 ]; then
+		pass "$_n-id-ns" "nsze=$nsze lbads=$lbads = $bytes bytes"
+	else
+		fail "$_n-id-ns" "nsze=$nsze lbads=$lbads = $bytes bytes, want $EXPECT_BYTES"
+	fi
+	sysbytes=$(($(cat /sys/block/${DEV#/dev/}/size) * 512))
+	check "$_n-blockdev-size" [ "$sysbytes" = "$EXPECT_BYTES" ]
+}
+
+# ---------------------------------------------------------------------
+scenario_discover() {
+	log "nvme discover -t tcp -a $TRADDR -s $DISCPORT"
+	# shellcheck disable=SC2086
+	if ! timeout 120 nvme discover -t tcp -a "$TRADDR" -s "$DISCPORT" $ID >"$OUT/discover.txt" 2>&1; then
+		fail discover "nvme discover failed"
+		cat "$OUT/discover.txt"
+		return
+	fi
+	cat "$OUT/discover.txt"
+	if grep -qE "^subnqn: +$NQN\$" "$OUT/discover.txt"; then
+		pass discover "$NQN listed"
+	else
+		fail discover "$NQN not in the discovery log"
+	fi
+	# The entry for our subsystem: its trsvcid should be the I/O port the
+	# target listens on (the guest reaches it as 10.0.2.100:4420 anyway).
+	svc=$(awk -v q="$NQN" '/^=====Discovery Log Entry/ { s = "" }
+		/^trsvcid:/ { s = $2 } /^subnqn:/ && $2 == q { print s; exit }' "$OUT/discover.txt")
+	if [ -z "$ADV_PORT" ]; then
+		skip discover-trsvcid "external target (advertises trsvcid '$svc')"
+	elif [ "$svc" = "$ADV_PORT" ]; then
+		pass discover-trsvcid "$svc"
+	else
+		fail discover-trsvcid "trsvcid '$svc', want $ADV_PORT"
+	fi
+}
+
+# connect_variant NAME QUEUES [ARGS...]
+connect_variant() {
+	_v=$1
+	_q=$2
+	shift 2
+	_t=$(up)
+	connect "$_v" --nr-io-queues="$_q" "$@" || return
+	check "$_v-live" [ "$(cat /sys/class/nvme/$CTRL/state)" = live ]
+	qc=$(cat "/sys/class/nvme/$CTRL/queue_count")
+	check "$_v-queue-count" [ "$qc" = $((_q + 1)) ]
+	identify "$_v"
+	fio_verify "$_v-fio" "$SMALL_FIO_SIZE" --rw=randwrite --bs=4k --iodepth=16
+	disconnect "$_v"
+	echo "TIME $_v $(since "$_t")" >>"$RES"
+}
+
+scenario_connect() {
+	connect_variant q1 1
+	connect_variant q2 2
+	connect_variant digest 2 --hdr-digest --data-digest
+}
+
+scenario_fio() {
+	connect fio --nr-io-queues=2 || return
+	fio_verify fio-verify "$FIO_SIZE" --rw=randwrite --bsrange=4k-1m --iodepth=8 \
+		--randrepeat=0
+	disconnect fio
+}
+
+scenario_ext4() {
+	connect ext4 --nr-io-queues=2 || return
+	if ! mkfs.ext4 -F -q "$DEV"; then
+		fail ext4-mkfs "mkfs.ext4 $DEV"
+		disconnect ext4
+		return
+	fi
+	pass ext4-mkfs
+	mkdir -p /mnt
+	if ! mount -t ext4 "$DEV" /mnt; then
+		fail ext4-mount "mount $DEV"
+		disconnect ext4
+		return
+	fi
+	# Files of assorted sizes, random content, and their checksums.
+	mkdir /mnt/data
+	i=0
+	for kib in 1 4 13 64 300 1024 4096 16384; do
+		head -c $((kib * 1024)) /dev/urandom >/mnt/data/f$i
+		i=$((i + 1))
+	done
+	(cd /mnt/data && sha256sum f*) >/tmp/ext4.sums
+	cp /tmp/ext4.sums /mnt/sums
+	umount /mnt && pass ext4-write "$(wc -l </tmp/ext4.sums) files" || fail ext4-umount "umount"
+	check ext4-fsck e2fsck -fn "$DEV"
+	disconnect ext4
+	connect ext4-again --nr-io-queues=1 || return
+	if mount -t ext4 "$DEV" /mnt; then
+		(cd /mnt/data && sha256sum -c /tmp/ext4.sums) && cmp /tmp/ext4.sums /mnt/sums &&
+			pass ext4-verify "checksums match after reconnect" ||
+			fail ext4-verify "checksums differ after reconnect"
+		umount /mnt || fail ext4-umount "umount after verify"
+	else
+		fail ext4-mount "second mount"
+	fi
+	# A known pattern at a known offset of the raw namespace; the host
+	# then looks for it in the backing file.
+	yes "mqblk-interop-$PATTERN_TOKEN" | head -c 1048576 >/tmp/pattern
+	if dd if=/tmp/pattern of="$DEV" bs=1048576 seek="$PATTERN_OFF" oflag=seek_bytes,direct conv=notrunc,fsync 2>/dev/null &&
+		nvme flush "$DEV" >/dev/null 2>&1 &&
+		dd if="$DEV" bs=1048576 skip="$PATTERN_OFF" count=1 iflag=skip_bytes,direct 2>/dev/null | cmp - /tmp/pattern; then
+		pass ext4-pattern "1 MiB at byte $PATTERN_OFF written, flushed, read back"
+		echo written >"$OUT/pattern-written"
+	else
+		fail ext4-pattern "dd/flush/read-back of the pattern at byte $PATTERN_OFF"
+	fi
+	disconnect ext4-again
+}
+
+# Keep-alive: the host freezes this VM past KATO (QEMU "stop"); the target
+# must drop the controller; after "cont" the kernel reconnects and I/O
+# resumes.
+scenario_keepalive() {
+	connect ka --nr-io-queues=1 --keep-alive-tmo="$KATO" --ctrl-loss-tmo=120 \
+		--reconnect-delay=2 || return
+	check ka-kato [ "$(cat /sys/class/nvme/$CTRL/kato 2>/dev/null)" = "$KATO" ]
+	cntlid=$(cat "/sys/class/nvme/$CTRL/cntlid")
+	head -c 1048576 /dev/urandom >/tmp/ka.data
+	dd if=/tmp/ka.data of="$DEV" bs=1048576 oflag=direct conv=notrunc 2>/dev/null ||
+		fail ka-write "1 MiB before the freeze"
+	echo "cntlid=$cntlid" >/job/ready-for-freeze
+	log "waiting for the host to freeze and thaw this VM"
+	n=0
+	while [ ! -e /job/thawed ]; do
+		n=$((n + 1))
+		if [ $n -gt 3000 ]; then
+			fail ka-thaw "no /job/thawed from the host"
+			disconnect ka
+			return
+		fi
+		sleep 0.1
+	done
+	_t=$(up)
+	# The kernel notices the dropped connection, then reconnects.
+	saw=""
+	ok=0
+	n=0
+	while [ $n -lt 600 ]; do
+		st=$(cat "/sys/class/nvme/$CTRL/state" 2>/dev/null)
+		[ "$st" != live ] && case " $saw " in *" $st "*) ;; *) saw="$saw $st" ;; esac
+		if [ "$st" = live ] && { [ -n "$saw" ] || dmesg | grep -q 'Successfully reconnected'; }; then
+			ok=1
+			break
+		fi
+		n=$((n + 1))
+		sleep 0.1
+	done
+	new=$(cat "/sys/class/nvme/$CTRL/cntlid" 2>/dev/null)
+	if [ $ok = 1 ]; then
+		pass ka-reconnect "states:$saw -> live in $(since "$_t") s, cntlid $cntlid -> $new"
+	else
+		fail ka-reconnect "state '$st' (seen:$saw) 60 s after thaw"
+		dmesg | grep -i nvme | tail -n 20
+	fi
+	if timeout 60 dd if="$DEV" bs=1048576 count=1 iflag=direct 2>/dev/null | cmp - /tmp/ka.data; then
+		pass ka-io "1 MiB read back after the reconnect"
+	else
+		fail ka-io "read after reconnect failed or differs"
+	fi
+	disconnect ka
+}
+
+# ---------------------------------------------------------------------
+for s in discover connect fio ext4 keepalive; do
+	if selected "$s"; then
+		log "scenario $s"
+		t=$(up)
+		"scenario_$s"
+		echo "TIME $s $(since "$t")" >>"$RES"
+	fi
+done
+
+timeout 60 nvme disconnect-all && pass disconnect-all || fail disconnect-all "nvme disconnect-all"
+dmesg >"$OUT/dmesg.txt"
+if grep -qE 'BUG:|WARNING:|Oops|Call Trace' "$OUT/dmesg.txt"; then
+	fail dmesg "kernel warning or oops (see dmesg.txt)"
+	grep -E -A5 'BUG:|WARNING:|Oops' "$OUT/dmesg.txt"
+else
+	pass dmesg "no kernel warnings"
+fi
+kill "$KMSG_PID" 2>/dev/null
+exit $failed
