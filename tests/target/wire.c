@@ -2203,6 +2203,86 @@ static int config_target(void)
 	return ret;
 }
 
+/* ---- Scenario H: many controllers and queues at once ------------------ */
+
+#define SCALE_CTRLS 100 /* x (admin + 2 I/O queues): 300 connections */
+
+/* Rows in `mqblk target --stats` (queues the target has) */
+static int stats_rows(unsigned *rows)
+{
+	char cmd[700], line[512];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "'%s' target --stats --stats-socket '%s'",
+		 mqblk_bin, sock_path);
+	p = popen(cmd, "r");
+	if (!p)
+		return fail(W_ERR, "popen: %s", strerror(errno));
+	*rows = 0;
+	while (fgets(line, sizeof(line), p))
+		if (line[0] >= '0' && line[0] <= '9')
+			(*rows)++;
+	if (pclose(p))
+		return fail(W_ERR, "mqblk target --stats failed");
+	return 0;
+}
+
+/*
+ * SCALE_CTRLS controllers, each with two I/O queues, all connected at
+ * once: every queue reads the good block and gets the right data, the
+ * stats table has a row for every one, and once they close the target
+ * has only the good controller's left.
+ */
+static int scale(void)
+{
+	struct ctrl *x = calloc(SCALE_CTRLS, sizeof(*x));
+	unsigned i, q, rows = 0, before = 0;
+	uint8_t buf[4096];
+	int ret;
+
+	if (!x)
+		return fail(W_ERR, "out of memory");
+	ret = stats_rows(&before);
+	for (i = 0; i < SCALE_CTRLS; i++)
+		ctrl_init(&x[i]);
+	for (i = 0; !ret && i < SCALE_CTRLS; i++)
+		ret = ctx(ctrl_open(&x[i], 0, 2), "controller");
+	for (i = 0; !ret && i < SCALE_CTRLS; i++) {
+		for (q = 1; !ret && q <= 2; q++) {
+			ret = io_rw(&x[i], q, false, GOOD_NSID, GOOD_OFF, buf,
+				    sizeof(buf), XFER_AUTO);
+			if (!ret)
+				ret = compare(buf, good_data, sizeof(buf),
+					      "read on a scale queue");
+		}
+	}
+	if (!ret)
+		ret = stats_rows(&rows);
+	if (!ret && rows < before + 3 * SCALE_CTRLS)
+		ret = fail(W_ERR,
+			   "%u stats rows with %u queues open (%u before)",
+			   rows, 3 * SCALE_CTRLS, before);
+	for (i = 0; i < SCALE_CTRLS; i++)
+		ctrl_close(&x[i]);
+	free(x);
+	if (!ret) {
+		/* the target frees them on its next passes */
+		uint64_t end = now_ms() + 5000;
+
+		do {
+			usleep(50000);
+			ret = stats_rows(&rows);
+		} while (!ret && rows > before && now_ms() < end);
+		if (!ret && rows > before)
+			ret = fail(W_ERR,
+				   "%u stats rows after closing, %u before",
+				   rows, before);
+	}
+	if (!ret)
+		ret = good_alive();
+	return ret;
+}
+
 /* ---- Scenario E: shutdown ---------------------------------------------- */
 
 static int shutdown_target(void)
@@ -2340,6 +2420,10 @@ int main(int argc, char **argv)
 	tap("F: a command outstanding past --stall-ms is logged with its "
 	    "queue and command id, and completes",
 	    stall());
+	tap("H: " STR(
+		    SCALE_CTRLS) " controllers x 2 I/O queues at once: "
+				 "each queue reads right, one stats row each, all freed on close",
+	    scale());
 	tap("G: --config FILE (nvmetcli JSON): connect as the allowed host, "
 	    "model/serial/uuid from the file, write and read back",
 	    config_target());
