@@ -63,6 +63,7 @@ static int port, dport;
 static pid_t tgt_pid = -1;
 static int tgt_status = -1;
 static char tmpdir[256], file_path[300], log_path[300], sock_path[300];
+static bool ns2_given; /* WIRE_NS2: nsid 2 is the caller's block device */
 
 /* ---- Reporting ------------------------------------------------------------ */
 
@@ -1206,9 +1207,15 @@ static int scenario_a(struct ctrl *x, uint8_t digest, const char *tag,
 			if (!ret && nsid == 2) {
 				/* the data is in FILE where it belongs */
 				int fd = open(file_path, O_RDONLY);
-				ssize_t n = fd >= 0 ? pread(fd, rbuf, BIG_IO,
-							    (off_t)off) :
-						      -1;
+				ssize_t n;
+
+				/* no stale page cache of a block device */
+				if (fd >= 0)
+					posix_fadvise(fd, 0, 0,
+						      POSIX_FADV_DONTNEED);
+				n = fd >= 0 ? pread(fd, rbuf, BIG_IO,
+						    (off_t)off) :
+					      -1;
 
 				if (fd >= 0)
 					close(fd);
@@ -2338,7 +2345,7 @@ static void cleanup(void)
 		kill(tgt_pid, SIGKILL);
 		waitpid(tgt_pid, NULL, 0);
 	}
-	if (file_path[0])
+	if (file_path[0] && !ns2_given)
 		unlink(file_path);
 	if (sock_path[0])
 		unlink(sock_path);
@@ -2369,15 +2376,23 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	atexit(cleanup);
-	snprintf(file_path, sizeof(file_path), "%s/ns2.img", tmpdir);
 	snprintf(log_path, sizeof(log_path), "%s/target.log", tmpdir);
 	snprintf(sock_path, sizeof(sock_path), "%s/stats.sock", tmpdir);
-	fd = open(file_path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || ftruncate(fd, FILE_SIZE)) {
-		perror(file_path);
-		return 1;
+	if (getenv("WIRE_NS2")) {
+		/* nsid 2 on a block device the caller made (a loop device):
+		 * used as it is, never removed */
+		snprintf(file_path, sizeof(file_path), "%s",
+			 getenv("WIRE_NS2"));
+		ns2_given = true;
+	} else {
+		snprintf(file_path, sizeof(file_path), "%s/ns2.img", tmpdir);
+		fd = open(file_path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || ftruncate(fd, FILE_SIZE)) {
+			perror(file_path);
+			return 1;
+		}
+		close(fd);
 	}
-	close(fd);
 	port = free_port();
 	dport = free_port();
 	while (dport == port)
