@@ -40,6 +40,7 @@ struct tgt_cmd {
 	bool stall_logged;
 	bool in_capsule;
 	bool err_logged; /* admin.c put it in the error log already */
+	bool r2t_sent; /* its R2T is on the wire: H2CData may come */
 	uint16_t status; /* NVMe status so far (data digest errors, ...) */
 	uint32_t xfer_len; /* SGL length */
 	uint32_t rcvd; /* H2C bytes received so far */

@@ -264,8 +264,10 @@ static size_t iov_total(const struct tgt_cmd *cmd)
 /* A command's train is on the wire: what comes next for it. */
 static void tx_done(struct tgt_cmd *cmd)
 {
-	if (cmd->state == CMD_R2T)
-		return; /* the H2CData will come */
+	if (cmd->state == CMD_R2T) {
+		cmd->r2t_sent = true; /* the H2CData may come now */
+		return;
+	}
 	cmd_free(cmd);
 }
 
@@ -532,6 +534,7 @@ static struct tgt_cmd *cmd_alloc(struct tgt_queue *q)
 	cmd->stall_logged = false;
 	cmd->in_capsule = false;
 	cmd->err_logged = false;
+	cmd->r2t_sent = false;
 	cmd->status = 0;
 	cmd->xfer_len = 0;
 	cmd->rcvd = 0;
@@ -1388,6 +1391,13 @@ static void rx_h2c(struct tgt_queue *q, const uint8_t *hdr)
 	if (!cmd || cmd->state != CMD_R2T) {
 		queue_fatal(q, NVME_TCP_FES_INVALID_PDU_HDR, 10, hdr,
 			    p->hdr_len);
+		return;
+	}
+	if (!cmd->r2t_sent) {
+		/* data for an R2T the host cannot have seen yet (it is still
+		 * in our send queue): out of sequence, and accepting it would
+		 * answer the command while its R2T is still queued */
+		queue_fatal(q, NVME_TCP_FES_PDU_SEQ_ERR, 0, hdr, p->hdr_len);
 		return;
 	}
 	if (cid != cmd->sqe.common.command_id) {
