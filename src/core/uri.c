@@ -2,8 +2,10 @@
 /*
  * Device URIs: "driver" or "driver:key=value,key=value"; a path ("/..." or
  * "./...", "../...") is the uring driver's, "PATH" or "PATH?key=value,...",
- * handed over as a first key "path". Splits in place; the driver name
- * decides who consumes the keys.
+ * handed over as a first key "path"; "nvme-tcp://HOST:PORT/SUBNQN?k=v&k=v"
+ * is the nvme_tcp driver's, the part before '?' handed over as "addr"
+ * (its keys may be separated by '&', as in a URL, or ','). Splits in
+ * place; the driver name decides who consumes the keys.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,19 +21,20 @@ int uri_parse(char *buf, const char **driver, struct mqblk_params *params,
 {
 	char *colon, *p;
 	bool is_path = buf[0] == '/' || buf[0] == '.';
+	bool is_nvme_tcp = !strncmp(buf, "nvme-tcp://", 11);
 
 	params->nr = 0;
 	params->v = NULL;
 	*driver = buf;
-	if (is_path) {
+	if (is_path || is_nvme_tcp) {
 		char *q = strchr(buf, '?');
 
 		params->v = calloc(URI_MAX_PARAMS, sizeof(*params->v));
 		if (!params->v)
 			return -ENOMEM;
-		*driver = "uring";
-		params->v[0].key = "path";
-		params->v[0].val = buf;
+		*driver = is_path ? "uring" : "nvme_tcp";
+		params->v[0].key = is_path ? "path" : "addr";
+		params->v[0].val = is_path ? buf : buf + 11;
 		params->v[0].used = false;
 		params->nr = 1;
 		if (!q)
@@ -53,7 +56,7 @@ int uri_parse(char *buf, const char **driver, struct mqblk_params *params,
 			return -ENOMEM;
 	}
 	while (p) {
-		char *comma = strchr(p, ',');
+		char *comma = strpbrk(p, is_nvme_tcp ? ",&" : ",");
 		char *eq;
 
 		if (comma)

@@ -1,0 +1,1513 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The NVMe/TCP host driver: a remote namespace as an mqblk device, the
+ * userspace counterpart of Linux's drivers/nvme/host/tcp.c.
+ *
+ *   nvme-tcp://HOST:PORT/SUBNQN?nr_io_queues=N&hdr_digest=1&data_digest=1
+ *       &hostnqn=NQN&hostid=UUID&kato=SEC&queue_size=N&nsid=N
+ *
+ * init() sets the controller up on the admin queue with blocking socket
+ * calls (ICReq, Connect, CAP, CC.EN, CSTS.RDY, Identify, Number of
+ * Queues, the namespace); each hardware queue of the core is one I/O
+ * queue, one TCP connection (init_hctx). The connection's socket is the
+ * hardware queue's interrupt: readable means PDUs to process, which
+ * poll() does: CapsuleResp and C2HData complete requests (C2HData lands
+ * in the request's own buffer), R2T starts H2CData from the request's
+ * buffer. Sends are batched: queue_rq queues PDUs and the last request of
+ * a plug sends them all with one sendmsg. A keep-alive thread sends Keep
+ * Alive on the admin queue every KATO/2.
+ *
+ * Not yet: reconnect and error recovery (a broken connection fails what
+ * is outstanding with -EIO; a timed-out command keeps waiting), AER.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mqblk/driver.h>
+
+#include "nvme/nvme.h"
+#include "nvme/tcp.h"
+
+#define NVT_ADMIN_DEPTH 32
+#define NVT_DEFAULT_QUEUE_SIZE 128
+#define NVT_MAX_QUEUE_SIZE 1024
+#define NVT_IO_TIMEOUT_MS 10000 /* blocking set-up steps */
+#define NVT_RXBUF 65536
+#define NVT_CMD_PDU_MAX (72 + 4)
+
+/* One NVMe/TCP connection during set-up (blocking). */
+struct nvt_sock {
+	int fd;
+	struct nvme_tcp_conn conn;
+	uint16_t cid;
+};
+
+struct nvt_dev {
+	char host[256];
+	char port[16];
+	char subnqn[NVME_NQN_SIZE];
+	char hostnqn[NVME_NQN_SIZE];
+	uint8_t hostid[16];
+	bool hdgst, ddgst;
+	unsigned want_queues;
+	unsigned queue_size;
+	uint32_t kato_ms;
+	uint32_t nsid;
+
+	struct nvt_sock admin;
+	pthread_mutex_t admin_lock; /* the keep-alive thread and exit */
+	uint16_t cntlid;
+	uint64_t cap;
+	uint32_t mdts_bytes; /* 0 = no limit */
+	uint32_t incap_max; /* in-capsule data bytes on I/O queues */
+	unsigned granted;
+	uint64_t nsze;
+	unsigned lba_shift;
+	bool vwc;
+
+	pthread_t ka_thread;
+	bool ka_running;
+	int ka_efd; /* stop */
+};
+
+/* Per request (the driver data after struct mqblk_rq). */
+struct nvt_req {
+	struct nvt_req *tx_next;
+	struct iovec iov[4];
+	uint8_t niov;
+	bool h2c; /* the queued train is H2CData, not the command */
+	uint16_t cid;
+	uint16_t ttag; /* the R2T's transfer tag */
+	uint32_t r2t_off, r2t_end; /* the R2T's window, H2C next at r2t_off */
+	uint32_t c2h_rcvd;
+	uint8_t pdu[NVT_CMD_PDU_MAX + 8];
+	uint8_t h2c_hdr[24 + 4 + 8];
+	uint8_t ddgst[4];
+	uint8_t dsm[16];
+};
+
+enum nvt_rx_state {
+	NRX_HDR = 0,
+	NRX_PAD,
+	NRX_DATA,
+	NRX_DDGST,
+};
+
+struct nvt_queue {
+	struct nvt_dev *d;
+	struct mqblk_hctx *hctx;
+	uint16_t qid;
+	int fd;
+	struct nvme_tcp_conn conn;
+	unsigned depth;
+	struct mqblk_rq **rqs; /* by tag */
+	bool dead;
+
+	pthread_mutex_t tx_lock; /* queue_rq and poll (R2T) both send */
+	struct nvt_req *tx_head, *tx_tail;
+	size_t tx_off;
+
+	/* receive: poll() only, never concurrent with itself */
+	uint8_t *rxbuf;
+	uint32_t rx_start, rx_end;
+	uint8_t rx_state;
+	struct nvme_tcp_rx_pdu pdu;
+	uint8_t hdr[32];
+	struct mqblk_rq *rx_rq;
+	uint8_t *rx_dst;
+	uint8_t *rx_data;
+	uint32_t rx_left, rx_len;
+	uint8_t rx_dgst[4];
+	uint32_t rx_dgst_have;
+	bool rx_success;
+};
+
+static void nvt_err(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void nvt_err(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- Blocking socket helpers (set-up, admin) --------------------------- */
+
+static int sock_wait(int fd, short ev, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = ev };
+	int n;
+
+	do {
+		n = poll(&p, 1, timeout_ms);
+	} while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return -ETIMEDOUT;
+	return n < 0 ? -errno : 0;
+}
+
+static int send_all(int fd, const struct iovec *iov_in, int niov)
+{
+	struct iovec iov[8];
+	int i = 0;
+
+	memcpy(iov, iov_in, (size_t)niov * sizeof(*iov));
+	while (i < niov) {
+		struct msghdr mh = { .msg_iov = iov + i,
+				     .msg_iovlen = (size_t)(niov - i) };
+		ssize_t n = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				int r = sock_wait(fd, POLLOUT,
+						  NVT_IO_TIMEOUT_MS);
+
+				if (r)
+					return r;
+				continue;
+			}
+			return -errno;
+		}
+		while (i < niov && (size_t)n >= iov[i].iov_len) {
+			n -= (ssize_t)iov[i].iov_len;
+			i++;
+		}
+		if (i < niov) {
+			iov[i].iov_base = (char *)iov[i].iov_base + n;
+			iov[i].iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
+static int recv_all(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = recv(fd, (char *)buf + got, len - got,
+				 MSG_DONTWAIT);
+
+		if (n > 0) {
+			got += (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			return -ECONNRESET;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			int r = sock_wait(fd, POLLIN, NVT_IO_TIMEOUT_MS);
+
+			if (r)
+				return r;
+			continue;
+		}
+		return -errno;
+	}
+	return 0;
+}
+
+static int tcp_open(struct nvt_dev *d, char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
+	struct addrinfo *ai, *a;
+	int fd = -1, one = 1, ret;
+
+	ret = getaddrinfo(d->host, d->port, &hints, &ai);
+	if (ret) {
+		nvt_err(err, errlen, "nvme-tcp: %s:%s: %s", d->host, d->port,
+			gai_strerror(ret));
+		return -EINVAL;
+	}
+	for (a = ai; a; a = a->ai_next) {
+		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		if (!connect(fd, a->ai_addr, a->ai_addrlen))
+			break;
+		ret = -errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(ai);
+	if (fd < 0) {
+		nvt_err(err, errlen, "nvme-tcp: connect to %s:%s: %s", d->host,
+			d->port, strerror(-ret));
+		return ret ? ret : -ECONNREFUSED;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+}
+
+/* ICReq/ICResp on a fresh connection. */
+static int nvt_ic(struct nvt_dev *d, int fd, struct nvme_tcp_conn *c,
+		  char *err, size_t errlen)
+{
+	uint8_t icreq[128], icresp[128];
+	struct nvme_tcp_rx_pdu p;
+	struct iovec iov = { icreq, sizeof(icreq) };
+	uint8_t digest = (d->hdgst ? NVME_TCP_HDGST_ENABLE : 0) |
+			 (d->ddgst ? NVME_TCP_DDGST_ENABLE : 0);
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->host = true;
+	nvme_tcp_build_icreq(icreq, sizeof(icreq), 0, digest, 0);
+	ret = send_all(fd, &iov, 1);
+	if (!ret)
+		ret = recv_all(fd, icresp, sizeof(icresp));
+	if (ret) {
+		nvt_err(err, errlen, "nvme-tcp: %s:%s: ICReq: %s", d->host,
+			d->port, strerror(-ret));
+		return ret;
+	}
+	if (nvme_tcp_rx_pdu(c, icresp, sizeof(icresp), &p) != NVME_TCP_RX_OK ||
+	    p.type != nvme_tcp_icresp) {
+		nvt_err(err, errlen, "nvme-tcp: %s:%s: not an ICResp",
+			d->host, d->port);
+		return -EPROTO;
+	}
+	if (nvme_tcp_conn_establish(c, icreq, icresp) ||
+	    c->hdgst != d->hdgst || c->ddgst != d->ddgst) {
+		nvt_err(err, errlen,
+			"nvme-tcp: %s:%s: the controller did not grant the "
+			"digests asked for",
+			d->host, d->port);
+		return -EPROTO;
+	}
+	/* the biggest PDU we take: C2HData of a whole transfer */
+	c->max_plen = 0;
+	return 0;
+}
+
+/*
+ * One command, synchronously, on a set-up or admin connection: data to
+ * the controller goes in-capsule (Connect, and nothing else here is
+ * larger than a capsule), data from it in C2HData. Returns 0 and the
+ * CQE, or -errno for a transport failure.
+ */
+static int sync_cmd(struct nvt_sock *s, union nvme_command *cmd, void *buf,
+		    uint32_t len, bool to_ctrl, struct nvme_completion *cqe)
+{
+	uint8_t hdr[NVT_CMD_PDU_MAX + 32], ddgst[4], rhdr[128];
+	struct iovec iov[3];
+	struct nvme_tcp_rx_pdu p;
+	uint32_t got = 0;
+	ssize_t n;
+	int niov = 1, ret;
+
+	cmd->common.command_id = ++s->cid;
+	cmd->common.flags = NVME_CMD_SGL_METABUF;
+	cmd->common.dptr.sgl.addr = 0;
+	cmd->common.dptr.sgl.length = cpu_to_le32(len);
+	cmd->common.dptr.sgl.type = to_ctrl && len ? NVME_SGL_TCP_INCAPSULE :
+						     NVME_SGL_TCP_TRANSPORT;
+	/* header only: the data follows from buf, not copied */
+	n = nvme_tcp_build_cmd(&s->conn, hdr, sizeof(hdr), cmd, NULL,
+			       to_ctrl ? len : 0);
+	if (n < 0)
+		return (int)n;
+	iov[0].iov_base = hdr;
+	iov[0].iov_len = (size_t)n;
+	if (to_ctrl && len) {
+		iov[niov].iov_base = buf;
+		iov[niov++].iov_len = len;
+		if (s->conn.ddgst) {
+			nvme_tcp_put_ddgst(ddgst, buf, len);
+			iov[niov].iov_base = ddgst;
+			iov[niov++].iov_len = 4;
+		}
+	}
+	ret = send_all(s->fd, iov, niov);
+	if (ret)
+		return ret;
+	for (;;) {
+		uint32_t need = 8;
+
+		/* the header, growing to what the decoder asks for */
+		ret = recv_all(s->fd, rhdr, 8);
+		while (!ret) {
+			int r = nvme_tcp_rx_header(&s->conn, rhdr, need, &p);
+
+			if (r == NVME_TCP_RX_OK)
+				break;
+			if (r != NVME_TCP_RX_MORE || p.need > sizeof(rhdr))
+				return -EPROTO;
+			ret = recv_all(s->fd, rhdr + need, p.need - need);
+			need = p.need;
+		}
+		if (ret)
+			return ret;
+		if (p.type == nvme_tcp_rsp) {
+			memcpy(cqe, rhdr + 8, sizeof(*cqe));
+			if (cqe->command_id != cmd->common.command_id)
+				return -EPROTO;
+			return 0;
+		}
+		if (p.type != nvme_tcp_c2h_data)
+			return -EPROTO;
+		{
+			uint32_t off = nvme_get_le32(rhdr + 12);
+			uint32_t dlen = nvme_get_le32(rhdr + 16);
+			uint8_t pad[128], dg[4];
+
+			if (nvme_tcp_check_data_range(off, dlen, got, len))
+				return -EPROTO;
+			if (p.data_off > p.hdr_len &&
+			    (p.data_off - p.hdr_len > sizeof(pad) ||
+			     recv_all(s->fd, pad, p.data_off - p.hdr_len)))
+				return -EPROTO;
+			ret = recv_all(s->fd, (uint8_t *)buf + off, dlen);
+			if (!ret && p.ddgst) {
+				ret = recv_all(s->fd, dg, 4);
+				if (!ret && !nvme_tcp_ddgst_ok(
+						    (uint8_t *)buf + off, dlen,
+						    dg))
+					ret = -EBADMSG;
+			}
+			if (ret)
+				return ret;
+			got += dlen;
+			if (p.flags & NVME_TCP_F_DATA_SUCCESS) {
+				memset(cqe, 0, sizeof(*cqe));
+				cqe->command_id = cmd->common.command_id;
+				return 0;
+			}
+		}
+	}
+}
+
+static int nvt_connect(struct nvt_dev *d, struct nvt_sock *s, uint16_t qid,
+		       uint16_t sqsize, uint16_t *cntlid, char *err,
+		       size_t errlen)
+{
+	union nvme_command cmd;
+	struct nvmf_connect_data data;
+	struct nvme_completion cqe;
+	uint16_t st;
+	int ret;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memset(&data, 0, sizeof(data));
+	cmd.connect.opcode = nvme_fabrics_command;
+	cmd.connect.fctype = nvme_fabrics_type_connect;
+	cmd.connect.qid = cpu_to_le16(qid);
+	cmd.connect.sqsize = cpu_to_le16(sqsize);
+	if (!qid)
+		cmd.connect.kato = cpu_to_le32(d->kato_ms);
+	memcpy(data.hostid, d->hostid, sizeof(data.hostid));
+	data.cntlid = cpu_to_le16(qid ? *cntlid : NVME_CNTLID_DYNAMIC);
+	memcpy(data.subsysnqn, d->subnqn, sizeof(data.subsysnqn));
+	memcpy(data.hostnqn, d->hostnqn, sizeof(data.hostnqn));
+	ret = sync_cmd(s, &cmd, &data, sizeof(data), true, &cqe);
+	if (ret) {
+		nvt_err(err, errlen, "nvme-tcp: %s:%s: Connect (qid %u): %s",
+			d->host, d->port, qid, strerror(-ret));
+		return ret;
+	}
+	st = nvme_cqe_status(&cqe) & 0x7ff;
+	if (st) {
+		nvt_err(err, errlen,
+			"nvme-tcp: %s:%s: Connect to %s (qid %u) refused: "
+			"status 0x%x%s",
+			d->host, d->port, d->subnqn, qid, st,
+			st == NVME_SC_CONNECT_INVALID_HOST ?
+				" (host not allowed)" :
+			st == NVME_SC_CONNECT_INVALID_PARAM ?
+				" (invalid parameter: unknown subsystem?)" :
+				"");
+		return -ECONNREFUSED;
+	}
+	if (!qid)
+		*cntlid = le16_to_cpu(cqe.result.u16);
+	return 0;
+}
+
+static int admin_cmd(struct nvt_dev *d, union nvme_command *cmd, void *buf,
+		     uint32_t len, uint64_t *result)
+{
+	struct nvme_completion cqe;
+	int ret;
+
+	ret = sync_cmd(&d->admin, cmd, buf, len, false, &cqe);
+	if (ret)
+		return ret;
+	if (result)
+		*result = le64_to_cpu(cqe.result.u64);
+	return (nvme_cqe_status(&cqe) & 0x7ff) ? -EIO : 0;
+}
+
+static int prop_get(struct nvt_dev *d, uint32_t off, bool wide, uint64_t *v)
+{
+	union nvme_command cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.prop_get.opcode = nvme_fabrics_command;
+	cmd.prop_get.fctype = nvme_fabrics_type_property_get;
+	cmd.prop_get.attrib = wide ? NVMF_PROP_ATTR_8BYTE : 0;
+	cmd.prop_get.offset = cpu_to_le32(off);
+	return admin_cmd(d, &cmd, NULL, 0, v);
+}
+
+static int prop_set(struct nvt_dev *d, uint32_t off, uint32_t v)
+{
+	union nvme_command cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.prop_set.opcode = nvme_fabrics_command;
+	cmd.prop_set.fctype = nvme_fabrics_type_property_set;
+	cmd.prop_set.offset = cpu_to_le32(off);
+	cmd.prop_set.value = cpu_to_le64(v);
+	return admin_cmd(d, &cmd, NULL, 0, NULL);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* ---- Keep alive ------------------------------------------------------------ */
+
+static void *ka_main(void *arg)
+{
+	struct nvt_dev *d = arg;
+	struct pollfd p = { .fd = d->ka_efd, .events = POLLIN };
+
+	for (;;) {
+		union nvme_command cmd;
+		int n = poll(&p, 1, (int)(d->kato_ms / 2));
+
+		if (n > 0)
+			break;
+		memset(&cmd, 0, sizeof(cmd));
+		cmd.common.opcode = nvme_admin_keep_alive;
+		pthread_mutex_lock(&d->admin_lock);
+		if (admin_cmd(d, &cmd, NULL, 0, NULL))
+			fprintf(stderr,
+				"mqblk: nvme-tcp: %s:%s: keep alive failed\n",
+				d->host, d->port);
+		pthread_mutex_unlock(&d->admin_lock);
+	}
+	return NULL;
+}
+
+/* ---- Device ---------------------------------------------------------------- */
+
+/* "HOST:PORT/SUBNQN" or "[V6]:PORT/SUBNQN" */
+static int parse_addr(struct nvt_dev *d, const char *s, char *err,
+		      size_t errlen)
+{
+	const char *slash = strchr(s, '/'), *colon;
+	size_t hl;
+
+	if (!slash || !slash[1]) {
+		nvt_err(err, errlen,
+			"nvme-tcp URI: expected nvme-tcp://HOST:PORT/SUBNQN, "
+			"got '%s'",
+			s);
+		return -EINVAL;
+	}
+	if (s[0] == '[') {
+		const char *rb = memchr(s, ']', (size_t)(slash - s));
+
+		if (!rb || rb[1] != ':') {
+			nvt_err(err, errlen, "nvme-tcp URI: bad address '%.*s'",
+				(int)(slash - s), s);
+			return -EINVAL;
+		}
+		hl = (size_t)(rb - s - 1);
+		memcpy(d->host, s + 1, hl < sizeof(d->host) ? hl : 0);
+		colon = rb + 1;
+	} else {
+		colon = memchr(s, ':', (size_t)(slash - s));
+		if (!colon) {
+			nvt_err(err, errlen,
+				"nvme-tcp URI: no port in '%.*s' (HOST:PORT)",
+				(int)(slash - s), s);
+			return -EINVAL;
+		}
+		hl = (size_t)(colon - s);
+		if (hl >= sizeof(d->host)) {
+			nvt_err(err, errlen, "nvme-tcp URI: host too long");
+			return -EINVAL;
+		}
+		memcpy(d->host, s, hl);
+	}
+	if (!hl || slash - colon - 1 <= 0 ||
+	    (size_t)(slash - colon - 1) >= sizeof(d->port)) {
+		nvt_err(err, errlen, "nvme-tcp URI: bad address '%.*s'",
+			(int)(slash - s), s);
+		return -EINVAL;
+	}
+	memcpy(d->port, colon + 1, (size_t)(slash - colon - 1));
+	{
+		unsigned long p = strtoul(d->port, NULL, 10);
+		size_t i;
+
+		for (i = 0; d->port[i]; i++)
+			if (d->port[i] < '0' || d->port[i] > '9')
+				p = 0;
+		if (!p || p > 65535) {
+			nvt_err(err, errlen, "nvme-tcp URI: bad port '%s'",
+				d->port);
+			return -EINVAL;
+		}
+	}
+	if (strlen(slash + 1) > 223) {
+		nvt_err(err, errlen,
+			"nvme-tcp URI: subsystem NQN longer than 223 bytes");
+		return -EINVAL;
+	}
+	strcpy(d->subnqn, slash + 1);
+	return 0;
+}
+
+static int parse_uuid(const char *s, uint8_t out[16])
+{
+	unsigned i = 0;
+
+	while (*s && i < 32) {
+		int v;
+
+		if (*s == '-') {
+			s++;
+			continue;
+		}
+		if (*s >= '0' && *s <= '9')
+			v = *s - '0';
+		else if ((*s | 0x20) >= 'a' && (*s | 0x20) <= 'f')
+			v = (*s | 0x20) - 'a' + 10;
+		else
+			return -1;
+		if (i & 1)
+			out[i / 2] |= (uint8_t)v;
+		else
+			out[i / 2] = (uint8_t)(v << 4);
+		i++;
+		s++;
+	}
+	return i == 32 && !*s ? 0 : -1;
+}
+
+/* The host's identity: hostnqn= or /etc/nvme/hostnqn, else one made
+ * from hostid= or a random UUID (as nvme-cli's gen-hostnqn). */
+static void default_host(struct nvt_dev *d, bool have_id)
+{
+	FILE *f;
+
+	if (!have_id) {
+		f = fopen("/dev/urandom", "r");
+		if (!f || fread(d->hostid, 1, 16, f) != 16)
+			memset(d->hostid, 0x5a, 16);
+		if (f)
+			fclose(f);
+		d->hostid[6] = (uint8_t)((d->hostid[6] & 0x0f) | 0x40);
+		d->hostid[8] = (uint8_t)((d->hostid[8] & 0x3f) | 0x80);
+	}
+	if (d->hostnqn[0])
+		return;
+	f = fopen("/etc/nvme/hostnqn", "r");
+	if (f) {
+		if (fgets(d->hostnqn, sizeof(d->hostnqn), f))
+			d->hostnqn[strcspn(d->hostnqn, "\r\n")] = 0;
+		fclose(f);
+	}
+	if (!d->hostnqn[0]) {
+		const uint8_t *u = d->hostid;
+
+		snprintf(d->hostnqn, sizeof(d->hostnqn),
+			 "nqn.2014-08.org.nvmexpress:uuid:%02x%02x%02x%02x-"
+			 "%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+			 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8],
+			 u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+	}
+}
+
+static int parse_params(struct nvt_dev *d, struct mqblk_params *params,
+			char *err, size_t errlen)
+{
+	bool have_id = false;
+	unsigned i;
+
+	d->queue_size = NVT_DEFAULT_QUEUE_SIZE;
+	d->kato_ms = 5000;
+	d->want_queues = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	for (i = 0; i < params->nr; i++) {
+		struct mqblk_param *p = &params->v[i];
+		uint64_t v;
+		int ret = 0;
+
+		if (!strcmp(p->key, "addr")) {
+			p->used = true;
+			ret = parse_addr(d, p->val, err, errlen);
+		} else if (!strcmp(p->key, "nr_io_queues")) {
+			ret = mqblk_param_u64(p, 1, 1024, false, &v, err,
+					      errlen);
+			d->want_queues = (unsigned)v;
+		} else if (!strcmp(p->key, "queue_size")) {
+			ret = mqblk_param_u64(p, 2, NVT_MAX_QUEUE_SIZE, false,
+					      &v, err, errlen);
+			d->queue_size = (unsigned)v;
+		} else if (!strcmp(p->key, "kato")) {
+			ret = mqblk_param_u64(p, 0, 3600, false, &v, err,
+					      errlen);
+			d->kato_ms = (uint32_t)v * 1000;
+		} else if (!strcmp(p->key, "nsid")) {
+			ret = mqblk_param_u64(p, 1, 0xfffffffe, false, &v,
+					      err, errlen);
+			d->nsid = (uint32_t)v;
+		} else if (!strcmp(p->key, "hdr_digest")) {
+			ret = mqblk_param_bool(p, &d->hdgst, err, errlen);
+		} else if (!strcmp(p->key, "data_digest")) {
+			ret = mqblk_param_bool(p, &d->ddgst, err, errlen);
+		} else if (!strcmp(p->key, "hostnqn")) {
+			p->used = true;
+			if (strlen(p->val) > 223) {
+				nvt_err(err, errlen,
+					"hostnqn longer than 223 bytes");
+				return -EINVAL;
+			}
+			strcpy(d->hostnqn, p->val);
+		} else if (!strcmp(p->key, "hostid")) {
+			p->used = true;
+			if (parse_uuid(p->val, d->hostid)) {
+				nvt_err(err, errlen,
+					"bad hostid '%s': expected a UUID",
+					p->val);
+				return -EINVAL;
+			}
+			have_id = true;
+		}
+		if (ret)
+			return ret;
+	}
+	if (!d->subnqn[0]) {
+		nvt_err(err, errlen, "nvme-tcp URI: no address");
+		return -EINVAL;
+	}
+	default_host(d, have_id);
+	return 0;
+}
+
+static int ctrl_setup(struct nvt_dev *d, char *err, size_t errlen)
+{
+	uint8_t *id = NULL;
+	union nvme_command cmd;
+	uint64_t v, end;
+	unsigned mps;
+	int ret;
+
+	ret = prop_get(d, NVME_REG_CAP, true, &d->cap);
+	if (ret)
+		goto fail_step;
+	mps = NVME_CAP_MPSMIN(d->cap);
+	/* CC: NVM command set, 4 KiB pages (MPS 0) unless the controller
+	 * needs bigger, 64-byte SQEs, 16-byte CQEs, enable */
+	ret = prop_set(d, NVME_REG_CC,
+		       NVME_CC_ENABLE | mps << 7 | 6u << 16 | 4u << 20);
+	if (ret)
+		goto fail_step;
+	end = now_ms() + (NVME_CAP_TIMEOUT(d->cap) + 1) * 500ull;
+	for (;;) {
+		ret = prop_get(d, NVME_REG_CSTS, false, &v);
+		if (ret)
+			goto fail_step;
+		if (v & NVME_CSTS_CFS) {
+			nvt_err(err, errlen,
+				"nvme-tcp: %s: controller fatal status on "
+				"enable",
+				d->subnqn);
+			return -EIO;
+		}
+		if (v & NVME_CSTS_RDY)
+			break;
+		if (now_ms() > end) {
+			nvt_err(err, errlen,
+				"nvme-tcp: %s: controller not ready in time",
+				d->subnqn);
+			return -ETIMEDOUT;
+		}
+		usleep(1000);
+	}
+	id = aligned_alloc(4096, 4096);
+	if (!id)
+		return -ENOMEM;
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.identify.opcode = nvme_admin_identify;
+	cmd.identify.cns = NVME_ID_CNS_CTRL;
+	ret = admin_cmd(d, &cmd, id, 4096, NULL);
+	if (ret)
+		goto fail_step;
+	if (id[77])
+		d->mdts_bytes = (4096u << mps) << id[77];
+	{
+		uint32_t ioccsz = nvme_get_le32(id + 1792);
+
+		d->incap_max = ioccsz * 16 > NVME_SQE_SIZE ?
+				       ioccsz * 16 - NVME_SQE_SIZE :
+				       0;
+	}
+	d->vwc = id[525] & NVME_CTRL_VWC_PRESENT;
+
+	/* Number of Queues: what the controller grants is what we use */
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.features.opcode = nvme_admin_set_features;
+	cmd.features.fid = cpu_to_le32(NVME_FEAT_NUM_QUEUES);
+	cmd.features.dword11 = cpu_to_le32((d->want_queues - 1) |
+					   (d->want_queues - 1) << 16);
+	ret = admin_cmd(d, &cmd, NULL, 0, &v);
+	if (ret)
+		goto fail_step;
+	d->granted = (unsigned)(v & 0xffff) + 1;
+	if (((v >> 16) & 0xffff) + 1 < d->granted)
+		d->granted = (unsigned)((v >> 16) & 0xffff) + 1;
+	if (d->granted > d->want_queues)
+		d->granted = d->want_queues;
+
+	/* the namespace: nsid=, else the first active one */
+	if (!d->nsid) {
+		memset(&cmd, 0, sizeof(cmd));
+		cmd.identify.opcode = nvme_admin_identify;
+		cmd.identify.cns = NVME_ID_CNS_NS_ACTIVE_LIST;
+		ret = admin_cmd(d, &cmd, id, 4096, NULL);
+		if (ret)
+			goto fail_step;
+		d->nsid = nvme_get_le32(id);
+		if (!d->nsid) {
+			nvt_err(err, errlen, "nvme-tcp: %s has no namespace",
+				d->subnqn);
+			free(id);
+			return -ENODEV;
+		}
+	}
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.identify.opcode = nvme_admin_identify;
+	cmd.identify.cns = NVME_ID_CNS_NS;
+	cmd.identify.nsid = cpu_to_le32(d->nsid);
+	ret = admin_cmd(d, &cmd, id, 4096, NULL);
+	if (ret)
+		goto fail_step;
+	d->nsze = nvme_get_le64(id);
+	d->lba_shift = id[128 + 4 * (id[26] & 0xf) + 2];
+	if (!d->nsze || d->lba_shift < 9 || d->lba_shift > 16) {
+		nvt_err(err, errlen,
+			"nvme-tcp: %s: namespace %u is not active or has an "
+			"unusable format",
+			d->subnqn, d->nsid);
+		free(id);
+		return -ENODEV;
+	}
+	free(id);
+	return 0;
+fail_step:
+	free(id);
+	nvt_err(err, errlen, "nvme-tcp: %s:%s: controller set-up failed: %s",
+		d->host, d->port, strerror(-ret));
+	return ret;
+}
+
+static void admin_shutdown(struct nvt_dev *d)
+{
+	uint64_t v, end;
+
+	if (d->admin.fd < 0)
+		return;
+	if (!prop_set(d, NVME_REG_CC,
+		      NVME_CC_ENABLE | NVME_CC_SHN_NORMAL << 14 | 6u << 16 |
+			      4u << 20)) {
+		end = now_ms() + 5000;
+		while (!prop_get(d, NVME_REG_CSTS, false, &v) &&
+		       (v & NVME_CSTS_SHST_MASK) != NVME_CSTS_SHST_CMPLT &&
+		       now_ms() < end)
+			usleep(1000);
+	}
+	close(d->admin.fd);
+	d->admin.fd = -1;
+}
+
+static void nvt_exit(struct mqblk_dev *dev)
+{
+	struct nvt_dev *d = mqblk_dev_data(dev);
+	uint64_t one = 1;
+
+	if (!d)
+		return;
+	if (d->ka_running) {
+		if (write(d->ka_efd, &one, sizeof(one)) < 0)
+			abort();
+		pthread_join(d->ka_thread, NULL);
+	}
+	if (d->ka_efd >= 0)
+		close(d->ka_efd);
+	admin_shutdown(d);
+	pthread_mutex_destroy(&d->admin_lock);
+	free(d);
+}
+
+static int nvt_init(struct mqblk_dev *dev, struct mqblk_params *params,
+		    struct mqblk_dev_limits *lim, char *err, size_t errlen)
+{
+	struct nvt_dev *d = calloc(1, sizeof(*d));
+	int ret, fd;
+
+	if (!d)
+		return -ENOMEM;
+	d->admin.fd = -1;
+	d->ka_efd = -1;
+	pthread_mutex_init(&d->admin_lock, NULL);
+	mqblk_dev_set_data(dev, d);
+	ret = parse_params(d, params, err, errlen);
+	if (ret)
+		goto fail;
+	fd = tcp_open(d, err, errlen);
+	if (fd < 0) {
+		ret = fd;
+		goto fail;
+	}
+	d->admin.fd = fd;
+	ret = nvt_ic(d, fd, &d->admin.conn, err, errlen);
+	if (!ret)
+		ret = nvt_connect(d, &d->admin, 0, NVT_ADMIN_DEPTH - 1,
+				  &d->cntlid, err, errlen);
+	if (!ret)
+		ret = ctrl_setup(d, err, errlen);
+	if (ret)
+		goto fail;
+	if (d->queue_size > NVME_CAP_MQES(d->cap) + 1)
+		d->queue_size = NVME_CAP_MQES(d->cap) + 1;
+	if (d->kato_ms) {
+		d->ka_efd = eventfd(0, EFD_CLOEXEC);
+		if (d->ka_efd < 0 ||
+		    pthread_create(&d->ka_thread, NULL, ka_main, d)) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		d->ka_running = true;
+	}
+	lim->capacity = d->nsze << d->lba_shift;
+	lim->logical_block_size = 1u << d->lba_shift;
+	lim->max_hw_queues = d->granted;
+	lim->queue_depth = d->queue_size;
+	lim->shared_tags = false;
+	lim->cmd_size = sizeof(struct nvt_req);
+	lim->default_policy = MQBLK_COMP_LOCAL;
+	lim->has_irq = true;
+	return 0;
+fail:
+	nvt_exit(dev);
+	mqblk_dev_set_data(dev, NULL);
+	return ret;
+}
+
+/* ---- I/O queues ---------------------------------------------------------- */
+
+static int nvt_init_hctx(struct mqblk_hctx *hctx, unsigned idx)
+{
+	struct nvt_dev *d = mqblk_dev_data(mqblk_hctx_dev(hctx));
+	struct nvt_queue *q = calloc(1, sizeof(*q));
+	struct nvt_sock s;
+	char err[256];
+	int ret, fd;
+
+	if (!q)
+		return -ENOMEM;
+	q->d = d;
+	q->hctx = hctx;
+	q->qid = (uint16_t)(idx + 1);
+	q->depth = mqblk_hctx_depth(hctx);
+	q->rqs = calloc(q->depth, sizeof(*q->rqs));
+	q->rxbuf = malloc(NVT_RXBUF);
+	pthread_mutex_init(&q->tx_lock, NULL);
+	if (!q->rqs || !q->rxbuf) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	fd = tcp_open(d, err, sizeof(err));
+	if (fd < 0) {
+		ret = fd;
+		goto fail_msg;
+	}
+	q->fd = fd;
+	memset(&s, 0, sizeof(s));
+	s.fd = fd;
+	ret = nvt_ic(d, fd, &s.conn, err, sizeof(err));
+	if (!ret)
+		ret = nvt_connect(d, &s, q->qid, (uint16_t)(d->queue_size - 1),
+				  &d->cntlid, err, sizeof(err));
+	if (ret)
+		goto fail_msg;
+	q->conn = s.conn;
+	mqblk_hctx_set_data(hctx, q);
+	mqblk_hctx_set_irq_fd(hctx, fd);
+	return 0;
+fail_msg:
+	fprintf(stderr, "mqblk: %s\n", err);
+fail:
+	if (q->fd > 0)
+		close(q->fd);
+	free(q->rqs);
+	free(q->rxbuf);
+	pthread_mutex_destroy(&q->tx_lock);
+	free(q);
+	return ret;
+}
+
+static void nvt_exit_hctx(struct mqblk_hctx *hctx)
+{
+	struct nvt_queue *q = mqblk_hctx_data(hctx);
+
+	if (!q)
+		return;
+	close(q->fd);
+	free(q->rqs);
+	free(q->rxbuf);
+	pthread_mutex_destroy(&q->tx_lock);
+	free(q);
+}
+
+/* ---- Transmit ---------------------------------------------------------- */
+
+static size_t req_tx_len(const struct nvt_req *r)
+{
+	size_t n = 0;
+	unsigned i;
+
+	for (i = 0; i < r->niov; i++)
+		n += r->iov[i].iov_len;
+	return n;
+}
+
+static void tx_enqueue(struct nvt_queue *q, struct nvt_req *r)
+{
+	r->tx_next = NULL;
+	if (q->tx_tail)
+		q->tx_tail->tx_next = r;
+	else
+		q->tx_head = r;
+	q->tx_tail = r;
+}
+
+static void *req_data(struct mqblk_rq *rq)
+{
+	struct nvt_req *r = mqblk_rq_pdu(rq);
+
+	return rq->op == MQBLK_OP_DISCARD ? (void *)r->dsm : rq->buf;
+}
+
+static uint32_t req_data_len(struct mqblk_rq *rq)
+{
+	return rq->op == MQBLK_OP_DISCARD ? 16 : rq->len;
+}
+
+/* The next H2CData PDU of r's R2T window into r's iovecs. */
+static void h2c_next(struct nvt_queue *q, struct mqblk_rq *rq)
+{
+	struct nvt_req *r = mqblk_rq_pdu(rq);
+	uint32_t left = r->r2t_end - r->r2t_off;
+	uint32_t len = left < q->conn.maxh2cdata ? left : q->conn.maxh2cdata;
+	uint8_t *data = (uint8_t *)req_data(rq) + r->r2t_off;
+	uint8_t flags = len == left ? NVME_TCP_F_DATA_LAST : 0;
+	ssize_t pdo;
+
+	pdo = nvme_tcp_build_data(&q->conn, r->h2c_hdr, sizeof(r->h2c_hdr),
+				  r->cid, r->ttag, r->r2t_off, NULL, len,
+				  flags);
+	r->iov[0].iov_base = r->h2c_hdr;
+	r->iov[0].iov_len = (size_t)pdo;
+	r->iov[1].iov_base = data;
+	r->iov[1].iov_len = len;
+	r->niov = 2;
+	if (q->conn.ddgst) {
+		nvme_tcp_put_ddgst(r->ddgst, data, len);
+		r->iov[2].iov_base = r->ddgst;
+		r->iov[2].iov_len = 4;
+		r->niov = 3;
+	}
+	r->h2c = true;
+	r->r2t_off += len;
+}
+
+static void conn_fail(struct nvt_queue *q, const char *why);
+
+/* Send what is queued; waits for room rather than leave data behind
+ * (the controller always drains its socket). Under tx_lock. */
+static void tx_flush(struct nvt_queue *q)
+{
+	struct iovec iov[64];
+
+	while (q->tx_head && !q->dead) {
+		struct msghdr mh = { .msg_iov = iov };
+		struct nvt_req *r, *again = NULL;
+		size_t skip = q->tx_off, done;
+		unsigned n = 0, i;
+		ssize_t sent;
+
+		for (r = q->tx_head; r && n + 4 <= 64; r = r->tx_next) {
+			for (i = 0; i < r->niov; i++) {
+				iov[n] = r->iov[i];
+				if (skip) {
+					size_t k = skip < iov[n].iov_len ?
+							   skip :
+							   iov[n].iov_len;
+
+					iov[n].iov_base =
+						(char *)iov[n].iov_base + k;
+					iov[n].iov_len -= k;
+					skip -= k;
+					if (!iov[n].iov_len)
+						continue;
+				}
+				n++;
+			}
+		}
+		mh.msg_iovlen = n;
+		sent = sendmsg(q->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (sent < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				if (sock_wait(q->fd, POLLOUT, NVT_IO_TIMEOUT_MS))
+					conn_fail(q, "send stalled");
+				continue;
+			}
+			conn_fail(q, strerror(errno));
+			return;
+		}
+		done = q->tx_off + (size_t)sent;
+		while (q->tx_head) {
+			size_t len = req_tx_len(q->tx_head);
+
+			if (done < len)
+				break;
+			done -= len;
+			r = q->tx_head;
+			q->tx_head = r->tx_next;
+			if (!q->tx_head)
+				q->tx_tail = NULL;
+			if (r->h2c && r->r2t_off < r->r2t_end) {
+				/* more H2CData for this R2T: after the rest */
+				struct mqblk_rq *rq = (struct mqblk_rq *)r - 1;
+
+				h2c_next(q, rq);
+				r->tx_next = again;
+				again = r;
+			}
+		}
+		q->tx_off = done;
+		while (again) {
+			r = again;
+			again = r->tx_next;
+			tx_enqueue(q, r);
+		}
+	}
+}
+
+static enum mqblk_status nvt_queue_rq(struct mqblk_hctx *hctx,
+				      struct mqblk_rq *rq, bool last)
+{
+	struct nvt_queue *q = mqblk_hctx_data(hctx);
+	struct nvt_dev *d = q->d;
+	struct nvt_req *r = mqblk_rq_pdu(rq);
+	union nvme_command cmd;
+	uint32_t incap = 0;
+	ssize_t n;
+
+	if (q->dead || rq->tag >= q->depth)
+		return MQBLK_STS_ERROR;
+	if (d->mdts_bytes && rq->len > d->mdts_bytes &&
+	    (rq->op == MQBLK_OP_READ || rq->op == MQBLK_OP_WRITE))
+		return MQBLK_STS_ERROR;
+	memset(&cmd, 0, sizeof(cmd));
+	r->cid = (uint16_t)((rq->tag & 0xfff) | (rq->gen & 0xf) << 12);
+	r->h2c = false;
+	r->c2h_rcvd = 0;
+	r->r2t_off = r->r2t_end = 0;
+	cmd.common.command_id = r->cid;
+	cmd.common.flags = NVME_CMD_SGL_METABUF;
+	cmd.common.nsid = cpu_to_le32(d->nsid);
+	cmd.common.dptr.sgl.type = NVME_SGL_TCP_TRANSPORT;
+	switch (rq->op) {
+	case MQBLK_OP_READ:
+	case MQBLK_OP_WRITE:
+	case MQBLK_OP_WRITE_ZEROES:
+		cmd.rw.opcode = rq->op == MQBLK_OP_READ ? nvme_cmd_read :
+				rq->op == MQBLK_OP_WRITE ?
+							  nvme_cmd_write :
+							  nvme_cmd_write_zeroes;
+		cmd.rw.slba = cpu_to_le64(rq->offset >> d->lba_shift);
+		cmd.rw.length =
+			cpu_to_le16((uint16_t)((rq->len >> d->lba_shift) - 1));
+		if (rq->flags & MQBLK_REQ_FUA)
+			cmd.rw.control = cpu_to_le16(NVME_RW_FUA);
+		if (rq->op != MQBLK_OP_WRITE_ZEROES)
+			cmd.common.dptr.sgl.length = cpu_to_le32(rq->len);
+		if (rq->op == MQBLK_OP_WRITE && rq->len <= d->incap_max)
+			incap = rq->len;
+		break;
+	case MQBLK_OP_FLUSH:
+		cmd.common.opcode = nvme_cmd_flush;
+		break;
+	case MQBLK_OP_DISCARD:
+		cmd.common.opcode = nvme_cmd_dsm;
+		cmd.common.cdw11 = cpu_to_le32(1u << 2); /* AD */
+		memset(r->dsm, 0, sizeof(r->dsm));
+		nvme_put_le32(r->dsm + 4, rq->len >> d->lba_shift);
+		nvme_put_le64(r->dsm + 8, rq->offset >> d->lba_shift);
+		cmd.common.dptr.sgl.length = cpu_to_le32(16);
+		if (d->incap_max >= 16)
+			incap = 16;
+		break;
+	}
+	if (incap) {
+		cmd.common.dptr.sgl.type = NVME_SGL_TCP_INCAPSULE;
+		cmd.common.dptr.sgl.addr = 0;
+	}
+	n = nvme_tcp_build_cmd(&q->conn, r->pdu, sizeof(r->pdu), &cmd, NULL,
+			       incap);
+	if (n < 0)
+		return MQBLK_STS_ERROR;
+	r->iov[0].iov_base = r->pdu;
+	r->iov[0].iov_len = (size_t)n;
+	r->niov = 1;
+	if (incap) {
+		void *data = req_data(rq);
+
+		r->iov[1].iov_base = data;
+		r->iov[1].iov_len = incap;
+		r->niov = 2;
+		if (q->conn.ddgst) {
+			nvme_tcp_put_ddgst(r->ddgst, data, incap);
+			r->iov[2].iov_base = r->ddgst;
+			r->iov[2].iov_len = 4;
+			r->niov = 3;
+		}
+	}
+	q->rqs[rq->tag] = rq;
+	pthread_mutex_lock(&q->tx_lock);
+	tx_enqueue(q, r);
+	if (last)
+		tx_flush(q);
+	pthread_mutex_unlock(&q->tx_lock);
+	return MQBLK_STS_OK;
+}
+
+static void nvt_commit_rqs(struct mqblk_hctx *hctx)
+{
+	struct nvt_queue *q = mqblk_hctx_data(hctx);
+
+	pthread_mutex_lock(&q->tx_lock);
+	tx_flush(q);
+	pthread_mutex_unlock(&q->tx_lock);
+}
+
+/* ---- Receive ---------------------------------------------------------------- */
+
+/* Fail everything outstanding: the connection is unusable. (Reconnect
+ * is not implemented yet.) */
+static void conn_fail(struct nvt_queue *q, const char *why)
+{
+	unsigned i;
+
+	if (q->dead)
+		return;
+	q->dead = true;
+	fprintf(stderr, "mqblk: nvme-tcp: %s:%s qid %u: %s: failing I/O\n",
+		q->d->host, q->d->port, q->qid, why);
+	shutdown(q->fd, SHUT_RDWR);
+	for (i = 0; i < q->depth; i++) {
+		struct mqblk_rq *rq = q->rqs[i];
+
+		if (rq) {
+			q->rqs[i] = NULL;
+			mqblk_complete_rq(rq, -EIO, NVME_SC_HOST_PATH_ERROR);
+		}
+	}
+}
+
+/* The request a PDU's command id names, or NULL (stale or unknown). */
+static struct mqblk_rq *cid_rq(struct nvt_queue *q, uint16_t cid)
+{
+	unsigned tag = cid & 0xfff;
+	struct mqblk_rq *rq;
+
+	if (tag >= q->depth)
+		return NULL;
+	rq = q->rqs[tag];
+	if (!rq || ((struct nvt_req *)mqblk_rq_pdu(rq))->cid != cid)
+		return NULL;
+	return rq;
+}
+
+static int complete_tag(struct nvt_queue *q, struct mqblk_rq *rq,
+			uint16_t status)
+{
+	q->rqs[rq->tag] = NULL;
+	status &= 0x7ff;
+	mqblk_complete_rq(rq, status ? -EIO : (int)rq->len, status);
+	return 1;
+}
+
+static int rx_data_done(struct nvt_queue *q, bool ok)
+{
+	struct mqblk_rq *rq = q->rx_rq;
+
+	q->rx_state = NRX_HDR;
+	q->rx_rq = NULL;
+	if (!rq)
+		return 0;
+	if (!ok) {
+		/* data digest error: the command failed (transient) */
+		return complete_tag(q, rq, NVME_SC_TRANSIENT_TR_ERR);
+	}
+	((struct nvt_req *)mqblk_rq_pdu(rq))->c2h_rcvd += q->rx_len;
+	if (q->rx_success)
+		return complete_tag(q, rq, 0);
+	return 0;
+}
+
+static int rx_header(struct nvt_queue *q, const uint8_t *h)
+{
+	const struct nvme_tcp_rx_pdu *p = &q->pdu;
+	struct mqblk_rq *rq;
+	struct nvt_req *r;
+	uint16_t cid;
+
+	switch (p->type) {
+	case nvme_tcp_rsp: {
+		struct nvme_completion cqe;
+
+		memcpy(&cqe, h + 8, sizeof(cqe));
+		rq = cid_rq(q, cqe.command_id);
+		if (!rq)
+			return 0; /* a stale answer: dropped */
+		return complete_tag(q, rq, nvme_cqe_status(&cqe));
+	}
+	case nvme_tcp_c2h_data: {
+		uint32_t off = nvme_get_le32(h + 12);
+		uint32_t len = nvme_get_le32(h + 16);
+
+		memcpy(&cid, h + 8, 2);
+		rq = cid_rq(q, cid);
+		if (rq && rq->op != MQBLK_OP_READ) {
+			conn_fail(q, "C2HData for a command that reads nothing");
+			return -1;
+		}
+		if (rq) {
+			r = mqblk_rq_pdu(rq);
+			if (nvme_tcp_check_data_range(off, len, r->c2h_rcvd,
+						      rq->len)) {
+				conn_fail(q, "C2HData out of range");
+				return -1;
+			}
+		}
+		q->rx_rq = rq;
+		q->rx_dst = rq ? (uint8_t *)rq->buf + off : NULL;
+		q->rx_data = q->rx_dst;
+		q->rx_len = len;
+		q->rx_success = (p->flags & NVME_TCP_F_DATA_SUCCESS) &&
+				rq && off + len == rq->len;
+		q->rx_left = p->data_off - p->hdr_len;
+		q->rx_state = q->rx_left ? NRX_PAD : NRX_DATA;
+		if (!q->rx_left)
+			q->rx_left = len;
+		return 0;
+	}
+	case nvme_tcp_r2t: {
+		uint32_t off = nvme_get_le32(h + 12);
+		uint32_t len = nvme_get_le32(h + 16);
+
+		memcpy(&cid, h + 8, 2);
+		rq = cid_rq(q, cid);
+		if (!rq || (rq->op != MQBLK_OP_WRITE &&
+			    rq->op != MQBLK_OP_DISCARD)) {
+			conn_fail(q, "R2T for no write");
+			return -1;
+		}
+		r = mqblk_rq_pdu(rq);
+		if (off + (uint64_t)len > req_data_len(rq) || r->h2c) {
+			conn_fail(q, "R2T out of range");
+			return -1;
+		}
+		r->ttag = nvme_get_le16(h + 10);
+		r->r2t_off = off;
+		r->r2t_end = off + len;
+		pthread_mutex_lock(&q->tx_lock);
+		h2c_next(q, rq);
+		tx_enqueue(q, r);
+		tx_flush(q);
+		pthread_mutex_unlock(&q->tx_lock);
+		return 0;
+	}
+	case nvme_tcp_c2h_term:
+		conn_fail(q, "the controller terminated the connection "
+			     "(C2HTermReq)");
+		return -1;
+	default:
+		conn_fail(q, "unexpected PDU");
+		return -1;
+	}
+}
+
+/* Process what the receive buffer holds; completions counted. */
+static int rx_process(struct nvt_queue *q, int *done)
+{
+	while (!q->dead) {
+		uint32_t avail = q->rx_end - q->rx_start;
+		uint8_t *b = q->rxbuf + q->rx_start;
+		uint32_t n;
+		int ret;
+
+		switch (q->rx_state) {
+		case NRX_HDR:
+			if (!avail)
+				return 0;
+			ret = nvme_tcp_rx_header(&q->conn, b, avail, &q->pdu);
+			if (ret == NVME_TCP_RX_MORE)
+				return 0;
+			if (ret != NVME_TCP_RX_OK) {
+				conn_fail(q, "malformed PDU");
+				return -1;
+			}
+			q->rx_start += q->pdu.hdr_len;
+			ret = rx_header(q, b);
+			if (ret < 0)
+				return -1;
+			*done += ret;
+			break;
+		case NRX_PAD:
+			n = avail < q->rx_left ? avail : q->rx_left;
+			q->rx_start += n;
+			q->rx_left -= n;
+			if (q->rx_left)
+				return 0;
+			q->rx_state = NRX_DATA;
+			q->rx_left = q->rx_len;
+			break;
+		case NRX_DATA:
+			n = avail < q->rx_left ? avail : q->rx_left;
+			if (q->rx_dst) {
+				memcpy(q->rx_dst, b, n);
+				q->rx_dst += n;
+			}
+			q->rx_start += n;
+			q->rx_left -= n;
+			if (q->rx_left)
+				return 0;
+			if (q->pdu.ddgst) {
+				q->rx_state = NRX_DDGST;
+				q->rx_left = 4;
+				q->rx_dgst_have = 0;
+			} else {
+				*done += rx_data_done(q, true);
+			}
+			break;
+		case NRX_DDGST:
+			n = avail < q->rx_left ? avail : q->rx_left;
+			memcpy(q->rx_dgst + q->rx_dgst_have, b, n);
+			q->rx_dgst_have += n;
+			q->rx_start += n;
+			q->rx_left -= n;
+			if (q->rx_left)
+				return 0;
+			*done += rx_data_done(
+				q, !q->rx_data ||
+					   nvme_tcp_ddgst_ok(q->rx_data,
+							     q->rx_len,
+							     q->rx_dgst));
+			break;
+		}
+	}
+	return -1;
+}
+
+static int nvt_poll(struct mqblk_hctx *hctx, unsigned budget)
+{
+	struct nvt_queue *q = mqblk_hctx_data(hctx);
+	int done = 0;
+
+	(void)budget; /* buffered PDUs are always processed: the socket
+		       * would not wake anyone for them again */
+	while (!q->dead) {
+		ssize_t n;
+
+		if (rx_process(q, &done))
+			break;
+		if (q->rx_start == q->rx_end)
+			q->rx_start = q->rx_end = 0;
+		if (q->rx_state == NRX_DATA && q->rx_dst &&
+		    q->rx_start == q->rx_end && q->rx_left >= 4096) {
+			/* a big data section: straight into the buffer */
+			n = recv(q->fd, q->rx_dst, q->rx_left, MSG_DONTWAIT);
+			if (n > 0) {
+				q->rx_dst += n;
+				q->rx_left -= (uint32_t)n;
+				continue;
+			}
+		} else {
+			if (NVT_RXBUF - q->rx_end < 256) {
+				memmove(q->rxbuf, q->rxbuf + q->rx_start,
+					q->rx_end - q->rx_start);
+				q->rx_end -= q->rx_start;
+				q->rx_start = 0;
+			}
+			n = recv(q->fd, q->rxbuf + q->rx_end,
+				 NVT_RXBUF - q->rx_end, MSG_DONTWAIT);
+			if (n > 0) {
+				q->rx_end += (uint32_t)n;
+				continue;
+			}
+		}
+		if (n == 0) {
+			conn_fail(q, "connection closed by the controller");
+			break;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			conn_fail(q, strerror(errno));
+		break;
+	}
+	return done;
+}
+
+static enum mqblk_timeout_ret nvt_timeout(struct mqblk_rq *rq)
+{
+	/* no abort or reset yet: keep waiting (the connection's failure,
+	 * if it comes, fails it) */
+	return MQBLK_EH_RESET_TIMER;
+}
+
+const struct mqblk_driver_ops mqblk_nvme_tcp_driver = {
+	.name = "nvme_tcp",
+	.init = nvt_init,
+	.exit = nvt_exit,
+	.init_hctx = nvt_init_hctx,
+	.exit_hctx = nvt_exit_hctx,
+	.queue_rq = nvt_queue_rq,
+	.commit_rqs = nvt_commit_rqs,
+	.poll = nvt_poll,
+	.timeout = nvt_timeout,
+};
