@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The NVMe/TCP host driver (nvme-tcp:// URIs) against mqblk's own target
+# on 127.0.0.1: data verified at in-capsule, R2T and multi-H2CData sizes,
+# with and without digests, 1 and 4 I/O queues, polled; bad URIs and
+# refused Connects give one line and exit 1; a target that goes away
+# mid-run fails the I/O, no hang.
+# Usage: bash tests/cli/nvme_tcp.sh build/mqblk
+source "$(dirname "$0")/lib.sh"
+
+NQN=nqn.2026-12.io.mqblk:host-test
+HOST=nqn.2026-12.io.mqblk:host-a
+TPID=
+TLOG=$TMP/target.log
+
+free_port()
+{
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# start_target ARGS...: mqblk target on a free port, waits for "ready".
+start_target()
+{
+	PORT=$(free_port)
+	"$MQBLK" target --listen "127.0.0.1:$PORT" --nqn "$NQN" \
+		--stats-socket "$TMP/stats.sock" "$@" >"$TLOG" 2>&1 </dev/null &
+	TPID=$!
+	for _ in $(seq 200); do
+		grep -q ready "$TLOG" && return 0
+		kill -0 "$TPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "target did not start:" && cat "$TLOG"
+	return 1
+}
+
+stop_target()
+{
+	[[ -n $TPID ]] || return 0
+	kill -TERM "$TPID" 2>/dev/null
+	wait "$TPID" 2>/dev/null
+	TPID=
+}
+trap 'stop_target; rm -rf "$TMP"' EXIT
+
+uri()
+{
+	echo "nvme-tcp://127.0.0.1:$PORT/$NQN?hostnqn=$HOST${1:+&$1}"
+}
+
+truncate -s 64M "$TMP/ns2.img"
+start_target --ns null:size=256m,memory_backed=1 --ns "$TMP/ns2.img" \
+	--allow-host "$HOST" || {
+	fail setup "no target"
+	finish
+}
+
+# Data: write then verify, at sizes that go in-capsule (4k), through one
+# R2T (64k) and through R2T split into several H2CData PDUs (1m > 128 KiB
+# MAXH2CDATA); two jobs on two queues, each in its own 16 MiB (overlapping
+# concurrent writes would make either job's verify meaningless).
+for opts in "" "hdr_digest=1&data_digest=1" "nr_io_queues=4"; do
+	for bs in 4k 64k 1m; do
+		name="verify bs=$bs ${opts:-plain}"
+		run bench --filename="$(uri "$opts")" --rw=randwrite --bs=$bs \
+			--size=16m --verify=crc32c --do_verify=1 --iodepth=8 \
+			--group_reporting --name=a --offset=0 --name=b --offset=16m
+		ok "$name" && check "$name: no verify errors" has "verify_errors=0"
+	done
+done
+
+# The second namespace (a file) by nsid=, and the data is in the file.
+run bench --name=f --filename="$(uri nsid=2)" --rw=write --bs=128k \
+	--size=1m --offset=4m --verify=crc32c --do_verify=1
+ok "nsid=2 write+verify"
+check "nsid=2: the data is in the target's file" \
+	test "$(dd if="$TMP/ns2.img" bs=1M skip=4 count=1 status=none | tr -d '\0' | wc -c)" -gt 0
+
+# Polled (hipri) and the other completion policies
+run bench --name=p --filename="$(uri)" --hipri --rw=randread --bs=4k \
+	--iodepth=4 --runtime=1 --time_based
+ok "read, --hipri (the submitter polls its socket)"
+check "--hipri: completions were polled" has_re "polled=[1-9]"
+run bench --name=p --filename="$(uri complete=remote)" --rw=randread \
+	--bs=4k --iodepth=4 --runtime=1 --time_based
+ok "read, complete=remote (interrupt threads take the sockets)"
+check "complete=remote: completions were remote" has_re "remote=[1-9]"
+
+# flush, trim, write zeroes go through too (fio's trim and fsync)
+run bench --name=t --filename="$(uri)" --rw=randtrim --bs=64k --size=8m
+ok "randtrim (Dataset Management)"
+run bench --name=s --filename="$(uri)" --rw=write --bs=64k --size=8m --fsync=4
+ok "write with fsync=4 (Flush)"
+
+# Bad input: one line, exit 1
+run bench --name=x --filename="nvme-tcp://127.0.0.1:$PORT/$NQN" --rw=read --bs=4k --size=1m
+failed "a host the target does not allow" "refused: status 0x184 \\(host not allowed\\)"
+run bench --name=x --filename="nvme-tcp://127.0.0.1:$PORT/nqn.2026-12.io.mqblk:none?hostnqn=$HOST" --rw=read --bs=4k --size=1m
+failed "an unknown subsystem" "refused: status 0x182"
+run bench --name=x --filename="nvme-tcp://127.0.0.1/$NQN" --rw=read --bs=4k --size=1m
+failed "no port in the URI" "no port"
+run bench --name=x --filename="$(uri nsid=9)" --rw=read --bs=4k --size=1m
+failed "a namespace that does not exist" "namespace 9"
+run bench --name=x --filename="$(uri bogus=1)" --rw=read --bs=4k --size=1m
+failed "an unknown URI key" "unknown parameter 'bogus'"
+DEAD=$(free_port)
+run bench --name=x --filename="nvme-tcp://127.0.0.1:$DEAD/$NQN" --rw=read --bs=4k --size=1m
+failed "nothing listening" "Connection refused"
+
+# The target goes away mid-run: the I/O fails (no reconnect yet), the
+# run ends with an error and no hang
+RC=0
+timeout -k 5 20 "$MQBLK" bench --name=gone --filename="$(uri)" --rw=randread \
+	--bs=4k --iodepth=8 --runtime=10 --time_based >"$OUT" 2>"$ERR" </dev/null &
+BPID=$!
+sleep 1
+kill -KILL "$TPID"
+wait "$TPID" 2>/dev/null
+TPID=
+wait "$BPID" || RC=$?
+failed "target killed mid-run: I/O errors, exit 1, no hang" "failing I/O|Input/output error"
+
+finish
