@@ -204,8 +204,8 @@ static int recv_all(int fd, void *buf, size_t len)
 	size_t got = 0;
 
 	while (got < len) {
-		ssize_t n = recv(fd, (char *)buf + got, len - got,
-				 MSG_DONTWAIT);
+		ssize_t n =
+			recv(fd, (char *)buf + got, len - got, MSG_DONTWAIT);
 
 		if (n > 0) {
 			got += (size_t)n;
@@ -260,8 +260,8 @@ static int tcp_open(struct nvt_dev *d, char *err, size_t errlen)
 }
 
 /* ICReq/ICResp on a fresh connection. */
-static int nvt_ic(struct nvt_dev *d, int fd, struct nvme_tcp_conn *c,
-		  char *err, size_t errlen)
+static int nvt_ic(struct nvt_dev *d, int fd, struct nvme_tcp_conn *c, char *err,
+		  size_t errlen)
 {
 	uint8_t icreq[128], icresp[128];
 	struct nvme_tcp_rx_pdu p;
@@ -283,12 +283,12 @@ static int nvt_ic(struct nvt_dev *d, int fd, struct nvme_tcp_conn *c,
 	}
 	if (nvme_tcp_rx_pdu(c, icresp, sizeof(icresp), &p) != NVME_TCP_RX_OK ||
 	    p.type != nvme_tcp_icresp) {
-		nvt_err(err, errlen, "nvme-tcp: %s:%s: not an ICResp",
-			d->host, d->port);
+		nvt_err(err, errlen, "nvme-tcp: %s:%s: not an ICResp", d->host,
+			d->port);
 		return -EPROTO;
 	}
-	if (nvme_tcp_conn_establish(c, icreq, icresp) ||
-	    c->hdgst != d->hdgst || c->ddgst != d->ddgst) {
+	if (nvme_tcp_conn_establish(c, icreq, icresp) || c->hdgst != d->hdgst ||
+	    c->ddgst != d->ddgst) {
 		nvt_err(err, errlen,
 			"nvme-tcp: %s:%s: the controller did not grant the "
 			"digests asked for",
@@ -380,9 +380,9 @@ static int sync_cmd(struct nvt_sock *s, union nvme_command *cmd, void *buf,
 			ret = recv_all(s->fd, (uint8_t *)buf + off, dlen);
 			if (!ret && p.ddgst) {
 				ret = recv_all(s->fd, dg, 4);
-				if (!ret && !nvme_tcp_ddgst_ok(
-						    (uint8_t *)buf + off, dlen,
-						    dg))
+				if (!ret &&
+				    !nvme_tcp_ddgst_ok((uint8_t *)buf + off,
+						       dlen, dg))
 					ret = -EBADMSG;
 			}
 			if (ret)
@@ -676,8 +676,8 @@ static int parse_params(struct nvt_dev *d, struct mqblk_params *params,
 					      errlen);
 			d->kato_ms = (uint32_t)v * 1000;
 		} else if (!strcmp(p->key, "nsid")) {
-			ret = mqblk_param_u64(p, 1, 0xfffffffe, false, &v,
-					      err, errlen);
+			ret = mqblk_param_u64(p, 1, 0xfffffffe, false, &v, err,
+					      errlen);
 			d->nsid = (uint32_t)v;
 		} else if (!strcmp(p->key, "hdr_digest")) {
 			ret = mqblk_param_bool(p, &d->hdgst, err, errlen);
@@ -776,8 +776,8 @@ static int ctrl_setup(struct nvt_dev *d, char *err, size_t errlen)
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.features.opcode = nvme_admin_set_features;
 	cmd.features.fid = cpu_to_le32(NVME_FEAT_NUM_QUEUES);
-	cmd.features.dword11 = cpu_to_le32((d->want_queues - 1) |
-					   (d->want_queues - 1) << 16);
+	cmd.features.dword11 =
+		cpu_to_le32((d->want_queues - 1) | (d->want_queues - 1) << 16);
 	ret = admin_cmd(d, &cmd, NULL, 0, &v);
 	if (ret)
 		goto fail_step;
@@ -1089,7 +1089,8 @@ static void tx_flush(struct nvt_queue *q)
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				if (sock_wait(q->fd, POLLOUT, NVT_IO_TIMEOUT_MS))
+				if (sock_wait(q->fd, POLLOUT,
+					      NVT_IO_TIMEOUT_MS))
 					conn_fail(q, "send stalled");
 				continue;
 			}
@@ -1312,7 +1313,8 @@ static int rx_header(struct nvt_queue *q, const uint8_t *h)
 		memcpy(&cid, h + 8, 2);
 		rq = cid_rq(q, cid);
 		if (rq && rq->op != MQBLK_OP_READ) {
-			conn_fail(q, "C2HData for a command that reads nothing");
+			conn_fail(q,
+				  "C2HData for a command that reads nothing");
 			return -1;
 		}
 		if (rq) {
@@ -1327,8 +1329,8 @@ static int rx_header(struct nvt_queue *q, const uint8_t *h)
 		q->rx_dst = rq ? (uint8_t *)rq->buf + off : NULL;
 		q->rx_data = q->rx_dst;
 		q->rx_len = len;
-		q->rx_success = (p->flags & NVME_TCP_F_DATA_SUCCESS) &&
-				rq && off + len == rq->len;
+		q->rx_success = (p->flags & NVME_TCP_F_DATA_SUCCESS) && rq &&
+				off + len == rq->len;
 		q->rx_left = p->data_off - p->hdr_len;
 		q->rx_state = q->rx_left ? NRX_PAD : NRX_DATA;
 		if (!q->rx_left)
@@ -1341,8 +1343,8 @@ static int rx_header(struct nvt_queue *q, const uint8_t *h)
 
 		memcpy(&cid, h + 8, 2);
 		rq = cid_rq(q, cid);
-		if (!rq || (rq->op != MQBLK_OP_WRITE &&
-			    rq->op != MQBLK_OP_DISCARD)) {
+		if (!rq ||
+		    (rq->op != MQBLK_OP_WRITE && rq->op != MQBLK_OP_DISCARD)) {
 			conn_fail(q, "R2T for no write");
 			return -1;
 		}
@@ -1433,10 +1435,9 @@ static int rx_process(struct nvt_queue *q, int *done)
 			if (q->rx_left)
 				return 0;
 			*done += rx_data_done(
-				q, !q->rx_data ||
-					   nvme_tcp_ddgst_ok(q->rx_data,
-							     q->rx_len,
-							     q->rx_dgst));
+				q, !q->rx_data || nvme_tcp_ddgst_ok(
+							  q->rx_data, q->rx_len,
+							  q->rx_dgst));
 			break;
 		}
 	}
