@@ -4,7 +4,8 @@
 # on 127.0.0.1: data verified at in-capsule, R2T and multi-H2CData sizes,
 # with and without digests, 1 and 4 I/O queues, polled; bad URIs and
 # refused Connects give one line and exit 1; a target that goes away
-# mid-run fails the I/O, no hang.
+# mid-run and comes back is reconnected to with the data intact; one that
+# stays away fails the I/O after ctrl_loss_tmo, no hang.
 # Usage: bash tests/cli/nvme_tcp.sh build/mqblk
 source "$(dirname "$0")/lib.sh"
 
@@ -48,7 +49,7 @@ uri()
 	echo "nvme-tcp://127.0.0.1:$PORT/$NQN?hostnqn=$HOST${1:+&$1}"
 }
 
-truncate -s 64M "$TMP/ns2.img"
+truncate -s 256M "$TMP/ns2.img"
 start_target --ns null:size=256m,memory_backed=1 --ns "$TMP/ns2.img" \
 	--allow-host "$HOST" || {
 	fail setup "no target"
@@ -107,17 +108,55 @@ DEAD=$(free_port)
 run bench --name=x --filename="nvme-tcp://127.0.0.1:$DEAD/$NQN" --rw=read --bs=4k --size=1m
 failed "nothing listening" "Connection refused"
 
-# The target goes away mid-run: the I/O fails (no reconnect yet), the
-# run ends with an error and no hang
-RC=0
-timeout -k 5 20 "$MQBLK" bench --name=gone --filename="$(uri)" --rw=randread \
-	--bs=4k --iodepth=8 --runtime=10 --time_based >"$OUT" 2>"$ERR" </dev/null &
-BPID=$!
+# The target is killed and comes back on the same port mid-run: the host
+# holds what is outstanding, reconnects (every reconnect_delay), sends it
+# again once, and the job's verify of everything it wrote passes (the
+# namespace is the file, which outlives the target).
+run_bg()
+{
+	RC=0
+	timeout -k 5 60 "$MQBLK" "$@" >"$OUT" 2>"$ERR" </dev/null &
+	BPID=$!
+}
+restart_target()
+{
+	"$MQBLK" target --listen "127.0.0.1:$PORT" --nqn "$NQN" \
+		--stats-socket "$TMP/stats.sock" \
+		--ns null:size=256m,memory_backed=1 --ns "$TMP/ns2.img" \
+		--allow-host "$HOST" >"$TLOG" 2>&1 </dev/null &
+	TPID=$!
+}
+run_bg bench --name=back --filename="$(uri "nsid=2&reconnect_delay=1")" \
+	--rw=randwrite --bs=4k --size=256m --iodepth=4 --verify=crc32c \
+	--do_verify=1
+sleep 0.5
+kill -KILL "$TPID"
+wait "$TPID" 2>/dev/null
+sleep 1.5
+restart_target
+wait "$BPID" || RC=$?
+if grep -q "reconnected" "$ERR"; then
+	pass "target restarted mid-run: the host reconnected"
+else
+	fail "target restarted mid-run: the host reconnected" "$(first_err)"
+fi
+# stderr has the reconnect lines, so not ok(): exit 0 and no verify error
+check "target restarted: the job completes (exit 0)" test "$RC" = 0
+check "target restarted: no verify error" has "verify_errors=0"
+stop_target
+start_target --ns null:size=256m,memory_backed=1 --ns "$TMP/ns2.img" \
+	--allow-host "$HOST"
+
+# The target goes away for good: after ctrl_loss_tmo the held I/O fails,
+# the run ends with an error, no hang
+run_bg bench --name=gone --filename="$(uri "ctrl_loss_tmo=2&reconnect_delay=1")" \
+	--rw=randread --bs=4k --iodepth=8 --runtime=30 --time_based
 sleep 1
 kill -KILL "$TPID"
 wait "$TPID" 2>/dev/null
 TPID=
 wait "$BPID" || RC=$?
-failed "target killed mid-run: I/O errors, exit 1, no hang" "failing I/O|Input/output error"
+failed "target gone for good: I/O errors after ctrl_loss_tmo, exit 1, no hang" \
+	"ctrl_loss_tmo" "Input/output error"
 
 finish

@@ -17,8 +17,15 @@
  * a plug sends them all with one sendmsg. A keep-alive thread sends Keep
  * Alive on the admin queue every KATO/2.
  *
- * Not yet: reconnect and error recovery (a broken connection fails what
- * is outstanding with -EIO; a timed-out command keeps waiting), AER.
+ * Recovery, as the Linux host does it: a broken connection, a PDU that
+ * makes no sense or a command past its timeout puts the controller in
+ * reset: the control thread closes every connection, holds what is
+ * outstanding, and reconnects (admin queue, set-up, every I/O queue with
+ * its old qid) every reconnect_delay seconds until ctrl_loss_tmo; then
+ * each held request is sent again, once per reset, and its answer can
+ * only come on the new connection (never acknowledged twice). Past
+ * ctrl_loss_tmo everything held fails with EIO and so does new I/O.
+ * Not yet: Abort before the reset, AER.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -31,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -79,9 +87,23 @@ struct nvt_dev {
 	unsigned lba_shift;
 	bool vwc;
 
-	pthread_t ka_thread;
+	pthread_t ka_thread; /* the control thread: keep alive, recovery */
 	bool ka_running;
-	int ka_efd; /* stop */
+	int ka_efd; /* wakes it: reset wanted */
+	_Atomic bool stop;
+	_Atomic int state; /* enum nvt_state */
+	uint32_t reconnect_delay_ms;
+	uint32_t ctrl_loss_tmo_ms;
+	pthread_mutex_t queues_lock;
+	struct nvt_queue **queues; /* by qid - 1 */
+	unsigned nr_queues;
+	_Atomic uint64_t resets;
+};
+
+enum nvt_state {
+	NVT_LIVE = 0,
+	NVT_RESETTING = 1, /* connections down, requests held */
+	NVT_DEAD = 2, /* ctrl_loss_tmo passed: everything fails */
 };
 
 /* Per request (the driver data after struct mqblk_rq). */
@@ -114,9 +136,12 @@ struct nvt_queue {
 	int fd;
 	struct nvme_tcp_conn conn;
 	unsigned depth;
-	struct mqblk_rq **rqs; /* by tag */
-	bool dead;
+	struct mqblk_rq **rqs; /* by tag, under tx_lock (writes) */
+	_Atomic bool dead; /* this connection is unusable */
+	int epfd; /* the hw queue's irq fd: the socket and the kick */
+	int kick_fd; /* eventfd: wake the waiter after a reconnect */
 
+	pthread_mutex_t rx_lock; /* poll, and the control thread's swap */
 	pthread_mutex_t tx_lock; /* queue_rq and poll (R2T) both send */
 	struct nvt_req *tx_head, *tx_tail;
 	size_t tx_off;
@@ -489,29 +514,271 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* ---- Keep alive ------------------------------------------------------------ */
+/* ---- The control thread: keep alive, reset and reconnect -------------- */
 
-static void *ka_main(void *arg)
+static int nvt_ic(struct nvt_dev *d, int fd, struct nvme_tcp_conn *c, char *err,
+		  size_t errlen);
+static int nvt_connect(struct nvt_dev *d, struct nvt_sock *s, uint16_t qid,
+		       uint16_t sqsize, uint16_t *cntlid, char *err,
+		       size_t errlen);
+static int tcp_open(struct nvt_dev *d, char *err, size_t errlen);
+static int ctrl_setup(struct nvt_dev *d, char *err, size_t errlen);
+static void reset_ctrl(struct nvt_dev *d);
+static int build_req(struct nvt_queue *q, struct mqblk_rq *rq);
+static void tx_enqueue(struct nvt_queue *q, struct nvt_req *r);
+static void tx_flush(struct nvt_queue *q);
+
+static void *ctrl_main(void *arg)
 {
 	struct nvt_dev *d = arg;
 	struct pollfd p = { .fd = d->ka_efd, .events = POLLIN };
+	uint64_t next_ka = now_ms() + d->kato_ms / 2;
 
-	for (;;) {
-		union nvme_command cmd;
-		int n = poll(&p, 1, (int)(d->kato_ms / 2));
+	while (!atomic_load(&d->stop)) {
+		uint64_t now = now_ms(), v;
+		int timeout = -1;
 
-		if (n > 0)
+		if (d->kato_ms)
+			timeout = next_ka > now ? (int)(next_ka - now) : 0;
+		if (poll(&p, 1, timeout) > 0 &&
+		    read(d->ka_efd, &v, sizeof(v)) < 0)
+			abort();
+		if (atomic_load(&d->stop))
 			break;
-		memset(&cmd, 0, sizeof(cmd));
-		cmd.common.opcode = nvme_admin_keep_alive;
-		pthread_mutex_lock(&d->admin_lock);
-		if (admin_cmd(d, &cmd, NULL, 0, NULL))
-			fprintf(stderr,
-				"mqblk: nvme-tcp: %s:%s: keep alive failed\n",
-				d->host, d->port);
-		pthread_mutex_unlock(&d->admin_lock);
+		if (atomic_load(&d->state) == NVT_RESETTING) {
+			reset_ctrl(d);
+			next_ka = now_ms() + d->kato_ms / 2;
+			continue;
+		}
+		if (d->kato_ms && now_ms() >= next_ka &&
+		    atomic_load(&d->state) == NVT_LIVE) {
+			union nvme_command cmd;
+
+			memset(&cmd, 0, sizeof(cmd));
+			cmd.common.opcode = nvme_admin_keep_alive;
+			pthread_mutex_lock(&d->admin_lock);
+			if (admin_cmd(d, &cmd, NULL, 0, NULL) < 0 &&
+			    d->nr_queues) {
+				/* the admin connection is gone: reset */
+				int live = NVT_LIVE;
+
+				if (atomic_compare_exchange_strong(
+					    &d->state, &live, NVT_RESETTING))
+					fprintf(stderr,
+						"mqblk: nvme-tcp: %s:%s: keep "
+						"alive failed: resetting the "
+						"controller\n",
+						d->host, d->port);
+			}
+			pthread_mutex_unlock(&d->admin_lock);
+			next_ka = now_ms() + d->kato_ms / 2;
+		}
 	}
 	return NULL;
+}
+
+/* Close q's connection: no poll or send runs while it goes. */
+static void queue_disconnect(struct nvt_queue *q)
+{
+	pthread_mutex_lock(&q->rx_lock);
+	pthread_mutex_lock(&q->tx_lock);
+	atomic_store(&q->dead, true);
+	if (q->fd >= 0) {
+		epoll_ctl(q->epfd, EPOLL_CTL_DEL, q->fd, NULL);
+		close(q->fd);
+		q->fd = -1;
+	}
+	q->tx_head = q->tx_tail = NULL;
+	q->tx_off = 0;
+	q->rx_start = q->rx_end = 0;
+	q->rx_state = NRX_HDR;
+	q->rx_rq = NULL;
+	pthread_mutex_unlock(&q->tx_lock);
+	pthread_mutex_unlock(&q->rx_lock);
+}
+
+static void queue_kick(struct nvt_queue *q)
+{
+	uint64_t one = 1;
+
+	if (write(q->kick_fd, &one, sizeof(one)) < 0)
+		abort();
+}
+
+/* Past ctrl_loss_tmo: what is held fails, and so will new I/O. */
+static void fail_held(struct nvt_dev *d)
+{
+	unsigned i, t;
+
+	atomic_store(&d->state, NVT_DEAD);
+	for (i = 0; i < d->nr_queues; i++) {
+		struct nvt_queue *q = d->queues[i];
+
+		if (!q)
+			continue;
+		pthread_mutex_lock(&q->tx_lock);
+		for (t = 0; t < q->depth; t++) {
+			struct mqblk_rq *rq = q->rqs[t];
+
+			if (rq) {
+				q->rqs[t] = NULL;
+				mqblk_complete_rq(rq, -EIO,
+						  NVME_SC_HOST_PATH_ERROR);
+			}
+		}
+		pthread_mutex_unlock(&q->tx_lock);
+		queue_kick(q);
+	}
+}
+
+/* One reconnect attempt: admin queue, set-up, every I/O queue. */
+static int reconnect_once(struct nvt_dev *d, char *err, size_t errlen)
+{
+	uint64_t nsze = d->nsze;
+	unsigned lba_shift = d->lba_shift, want = d->want_queues, i;
+	int fd, ret;
+	int *fds = calloc(d->nr_queues ? d->nr_queues : 1, sizeof(*fds));
+	struct nvme_tcp_conn *conns =
+		calloc(d->nr_queues ? d->nr_queues : 1, sizeof(*conns));
+
+	if (!fds || !conns) {
+		free(fds);
+		free(conns);
+		return -ENOMEM;
+	}
+	for (i = 0; i < d->nr_queues; i++)
+		fds[i] = -1;
+	pthread_mutex_lock(&d->admin_lock);
+	if (d->admin.fd >= 0)
+		close(d->admin.fd);
+	d->admin.fd = -1;
+	fd = tcp_open(d, err, errlen);
+	ret = fd < 0 ? fd : 0;
+	if (!ret) {
+		d->admin.fd = fd;
+		ret = nvt_ic(d, fd, &d->admin.conn, err, errlen);
+	}
+	if (!ret)
+		ret = nvt_connect(d, &d->admin, 0, NVT_ADMIN_DEPTH - 1,
+				  &d->cntlid, err, errlen);
+	if (!ret) {
+		/* the same namespace, and queues for every hw queue */
+		d->want_queues = d->nr_queues ? d->nr_queues : 1;
+		ret = ctrl_setup(d, err, errlen);
+		d->want_queues = want;
+	}
+	if (!ret && (d->nsze != nsze || d->lba_shift != lba_shift ||
+		     d->granted < d->nr_queues)) {
+		snprintf(err, errlen,
+			 "the controller came back different (size, format "
+			 "or queues)");
+		ret = -ENODEV;
+	}
+	pthread_mutex_unlock(&d->admin_lock);
+	for (i = 0; !ret && i < d->nr_queues; i++) {
+		struct nvt_sock s;
+
+		fds[i] = tcp_open(d, err, errlen);
+		if (fds[i] < 0) {
+			ret = fds[i];
+			break;
+		}
+		memset(&s, 0, sizeof(s));
+		s.fd = fds[i];
+		ret = nvt_ic(d, fds[i], &s.conn, err, errlen);
+		if (!ret)
+			ret = nvt_connect(d, &s, (uint16_t)(i + 1),
+					  (uint16_t)(d->queue_size - 1),
+					  &d->cntlid, err, errlen);
+		conns[i] = s.conn;
+	}
+	if (ret) {
+		for (i = 0; i < d->nr_queues; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		free(fds);
+		free(conns);
+		return ret;
+	}
+	/* swap the connections in and send what was held, once */
+	for (i = 0; i < d->nr_queues; i++) {
+		struct nvt_queue *q = d->queues[i];
+		struct epoll_event ev = { .events = EPOLLIN };
+		unsigned t;
+
+		pthread_mutex_lock(&q->rx_lock);
+		pthread_mutex_lock(&q->tx_lock);
+		q->fd = fds[i];
+		q->conn = conns[i];
+		ev.data.fd = q->fd;
+		epoll_ctl(q->epfd, EPOLL_CTL_ADD, q->fd, &ev);
+		atomic_store(&q->dead, false);
+		for (t = 0; t < q->depth; t++) {
+			struct mqblk_rq *rq = q->rqs[t];
+
+			if (rq && !build_req(q, rq))
+				tx_enqueue(q, mqblk_rq_pdu(rq));
+		}
+		tx_flush(q);
+		pthread_mutex_unlock(&q->tx_lock);
+		pthread_mutex_unlock(&q->rx_lock);
+	}
+	free(fds);
+	free(conns);
+	return 0;
+}
+
+static void reset_ctrl(struct nvt_dev *d)
+{
+	uint64_t start = now_ms();
+	struct pollfd p = { .fd = d->ka_efd, .events = POLLIN };
+	char err[256];
+	unsigned i, attempt = 0;
+
+	atomic_fetch_add(&d->resets, 1);
+	pthread_mutex_lock(&d->queues_lock);
+	for (i = 0; i < d->nr_queues; i++)
+		if (d->queues[i])
+			queue_disconnect(d->queues[i]);
+	for (;;) {
+		uint64_t v;
+		int ret;
+
+		if (atomic_load(&d->stop))
+			break;
+		err[0] = 0;
+		ret = reconnect_once(d, err, sizeof(err));
+		attempt++;
+		if (!ret) {
+			atomic_store(&d->state, NVT_LIVE);
+			fprintf(stderr,
+				"mqblk: nvme-tcp: %s:%s: reconnected after "
+				"%.1f s (attempt %u)\n",
+				d->host, d->port,
+				(double)(now_ms() - start) / 1000, attempt);
+			for (i = 0; i < d->nr_queues; i++)
+				if (d->queues[i])
+					queue_kick(d->queues[i]);
+			break;
+		}
+		if (now_ms() - start >= d->ctrl_loss_tmo_ms) {
+			fprintf(stderr,
+				"mqblk: nvme-tcp: %s:%s: no controller after "
+				"ctrl_loss_tmo (%u s): failing I/O (%s)\n",
+				d->host, d->port, d->ctrl_loss_tmo_ms / 1000,
+				err);
+			fail_held(d);
+			break;
+		}
+		fprintf(stderr,
+			"mqblk: nvme-tcp: %s:%s: reconnect failed (%s); "
+			"retrying in %u s\n",
+			d->host, d->port, err, d->reconnect_delay_ms / 1000);
+		if (poll(&p, 1, (int)d->reconnect_delay_ms) > 0 &&
+		    read(d->ka_efd, &v, sizeof(v)) < 0)
+			abort();
+	}
+	pthread_mutex_unlock(&d->queues_lock);
 }
 
 /* ---- Device ---------------------------------------------------------------- */
@@ -654,6 +921,8 @@ static int parse_params(struct nvt_dev *d, struct mqblk_params *params,
 
 	d->queue_size = NVT_DEFAULT_QUEUE_SIZE;
 	d->kato_ms = 5000;
+	d->reconnect_delay_ms = 10000; /* the Linux host's defaults */
+	d->ctrl_loss_tmo_ms = 600000;
 	d->want_queues = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	for (i = 0; i < params->nr; i++) {
 		struct mqblk_param *p = &params->v[i];
@@ -675,6 +944,14 @@ static int parse_params(struct nvt_dev *d, struct mqblk_params *params,
 			ret = mqblk_param_u64(p, 0, 3600, false, &v, err,
 					      errlen);
 			d->kato_ms = (uint32_t)v * 1000;
+		} else if (!strcmp(p->key, "reconnect_delay")) {
+			ret = mqblk_param_u64(p, 1, 3600, false, &v, err,
+					      errlen);
+			d->reconnect_delay_ms = (uint32_t)v * 1000;
+		} else if (!strcmp(p->key, "ctrl_loss_tmo")) {
+			ret = mqblk_param_u64(p, 0, 86400, false, &v, err,
+					      errlen);
+			d->ctrl_loss_tmo_ms = (uint32_t)v * 1000;
 		} else if (!strcmp(p->key, "nsid")) {
 			ret = mqblk_param_u64(p, 1, 0xfffffffe, false, &v, err,
 					      errlen);
@@ -856,14 +1133,20 @@ static void nvt_exit(struct mqblk_dev *dev)
 	if (!d)
 		return;
 	if (d->ka_running) {
+		atomic_store(&d->stop, true);
 		if (write(d->ka_efd, &one, sizeof(one)) < 0)
 			abort();
 		pthread_join(d->ka_thread, NULL);
 	}
 	if (d->ka_efd >= 0)
 		close(d->ka_efd);
-	admin_shutdown(d);
+	if (atomic_load(&d->state) == NVT_LIVE)
+		admin_shutdown(d);
+	else if (d->admin.fd >= 0)
+		close(d->admin.fd);
 	pthread_mutex_destroy(&d->admin_lock);
+	pthread_mutex_destroy(&d->queues_lock);
+	free(d->queues);
 	free(d);
 }
 
@@ -878,6 +1161,7 @@ static int nvt_init(struct mqblk_dev *dev, struct mqblk_params *params,
 	d->admin.fd = -1;
 	d->ka_efd = -1;
 	pthread_mutex_init(&d->admin_lock, NULL);
+	pthread_mutex_init(&d->queues_lock, NULL);
 	mqblk_dev_set_data(dev, d);
 	ret = parse_params(d, params, err, errlen);
 	if (ret)
@@ -898,15 +1182,14 @@ static int nvt_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		goto fail;
 	if (d->queue_size > NVME_CAP_MQES(d->cap) + 1)
 		d->queue_size = NVME_CAP_MQES(d->cap) + 1;
-	if (d->kato_ms) {
-		d->ka_efd = eventfd(0, EFD_CLOEXEC);
-		if (d->ka_efd < 0 ||
-		    pthread_create(&d->ka_thread, NULL, ka_main, d)) {
-			ret = -ENOMEM;
-			goto fail;
-		}
-		d->ka_running = true;
+	d->queues = calloc(d->granted, sizeof(*d->queues));
+	d->ka_efd = eventfd(0, EFD_CLOEXEC);
+	if (!d->queues || d->ka_efd < 0 ||
+	    pthread_create(&d->ka_thread, NULL, ctrl_main, d)) {
+		ret = -ENOMEM;
+		goto fail;
 	}
+	d->ka_running = true;
 	lim->capacity = d->nsze << d->lba_shift;
 	lim->logical_block_size = 1u << d->lba_shift;
 	lim->max_hw_queues = d->granted;
@@ -940,8 +1223,13 @@ static int nvt_init_hctx(struct mqblk_hctx *hctx, unsigned idx)
 	q->depth = mqblk_hctx_depth(hctx);
 	q->rqs = calloc(q->depth, sizeof(*q->rqs));
 	q->rxbuf = malloc(NVT_RXBUF);
+	q->fd = -1;
+	q->epfd = epoll_create1(EPOLL_CLOEXEC);
+	q->kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	pthread_mutex_init(&q->tx_lock, NULL);
-	if (!q->rqs || !q->rxbuf) {
+	pthread_mutex_init(&q->rx_lock, NULL);
+	if (!q->rqs || !q->rxbuf || q->epfd < 0 || q->kick_fd < 0 ||
+	    idx >= d->granted) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -960,17 +1248,41 @@ static int nvt_init_hctx(struct mqblk_hctx *hctx, unsigned idx)
 	if (ret)
 		goto fail_msg;
 	q->conn = s.conn;
+	{
+		/* the irq fd is an epoll of the socket and the kick, so a
+		 * reconnect can change the socket under it */
+		struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+		if (epoll_ctl(q->epfd, EPOLL_CTL_ADD, fd, &ev))
+			goto fail_errno;
+		ev.data.fd = q->kick_fd;
+		if (epoll_ctl(q->epfd, EPOLL_CTL_ADD, q->kick_fd, &ev))
+			goto fail_errno;
+	}
 	mqblk_hctx_set_data(hctx, q);
-	mqblk_hctx_set_irq_fd(hctx, fd);
+	mqblk_hctx_set_irq_fd(hctx, q->epfd);
+	pthread_mutex_lock(&d->queues_lock);
+	d->queues[idx] = q;
+	if (idx + 1 > d->nr_queues)
+		d->nr_queues = idx + 1;
+	pthread_mutex_unlock(&d->queues_lock);
 	return 0;
+fail_errno:
+	ret = -errno;
+	goto fail;
 fail_msg:
 	fprintf(stderr, "mqblk: %s\n", err);
 fail:
-	if (q->fd > 0)
+	if (q->fd >= 0)
 		close(q->fd);
+	if (q->epfd >= 0)
+		close(q->epfd);
+	if (q->kick_fd >= 0)
+		close(q->kick_fd);
 	free(q->rqs);
 	free(q->rxbuf);
 	pthread_mutex_destroy(&q->tx_lock);
+	pthread_mutex_destroy(&q->rx_lock);
 	free(q);
 	return ret;
 }
@@ -981,10 +1293,17 @@ static void nvt_exit_hctx(struct mqblk_hctx *hctx)
 
 	if (!q)
 		return;
-	close(q->fd);
+	pthread_mutex_lock(&q->d->queues_lock);
+	q->d->queues[q->qid - 1] = NULL;
+	pthread_mutex_unlock(&q->d->queues_lock);
+	if (q->fd >= 0)
+		close(q->fd);
+	close(q->epfd);
+	close(q->kick_fd);
 	free(q->rqs);
 	free(q->rxbuf);
 	pthread_mutex_destroy(&q->tx_lock);
+	pthread_mutex_destroy(&q->rx_lock);
 	free(q);
 }
 
@@ -1058,7 +1377,7 @@ static void tx_flush(struct nvt_queue *q)
 {
 	struct iovec iov[64];
 
-	while (q->tx_head && !q->dead) {
+	while (q->tx_head && !atomic_load(&q->dead)) {
 		struct msghdr mh = { .msg_iov = iov };
 		struct nvt_req *r, *again = NULL;
 		size_t skip = q->tx_off, done;
@@ -1126,21 +1445,17 @@ static void tx_flush(struct nvt_queue *q)
 	}
 }
 
-static enum mqblk_status nvt_queue_rq(struct mqblk_hctx *hctx,
-				      struct mqblk_rq *rq, bool last)
+/* The command PDU (and in-capsule data) of rq into its iovecs, from
+ * scratch: also what a reconnect resends. 0, or -1 for a request this
+ * controller cannot take. */
+static int build_req(struct nvt_queue *q, struct mqblk_rq *rq)
 {
-	struct nvt_queue *q = mqblk_hctx_data(hctx);
 	struct nvt_dev *d = q->d;
 	struct nvt_req *r = mqblk_rq_pdu(rq);
 	union nvme_command cmd;
 	uint32_t incap = 0;
 	ssize_t n;
 
-	if (q->dead || rq->tag >= q->depth)
-		return MQBLK_STS_ERROR;
-	if (d->mdts_bytes && rq->len > d->mdts_bytes &&
-	    (rq->op == MQBLK_OP_READ || rq->op == MQBLK_OP_WRITE))
-		return MQBLK_STS_ERROR;
 	memset(&cmd, 0, sizeof(cmd));
 	r->cid = (uint16_t)((rq->tag & 0xfff) | (rq->gen & 0xf) << 12);
 	r->h2c = false;
@@ -1189,7 +1504,7 @@ static enum mqblk_status nvt_queue_rq(struct mqblk_hctx *hctx,
 	n = nvme_tcp_build_cmd(&q->conn, r->pdu, sizeof(r->pdu), &cmd, NULL,
 			       incap);
 	if (n < 0)
-		return MQBLK_STS_ERROR;
+		return -1;
 	r->iov[0].iov_base = r->pdu;
 	r->iov[0].iov_len = (size_t)n;
 	r->niov = 1;
@@ -1206,9 +1521,33 @@ static enum mqblk_status nvt_queue_rq(struct mqblk_hctx *hctx,
 			r->niov = 3;
 		}
 	}
-	q->rqs[rq->tag] = rq;
+	return 0;
+}
+
+static enum mqblk_status nvt_queue_rq(struct mqblk_hctx *hctx,
+				      struct mqblk_rq *rq, bool last)
+{
+	struct nvt_queue *q = mqblk_hctx_data(hctx);
+	struct nvt_dev *d = q->d;
+	int state = atomic_load(&d->state);
+
+	if (state == NVT_DEAD || rq->tag >= q->depth)
+		return MQBLK_STS_ERROR;
+	if (d->mdts_bytes && rq->len > d->mdts_bytes &&
+	    (rq->op == MQBLK_OP_READ || rq->op == MQBLK_OP_WRITE))
+		return MQBLK_STS_ERROR;
 	pthread_mutex_lock(&q->tx_lock);
-	tx_enqueue(q, r);
+	if (state != NVT_LIVE || atomic_load(&q->dead)) {
+		/* in reset: the core retries it once the kick says so */
+		pthread_mutex_unlock(&q->tx_lock);
+		return MQBLK_STS_BUSY;
+	}
+	if (build_req(q, rq)) {
+		pthread_mutex_unlock(&q->tx_lock);
+		return MQBLK_STS_ERROR;
+	}
+	q->rqs[rq->tag] = rq;
+	tx_enqueue(q, mqblk_rq_pdu(rq));
 	if (last)
 		tx_flush(q);
 	pthread_mutex_unlock(&q->tx_lock);
@@ -1226,25 +1565,24 @@ static void nvt_commit_rqs(struct mqblk_hctx *hctx)
 
 /* ---- Receive ---------------------------------------------------------------- */
 
-/* Fail everything outstanding: the connection is unusable. (Reconnect
- * is not implemented yet.) */
+/* The connection is unusable: the controller goes into reset (the
+ * control thread reconnects; what is outstanding is held, not failed). */
 static void conn_fail(struct nvt_queue *q, const char *why)
 {
-	unsigned i;
+	struct nvt_dev *d = q->d;
+	int live = NVT_LIVE;
+	uint64_t one = 1;
 
-	if (q->dead)
+	if (atomic_exchange(&q->dead, true))
 		return;
-	q->dead = true;
-	fprintf(stderr, "mqblk: nvme-tcp: %s:%s qid %u: %s: failing I/O\n",
-		q->d->host, q->d->port, q->qid, why);
 	shutdown(q->fd, SHUT_RDWR);
-	for (i = 0; i < q->depth; i++) {
-		struct mqblk_rq *rq = q->rqs[i];
-
-		if (rq) {
-			q->rqs[i] = NULL;
-			mqblk_complete_rq(rq, -EIO, NVME_SC_HOST_PATH_ERROR);
-		}
+	if (atomic_compare_exchange_strong(&d->state, &live, NVT_RESETTING)) {
+		fprintf(stderr,
+			"mqblk: nvme-tcp: %s:%s qid %u: %s: resetting the "
+			"controller\n",
+			d->host, d->port, q->qid, why);
+		if (write(d->ka_efd, &one, sizeof(one)) < 0)
+			abort();
 	}
 }
 
@@ -1376,7 +1714,7 @@ static int rx_header(struct nvt_queue *q, const uint8_t *h)
 /* Process what the receive buffer holds; completions counted. */
 static int rx_process(struct nvt_queue *q, int *done)
 {
-	while (!q->dead) {
+	while (!atomic_load(&q->dead)) {
 		uint32_t avail = q->rx_end - q->rx_start;
 		uint8_t *b = q->rxbuf + q->rx_start;
 		uint32_t n;
@@ -1447,11 +1785,15 @@ static int rx_process(struct nvt_queue *q, int *done)
 static int nvt_poll(struct mqblk_hctx *hctx, unsigned budget)
 {
 	struct nvt_queue *q = mqblk_hctx_data(hctx);
+	uint64_t v;
 	int done = 0;
 
 	(void)budget; /* buffered PDUs are always processed: the socket
 		       * would not wake anyone for them again */
-	while (!q->dead) {
+	if (read(q->kick_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		abort();
+	pthread_mutex_lock(&q->rx_lock);
+	while (!atomic_load(&q->dead)) {
 		ssize_t n;
 
 		if (rx_process(q, &done))
@@ -1491,13 +1833,26 @@ static int nvt_poll(struct mqblk_hctx *hctx, unsigned budget)
 			conn_fail(q, strerror(errno));
 		break;
 	}
+	pthread_mutex_unlock(&q->rx_lock);
 	return done;
 }
 
 static enum mqblk_timeout_ret nvt_timeout(struct mqblk_rq *rq)
 {
-	/* no abort or reset yet: keep waiting (the connection's failure,
-	 * if it comes, fails it) */
+	struct nvt_queue *q = mqblk_hctx_data(rq->hctx);
+	struct nvt_dev *d = q->d;
+
+	if (atomic_load(&d->state) == NVT_DEAD)
+		return MQBLK_EH_RESET_TIMER; /* failed by the control thread */
+	/* as the Linux host: a command past its time resets the
+	 * controller; the request is held and sent again after it */
+	if (atomic_load(&d->state) == NVT_LIVE) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "command %u timed out",
+			 ((struct nvt_req *)mqblk_rq_pdu(rq))->cid);
+		conn_fail(q, why);
+	}
 	return MQBLK_EH_RESET_TIMER;
 }
 
