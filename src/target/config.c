@@ -1532,6 +1532,7 @@ enum opt_id {
 	OPT_STALL_MS,
 	OPT_STATS_SOCKET,
 	OPT_VERBOSE,
+	OPT_BUSY_POLL,
 	OPT_HELP,
 };
 
@@ -1555,6 +1556,7 @@ static const struct opt opts[] = {
 	{ "stall-ms", 0, true, false, OPT_STALL_MS },
 	{ "stats-socket", 0, true, false, OPT_STATS_SOCKET },
 	{ "verbose", 'v', false, true, OPT_VERBOSE },
+	{ "busy-poll", 0, false, false, OPT_BUSY_POLL },
 	{ "help", 'h', false, true, OPT_HELP },
 };
 
@@ -1600,6 +1602,10 @@ static void usage(FILE *f)
 		"                         (default /tmp/mqblk-target.sock)\n"
 		"  --stats                print a running target's per-queue "
 		"counters\n"
+		"  --busy-poll            reactors never sleep: they poll their "
+		"sockets and\n"
+		"                         devices (SPDK's way: lowest latency, "
+		"a CPU each)\n"
 		"  -v, --verbose          log connections and controllers\n"
 		"  -h, --help             this text\n"
 		"\n"
@@ -1938,6 +1944,7 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 		goto out;
 	}
 	t->verbose = a.seen[OPT_VERBOSE];
+	t->busy_poll = a.seen[OPT_BUSY_POLL];
 	if (a.val[OPT_REACTORS]) {
 		if (arg_uint("reactors", a.val[OPT_REACTORS], 0, MAX_REACTORS,
 			     &u, err, errlen))

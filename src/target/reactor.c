@@ -393,7 +393,7 @@ static void reactor_step(struct tgt_reactor *r, int timeout_ms, bool tick_now)
 	uint64_t now;
 	int n, i, timeout;
 
-	if (r->dev_inflight || r->wait_head || r->flush_list) {
+	if (r->dev_inflight || r->wait_head || r->flush_list || t->busy_poll) {
 		timeout = 0;
 	} else {
 		now = mqblk_clock_ns();

@@ -172,6 +172,7 @@ struct tgt {
 	uint32_t stall_ms; /* a command outstanding this long is logged */
 	char *stats_path; /* stats socket, NULL = none */
 	bool verbose;
+	bool busy_poll; /* reactors poll sockets and devices, never sleep */
 };
 
 /* ---- Admin commands (admin.c) ------------------------------------------ */

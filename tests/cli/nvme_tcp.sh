@@ -147,6 +147,15 @@ stop_target
 start_target --ns null:size=256m,memory_backed=1 --ns "$TMP/ns2.img" \
 	--allow-host "$HOST"
 
+# A busy-polling target (SPDK's style) and a polling host
+stop_target
+start_target --busy-poll --ns null:size=256m,memory_backed=1 \
+	--ns "$TMP/ns2.img" --allow-host "$HOST"
+run bench --name=bp --filename="$(uri)" --hipri --rw=randwrite --bs=64k \
+	--size=16m --verify=crc32c --do_verify=1 --iodepth=4
+ok "--busy-poll target, --hipri host: write and verify" &&
+	check "--busy-poll: no verify error" has "verify_errors=0"
+
 # The target goes away for good: after ctrl_loss_tmo the held I/O fails,
 # the run ends with an error, no hang
 run_bg bench --name=gone --filename="$(uri "ctrl_loss_tmo=2&reconnect_delay=1")" \
