@@ -54,6 +54,13 @@ enum bench_verify_type {
 #define BENCH_VERIFY_PATTERN_MAX 512
 #define BENCH_MAX_PERCENTILES 20 /* fio's FIO_IO_U_LIST_MAX_LEN */
 #define BENCH_NAME_MAX 128
+#define BENCH_BSSPLIT_MAX 64 /* fio's BSSPLIT_MAX */
+
+/* One entry of fio's bssplit: this block size for perc percent of I/Os. */
+struct bench_bssplit {
+	uint64_t bs;
+	unsigned perc;
+};
 
 /*
  * One job after [global] and command-line defaults have been applied.
@@ -66,7 +73,13 @@ struct bench_job {
 	char *ioengine; /* fio engine name as given; NULL = default */
 	enum bench_rw rw;
 	unsigned rwmixread; /* percent reads for mixed rw (default 50) */
-	uint64_t bs[DDIR_NR]; /* bytes, default 4096 each */
+	/* fio's min_bs/max_bs: bs= sets both, bsrange= and bssplit= a range;
+	 * each I/O's length is drawn between them (get_next_buflen) */
+	uint64_t bs[DDIR_NR]; /* bytes, default 4096 each: the minimum */
+	uint64_t bs_max[DDIR_NR]; /* bytes, = bs unless a range or split */
+	unsigned bssplit_nr[DDIR_NR]; /* 0: no split, a range if mixed */
+	struct bench_bssplit bssplit[DDIR_NR][BENCH_BSSPLIT_MAX];
+	bool bs_is_seq_rand; /* bs R,W mean sequential,random */
 	uint64_t size; /* bytes; 0 = whole device */
 	uint64_t offset; /* bytes */
 	unsigned iodepth; /* default 1 */
@@ -125,6 +138,26 @@ struct bench_job {
 	unsigned verify_pattern_len; /* 0 = random payload */
 	uint8_t verify_pattern[BENCH_VERIFY_PATTERN_MAX];
 };
+
+/*
+ * Which of bs[]/bs_max[]/bssplit[] an I/O of direction d uses: d, or with
+ * fio's bs_is_seq_rand the write slot for random I/O, the read slot for
+ * sequential.
+ */
+static inline enum bench_ddir bench_job_bs_slot(const struct bench_job *job,
+						enum bench_ddir d)
+{
+	if (!job->bs_is_seq_rand)
+		return d;
+	return bench_rw_is_random(job->rw) ? DDIR_WRITE : DDIR_READ;
+}
+
+/* The I/O lengths of slot d vary (a bsrange or bssplit). */
+static inline bool bench_job_bs_mixed(const struct bench_job *job,
+				      enum bench_ddir d)
+{
+	return job->bs_max[d] && job->bs[d] != job->bs_max[d];
+}
 
 /* The job writes or discards (so its device is opened for writing). */
 static inline bool bench_job_writes(const struct bench_job *job)

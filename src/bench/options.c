@@ -31,7 +31,7 @@ void bench_job_defaults(struct bench_job *job)
 	job->rw = RW_READ; /* fio's default */
 	job->rwmixread = 50;
 	for (d = 0; d < DDIR_NR; d++)
-		job->bs[d] = 4096;
+		job->bs[d] = job->bs_max[d] = 4096;
 	job->iodepth = 1;
 	job->numjobs = 1;
 	job->iodepth_batch_submit = 1;
@@ -129,6 +129,12 @@ static const struct opt job_opts[] = {
 	{ "rwmixwrite", OT_SPECIAL, 0, 0, 100 },
 	{ "bs", OT_SPECIAL, 0, 0, 0 },
 	{ "blocksize", OT_SPECIAL, 0, 0, 0 },
+	{ "bsrange", OT_SPECIAL, 0, 0, 0 },
+	{ "blocksize_range", OT_SPECIAL, 0, 0, 0 },
+	{ "bssplit", OT_SPECIAL, 0, 0, 0 },
+	{ "bs_is_seq_rand", OT_BOOL, J(bs_is_seq_rand), 0, 0 },
+	{ "bs_unaligned", OT_SPECIAL, 0, 0, 0 },
+	{ "blocksize_unaligned", OT_SPECIAL, 0, 0, 0 },
 	{ "size", OT_SIZE, J(size), 0, 0 },
 	{ "offset", OT_SIZE, J(offset), 0, 0 },
 	{ "iodepth", OT_U32, J(iodepth), 1, MAX_IODEPTH },
@@ -237,15 +243,15 @@ static int set_bs(struct bench_job *job, const char *val, char *err,
 		  size_t errlen)
 {
 	uint64_t bs[DDIR_NR];
+	bool set[DDIR_NR] = { false };
 	char field[64], perr_buf[128];
 	const char *p = val;
 	int d = 0, i;
-	bool any = false;
 
-	memcpy(bs, job->bs, sizeof(bs));
-	if (strchr(val, '-') || strchr(val, ':'))
+	if (strchr(val, '-') || strchr(val, ':') || strchr(val, '/'))
 		return bench_err(err, errlen,
-				 "bs=%s: block size ranges are not supported",
+				 "bs=%s: block size ranges and mixes are "
+				 "--bsrange=MIN-MAX or --bssplit=BS/PCT:...",
 				 val);
 	for (;;) {
 		const char *comma = strchr(p, ',');
@@ -275,10 +281,12 @@ static int set_bs(struct bench_job *job, const char *val, char *err,
 					"to 1 GiB",
 					field);
 			bs[d] = v;
-			any = true;
+			set[d] = true;
 			if (!comma)
-				for (i = d + 1; i < DDIR_NR; i++)
+				for (i = d + 1; i < DDIR_NR; i++) {
 					bs[i] = v;
+					set[i] = true;
+				}
 		}
 		if (!comma)
 			break;
@@ -286,10 +294,248 @@ static int set_bs(struct bench_job *job, const char *val, char *err,
 		d++;
 	}
 	/* "bs=" and "bs=,," name no size at all: fio refuses them too */
-	if (!any)
+	if (!set[0] && !set[1] && !set[2])
 		return bench_err(err, errlen, "bs='%s': no block size given",
 				 val);
-	memcpy(job->bs, bs, sizeof(bs));
+	/* a direction bs= sets is one size again: no range, no split */
+	for (i = 0; i < DDIR_NR; i++) {
+		if (!set[i])
+			continue;
+		job->bs[i] = job->bs_max[i] = bs[i];
+		job->bssplit_nr[i] = 0;
+	}
+	return 0;
+}
+
+static int parse_bs_value(const char *opt, const char *s, uint64_t *out,
+			  char *err, size_t errlen)
+{
+	char buf[128];
+
+	if (bench_parse_size(s, out, buf, sizeof(buf)))
+		return bench_err(err, errlen, "%s: %s", opt, buf);
+	if (*out == 0 || *out > (1u << 30))
+		return bench_err(err, errlen,
+				 "%s: block size %s must be 1 byte to 1 GiB",
+				 opt, s);
+	return 0;
+}
+
+/*
+ * fio's bsrange=MIN-MAX[,MIN-MAX[,MIN-MAX]] (read, write, trim; ':' may
+ * stand for '-'): as bs=, a range not followed by a comma also applies to
+ * the directions after it and an empty field keeps a direction as it was.
+ * A range given high-low is swapped, as fio's parser does.
+ */
+static int set_bsrange(struct bench_job *job, const char *key, const char *val,
+		       char *err, size_t errlen)
+{
+	uint64_t lo[DDIR_NR], hi[DDIR_NR];
+	bool set[DDIR_NR] = { false };
+	const char *p = val;
+	int d = 0, i;
+
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char field[64], *sep;
+
+		if (d >= DDIR_NR)
+			return bench_err(err, errlen,
+					 "%s=%s: at most 3 ranges "
+					 "(read,write,trim)",
+					 key, val);
+		if (len >= sizeof(field))
+			return bench_err(err, errlen, "%s=%s: value too long",
+					 key, val);
+		memcpy(field, p, len);
+		field[len] = 0;
+		if (len) {
+			sep = strchr(field, '-');
+			if (!sep)
+				sep = strchr(field, ':');
+			if (!sep)
+				return bench_err(err, errlen,
+						 "%s=%s: '%s' is not a range "
+						 "MIN-MAX",
+						 key, val, field);
+			*sep = 0;
+			if (parse_bs_value(key, field, &lo[d], err, errlen) ||
+			    parse_bs_value(key, sep + 1, &hi[d], err, errlen))
+				return -1;
+			if (lo[d] > hi[d]) {
+				uint64_t t = lo[d];
+
+				lo[d] = hi[d];
+				hi[d] = t;
+			}
+			set[d] = true;
+			if (!comma)
+				for (i = d + 1; i < DDIR_NR; i++) {
+					lo[i] = lo[d];
+					hi[i] = hi[d];
+					set[i] = true;
+				}
+		}
+		if (!comma)
+			break;
+		p = comma + 1;
+		d++;
+	}
+	if (!set[0] && !set[1] && !set[2])
+		return bench_err(err, errlen, "%s='%s': no range given", key,
+				 val);
+	for (i = 0; i < DDIR_NR; i++) {
+		if (!set[i])
+			continue;
+		job->bs[i] = lo[i];
+		job->bs_max[i] = hi[i];
+		job->bssplit_nr[i] = 0;
+	}
+	return 0;
+}
+
+/*
+ * One direction of bssplit: BS[/PCT]:BS[/PCT]... An entry without a
+ * percentage (or, as fio's atoi reads it, with 0) shares what the others
+ * leave of 100 equally (integer division, as fio). Unlike fio, a total over
+ * 100 and a percentage over 100 are errors (fio clamps or wraps them) and so
+ * is an empty entry before the last (fio ends the list there). Sorted by
+ * percentage, smallest first, as fio's lookup walks them.
+ */
+static int bssplit_one(struct bench_job *job, int d, const char *s, char *err,
+		       size_t errlen)
+{
+	struct bench_bssplit sp[BENCH_BSSPLIT_MAX];
+	unsigned nr = 0, i, j, total = 0, missing = 0;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	const char *p = s;
+
+	while (*p) {
+		const char *colon = strchr(p, ':');
+		size_t len = colon ? (size_t)(colon - p) : strlen(p);
+		char field[64], *slash;
+
+		if (!len)
+			return bench_err(err, errlen,
+					 "bssplit=%s: empty entry (want "
+					 "BS/PCT:BS/PCT...)",
+					 s);
+		if (nr == BENCH_BSSPLIT_MAX)
+			return bench_err(err, errlen,
+					 "bssplit: at most %d entries per "
+					 "direction",
+					 BENCH_BSSPLIT_MAX);
+		if (len >= sizeof(field))
+			return bench_err(err, errlen,
+					 "bssplit: entry '%.32s...' too long",
+					 p);
+		memcpy(field, p, len);
+		field[len] = 0;
+		sp[nr].perc = UINT32_MAX; /* missing */
+		slash = strchr(field, '/');
+		if (slash) {
+			char buf[128];
+			uint64_t v;
+
+			*slash = 0;
+			if (bench_parse_uint(slash + 1, 0, 100, &v, buf,
+					     sizeof(buf)))
+				return bench_err(err, errlen,
+						 "bssplit: percentage of %s: "
+						 "%s",
+						 field, buf);
+			if (v)
+				sp[nr].perc = (unsigned)v;
+		}
+		if (parse_bs_value("bssplit", field, &sp[nr].bs, err, errlen))
+			return -1;
+		if (sp[nr].perc == UINT32_MAX)
+			missing++;
+		else
+			total += sp[nr].perc;
+		if (sp[nr].bs < lo)
+			lo = sp[nr].bs;
+		if (sp[nr].bs > hi)
+			hi = sp[nr].bs;
+		nr++;
+		if (!colon)
+			break;
+		p = colon + 1;
+	}
+	if (!nr)
+		return 0; /* an empty direction keeps what it had (fio) */
+	if (total > 100)
+		return bench_err(err, errlen,
+				 "bssplit=%s: percentages add up to %u, more "
+				 "than 100",
+				 s, total);
+	if (missing && nr == 1)
+		total = 0; /* a lone size is 100% (fio) */
+	for (i = 0; i < nr; i++)
+		if (sp[i].perc == UINT32_MAX)
+			sp[i].perc = (100 - total) / missing;
+	/* stable insertion sort by percentage */
+	for (i = 1; i < nr; i++) {
+		struct bench_bssplit t = sp[i];
+
+		for (j = i; j > 0 && sp[j - 1].perc > t.perc; j--)
+			sp[j] = sp[j - 1];
+		sp[j] = t;
+	}
+	memcpy(job->bssplit[d], sp, nr * sizeof(sp[0]));
+	job->bssplit_nr[d] = nr;
+	job->bs[d] = lo;
+	job->bs_max[d] = hi;
+	return 0;
+}
+
+/*
+ * fio's bssplit=R[,W[,T]]: no comma, every direction; one comma, read and
+ * then write and trim; two, one each.
+ */
+static int set_bssplit(struct bench_job *job, const char *val, char *err,
+		       size_t errlen)
+{
+	struct bench_job tmp;
+	const char *c1 = strchr(val, ','),
+		   *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+	char f[3][1024];
+	size_t l0 = c1 ? (size_t)(c1 - val) : strlen(val);
+	int d;
+
+	if (c2 && strchr(c2 + 1, ','))
+		return bench_err(err, errlen,
+				 "bssplit=%.64s: at most 3 lists "
+				 "(read,write,trim)",
+				 val);
+	if (strlen(val) >= sizeof(f[0]))
+		return bench_err(err, errlen, "bssplit: value too long");
+	memcpy(f[0], val, l0);
+	f[0][l0] = 0;
+	if (!c1) {
+		snprintf(f[1], sizeof(f[1]), "%s", f[0]);
+		snprintf(f[2], sizeof(f[2]), "%s", f[0]);
+	} else if (!c2) {
+		snprintf(f[1], sizeof(f[1]), "%s", c1 + 1);
+		snprintf(f[2], sizeof(f[2]), "%s", c1 + 1);
+	} else {
+		snprintf(f[1], sizeof(f[1]), "%.*s", (int)(c2 - c1 - 1),
+			 c1 + 1);
+		snprintf(f[2], sizeof(f[2]), "%s", c2 + 1);
+	}
+	if (!f[0][0] && !f[1][0] && !f[2][0])
+		return bench_err(err, errlen,
+				 "bssplit='%s': no block size given", val);
+	/* all or nothing: an error leaves the job as it was */
+	tmp = *job;
+	for (d = 0; d < DDIR_NR; d++)
+		if (bssplit_one(&tmp, d, f[d], err, errlen))
+			return -1;
+	memcpy(job->bs, tmp.bs, sizeof(tmp.bs));
+	memcpy(job->bs_max, tmp.bs_max, sizeof(tmp.bs_max));
+	memcpy(job->bssplit_nr, tmp.bssplit_nr, sizeof(tmp.bssplit_nr));
+	memcpy(job->bssplit, tmp.bssplit, sizeof(tmp.bssplit));
 	return 0;
 }
 
@@ -473,6 +719,10 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		return set_rw(job, val, err, errlen);
 	if (!strcmp(o->name, "bs") || !strcmp(o->name, "blocksize"))
 		return set_bs(job, val, err, errlen);
+	if (!strcmp(o->name, "bsrange") || !strcmp(o->name, "blocksize_range"))
+		return set_bsrange(job, o->name, val, err, errlen);
+	if (!strcmp(o->name, "bssplit"))
+		return set_bssplit(job, val, err, errlen);
 	if (!strcmp(o->name, "ioengine"))
 		return set_ioengine(job, val, err, errlen);
 	if (!strcmp(o->name, "percentile_list"))
@@ -530,6 +780,23 @@ int bench_job_set(struct bench_job *job, const char *key, const char *val,
 
 	if (!o)
 		return BENCH_OPT_UNKNOWN;
+	/* fio's bs_unaligned draws lengths off the minimum block size's
+	 * grid; mqblk's devices take whole logical blocks, so it is refused
+	 * (=0, its default, is fine) */
+	if (!strcmp(key, "bs_unaligned") ||
+	    !strcmp(key, "blocksize_unaligned")) {
+		b = true;
+		if (val && bench_parse_bool(val, &b, buf, sizeof(buf)))
+			return bench_err(err, errlen, "%s: %s", key, buf);
+		if (b)
+			return bench_err(
+				err, errlen,
+				"%s is not supported: mqblk devices take "
+				"whole logical blocks, so lengths stay "
+				"multiples of the minimum block size",
+				key);
+		return 0;
+	}
 	/* fio's --fixedbufs is a bare flag; =0/=1 also do */
 	if (!val && o->type != OT_BOOL && strcmp(key, "fixedbufs"))
 		return bench_err(err, errlen, "option '%s' needs a value", key);
@@ -622,6 +889,53 @@ static int job_fixup_uring(struct bench_job *job, char *err, size_t errlen)
 	return 0;
 }
 
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * --verify with lengths that vary: fio's fixup_options picks the header
+ * interval (a header per interval of each write, so any extent of it reads
+ * back on its own): the minimum write size unless given, at most that
+ * (or the minimum read size for a job that reads), and dividing both the
+ * minimum and the maximum write size, else their gcd. Every length drawn
+ * is a multiple of the minimum or the maximum, so the interval divides it.
+ */
+static int fixup_verify_mixed(struct bench_job *job, char *err, size_t errlen)
+{
+	enum bench_ddir w = bench_job_bs_slot(job, DDIR_WRITE);
+	enum bench_ddir r = bench_job_bs_slot(job, DDIR_READ);
+	uint64_t iv = job->verify_interval, lo = job->bs[w],
+		 hi = job->bs_max[w];
+
+	if (!iv)
+		iv = lo;
+	if (iv > lo)
+		iv = lo;
+	else if (job->rw != RW_WRITE && job->rw != RW_RANDWRITE &&
+		 iv > job->bs[r])
+		iv = job->bs[r];
+	if (!iv || lo % iv || hi % iv)
+		iv = gcd64(lo, hi);
+	if (iv <= VERIFY_HDR_SIZE)
+		return bench_err(
+			err, errlen,
+			"%s: verify interval %llu (from block sizes %llu-%llu) "
+			"is too small for a verify header (%u bytes)",
+			job->name, (unsigned long long)iv,
+			(unsigned long long)lo, (unsigned long long)hi,
+			VERIFY_HDR_SIZE);
+	job->verify_interval = (uint32_t)iv;
+	return 0;
+}
+
 static int job_fixup_verify(struct bench_job *job, char *err, size_t errlen)
 {
 	uint64_t bs =
@@ -646,6 +960,9 @@ static int job_fixup_verify(struct bench_job *job, char *err, size_t errlen)
 		return bench_err(err, errlen,
 				 "%s: verify=pattern needs --verify_pattern",
 				 job->name);
+	if (bench_job_bs_mixed(job, bench_job_bs_slot(job, DDIR_WRITE)) ||
+	    bench_job_bs_mixed(job, bench_job_bs_slot(job, DDIR_READ)))
+		return fixup_verify_mixed(job, err, errlen);
 	if (job->verify_interval && bs % job->verify_interval)
 		return bench_err(
 			err, errlen,
@@ -666,8 +983,12 @@ static int job_fixup_verify(struct bench_job *job, char *err, size_t errlen)
 static int job_fixup(struct bench_job *job, char *err, size_t errlen)
 {
 	unsigned depth = job->iodepth;
+	int d;
 
 	/* fio's fixup_options */
+	for (d = 0; d < DDIR_NR; d++)
+		if (job->bs_max[d] < job->bs[d]) /* a job built by hand */
+			job->bs_max[d] = job->bs[d];
 	if (!job->iodepth_batch_submit || job->iodepth_batch_submit > depth)
 		job->iodepth_batch_submit = depth;
 	/* fio: an unset (0) or too small complete_max is raised to
@@ -832,7 +1153,9 @@ static bool takes_value(const char *key)
 	const struct opt *o = find_opt(key);
 
 	if (o)
-		return o->type != OT_BOOL && strcmp(key, "fixedbufs");
+		return o->type != OT_BOOL && strcmp(key, "fixedbufs") &&
+		       strcmp(key, "bs_unaligned") &&
+		       strcmp(key, "blocksize_unaligned");
 	return !strcmp(key, "output-format") || !strcmp(key, "output") ||
 	       !strcmp(key, "eta");
 }
@@ -960,6 +1283,12 @@ void bench_usage(FILE *f)
 		"  --rw=read|write|randread|randwrite|rw|readwrite|randrw|trim|randtrim\n"
 		"  --rwmixread=PCT --rwmixwrite=PCT   mix for rw/randrw (default 50)\n"
 		"  --bs=SIZE[,W[,T]]        block size per direction (default 4k)\n"
+		"  --bsrange=MIN-MAX[,W[,T]]  each I/O's length drawn from the range\n"
+		"                           (a multiple of MIN, or MAX), as fio\n"
+		"  --bssplit=BS/PCT:...[,W[,T]]  lengths in these proportions; an\n"
+		"                           entry without PCT shares what is left\n"
+		"  --bs_is_seq_rand         bs R,W mean sequential,random\n"
+		"                           (bs_unaligned is refused)\n"
 		"  --size=SIZE --offset=SIZE   region of the device (default all)\n"
 		"  --iodepth=N              requests in flight (default 1)\n"
 		"  --iodepth_low=N          refill when in-flight drops to N\n"

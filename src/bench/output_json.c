@@ -243,6 +243,61 @@ static void opt_percentiles(struct jw *w, const struct bench_job *job)
 	jw_str(w, "percentile_list", buf);
 }
 
+/* One direction of a bssplit or bsrange, as fio parses it back. */
+static size_t fmt_mixed(char *buf, size_t len, const struct bench_job *job,
+			int d)
+{
+	char a[32], b[32];
+	size_t used = 0;
+	unsigned i;
+
+	if (!job->bssplit_nr[d]) {
+		fmt_size(a, sizeof(a), job->bs[d]);
+		fmt_size(b, sizeof(b), job->bs_max[d]);
+		return (size_t)snprintf(buf, len, "%s-%s", a, b);
+	}
+	for (i = 0; i < job->bssplit_nr[d] && used < len; i++) {
+		fmt_size(a, sizeof(a), job->bssplit[d][i].bs);
+		used += (size_t)snprintf(buf + used, len - used, "%s%s/%u",
+					 i ? ":" : "", a,
+					 job->bssplit[d][i].perc);
+	}
+	return used;
+}
+
+/* bsrange / bssplit after bs (which fio would read first), when set. */
+static void mixed_bs_options(struct jw *w, const struct bench_job *job)
+{
+	char buf[3 * BENCH_BSSPLIT_MAX * 32];
+	bool split = false, mixed = false;
+	size_t used = 0;
+	int d;
+
+	for (d = 0; d < DDIR_NR; d++) {
+		split |= job->bssplit_nr[d] > 1;
+		mixed |= bench_job_bs_mixed(job, (enum bench_ddir)d);
+	}
+	if (!mixed)
+		return;
+	for (d = 0; d < DDIR_NR && used < sizeof(buf); d++) {
+		if (d)
+			buf[used++] = ',';
+		if (split && job->bssplit_nr[d] <= 1) {
+			/* one size in a split list: itself */
+			char a[32];
+
+			fmt_size(a, sizeof(a), job->bs[d]);
+			used += (size_t)snprintf(buf + used, sizeof(buf) - used,
+						 "%s/100", a);
+			continue;
+		}
+		used += fmt_mixed(buf + used, sizeof(buf) - used, job, d);
+	}
+	jw_str(w, split ? "bssplit" : "bsrange", buf);
+	if (job->bs_is_seq_rand)
+		jw_str(w, "bs_is_seq_rand", "1");
+}
+
 /*
  * fio's "job options" holds the options as the user typed them. We only
  * have the parsed job, so print the ones that say what ran (name, rw, bs,
@@ -280,6 +335,7 @@ static void job_options(struct jw *w, const struct job_stats *js)
 		snprintf(buf, sizeof(buf), "%s,%s,%s", b1, b2, b3);
 		jw_str(w, "bs", buf);
 	}
+	mixed_bs_options(w, job);
 	if (job->size) {
 		fmt_size(buf, sizeof(buf), job->size);
 		jw_str(w, "size", buf);

@@ -14,7 +14,6 @@
 
 /* fio's default significant_figures and kb_base=1024. */
 #define SIG_FIGS 4
-#define N2S_LEN 32
 
 enum n2s_unit {
 	N2S_NONE,
@@ -84,6 +83,11 @@ static const char *n2s(char *buf, uint64_t num, int maxlen, bool pow2,
 	snprintf(buf, N2S_LEN, "%" PRIu64 ".%s%s%s", num, frac + 2,
 		 prefix[post], unit_str[unit]);
 	return buf;
+}
+
+const char *report_bytes_str(char *buf, uint64_t v)
+{
+	return n2s(buf, v, SIG_FIGS, true, N2S_BYTE);
 }
 
 static const char *const ddir_name[DDIR_NR] = { "read", "write", "trim" };

@@ -112,3 +112,16 @@ uint64_t bench_randmap_claim(struct bench_randmap *m, uint64_t want)
 	}
 	return UINT64_MAX;
 }
+
+uint64_t bench_randmap_extend(struct bench_randmap *m, uint64_t b, uint64_t nr)
+{
+	uint64_t n = 1;
+
+	/* block by block: an I/O covers at most max_bs / min_bs blocks */
+	while (n < nr && b + n < m->nr_blocks &&
+	       !(m->l0[(b + n) / 64] & (1ull << ((b + n) % 64)))) {
+		mark(m, b + n);
+		n++;
+	}
+	return n;
+}

@@ -62,5 +62,12 @@ void bench_randmap_reset(struct bench_randmap *m);
 /* Claim block want if free, else the next free block after it (wrapping).
  * Returns the block, or UINT64_MAX when the map is full. */
 uint64_t bench_randmap_claim(struct bench_randmap *m, uint64_t want);
+/*
+ * An I/O of nr blocks starting at block b (claimed): claim the blocks after
+ * it up to the first one already used or the end of the map, as fio's
+ * mark_random_map does. Returns how many blocks the I/O may cover (>= 1);
+ * fewer than nr means the caller shortens it.
+ */
+uint64_t bench_randmap_extend(struct bench_randmap *m, uint64_t b, uint64_t nr);
 
 #endif

@@ -131,6 +131,29 @@ struct gen {
 	uint64_t vcursor; /* PH_VERIFY: next word to look at */
 	uint64_t *backlog; /* block numbers written since the last backlog */
 	uint64_t backlog_nr, backlog_pos;
+	bool use_backlog;
+	/* fio's bsrange_state: one generator per size slot */
+	struct bench_rng bsrng[DDIR_NR];
+	/*
+	 * --verify with write lengths that vary: fio's io_piece log. Every
+	 * write is logged as an extent; before a read-back the log is
+	 * resolved (an extent a later write overlaps is dropped, as fio's
+	 * rb-tree drops it) and sorted by offset; the read-back reads exactly
+	 * the extents left. xcover: one bit per granule (the gcd of the
+	 * write sizes) for that resolution.
+	 */
+	bool xlog_mode;
+	struct wext *xlog;
+	uint64_t xnr, xcap;
+	uint64_t *xcover;
+	uint64_t gran;
+	uint64_t nr_gran;
+	int err; /* set when the generator cannot go on (ENOMEM) */
+};
+
+struct wext {
+	uint64_t off; /* from region_start */
+	uint64_t len;
 };
 
 /* One thing for the job thread to issue. */
@@ -160,6 +183,95 @@ static void verify_read(struct gen *g, uint64_t blk, struct next_io *n)
 	n->d = DDIR_READ;
 	n->off = g->region_start + blk * g->vbs;
 	n->len = (uint32_t)g->vbs;
+	n->verify = true;
+}
+
+static void xcover_range(struct gen *g, const struct wext *x, bool set,
+			 bool *hit)
+{
+	uint64_t i = x->off / g->gran, end = (x->off + x->len - 1) / g->gran;
+
+	for (; i <= end; i++) {
+		uint64_t bit = 1ull << (i % 64);
+
+		if (g->xcover[i / 64] & bit)
+			*hit = true;
+		if (set)
+			g->xcover[i / 64] |= bit;
+		else
+			g->xcover[i / 64] &= ~bit;
+	}
+}
+
+#define WEXT_DEAD (1ull << 63) /* in wext.len while resolving */
+
+/*
+ * Keep, of xlog[0, xnr), the extents no later one overlaps, in write order:
+ * newest first, an extent touching a granule a newer one covered is dead
+ * (part of its data is gone). A second pass clears the granule map and
+ * packs the survivors. O(bytes logged / granule).
+ */
+static void xlog_resolve(struct gen *g)
+{
+	uint64_t i, kept = 0;
+	bool hit;
+
+	for (i = g->xnr; i-- > 0;) {
+		hit = false;
+		xcover_range(g, &g->xlog[i], true, &hit);
+		if (hit)
+			g->xlog[i].len |= WEXT_DEAD;
+	}
+	for (i = 0; i < g->xnr; i++) {
+		struct wext x = g->xlog[i];
+
+		x.len &= ~WEXT_DEAD;
+		xcover_range(g, &x, false, &hit);
+		if (!(g->xlog[i].len & WEXT_DEAD))
+			g->xlog[kept++] = x;
+	}
+	g->xnr = kept;
+}
+
+static int xext_cmp(const void *a, const void *b)
+{
+	const struct wext *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int xlog_add(struct gen *g, uint64_t off, uint64_t len)
+{
+	if (g->xnr == g->xcap) {
+		struct wext *n;
+		uint64_t cap;
+
+		/* drop dead extents before growing: at most one live extent
+		 * per granule, so the log stays within twice that */
+		if (g->xnr > 2 * g->nr_gran + 1024) {
+			xlog_resolve(g);
+			if (g->xnr < g->xcap)
+				goto add;
+		}
+		cap = g->xcap ? 2 * g->xcap : 1024;
+		n = realloc(g->xlog, cap * sizeof(*n));
+		if (!n)
+			return -1;
+		g->xlog = n;
+		g->xcap = cap;
+	}
+add:
+	g->xlog[g->xnr].off = off - g->region_start;
+	g->xlog[g->xnr].len = len;
+	g->xnr++;
+	return 0;
+}
+
+static void xlog_read(struct gen *g, const struct wext *x, struct next_io *n)
+{
+	n->d = DDIR_READ;
+	n->off = g->region_start + x->off;
+	n->len = (uint32_t)x->len;
 	n->verify = true;
 }
 
@@ -199,12 +311,18 @@ static int next_io(struct gen *g, unsigned inflight, struct next_io *n)
 				n->sync = true;
 				return NEXT_IO;
 			}
-			if (g->backlog &&
+			if (g->use_backlog &&
 			    g->backlog_nr >= job->verify_backlog) {
 				if (inflight)
 					return NEXT_WAIT;
 				g->phase = PH_BACKLOG;
 				g->backlog_pos = 0;
+				if (g->xlog_mode) {
+					/* the log holds just this window */
+					xlog_resolve(g);
+					qsort(g->xlog, g->xnr, sizeof(*g->xlog),
+					      xext_cmp);
+				}
 				continue;
 			}
 			if (!g->main_done &&
@@ -218,7 +336,17 @@ static int next_io(struct gen *g, unsigned inflight, struct next_io *n)
 				g->phase = PH_END_FSYNC;
 				continue;
 			}
-			if (n->d == DDIR_WRITE && job->verify) {
+			if (n->d == DDIR_WRITE && job->verify && g->xlog_mode) {
+				if (g->track && xlog_add(g, n->off, n->len)) {
+					g->err = ENOMEM;
+					g->phase = PH_DONE;
+					continue;
+				}
+				g->backlog_nr++;
+				if (job->verify_only)
+					continue;
+				n->stamp = true;
+			} else if (n->d == DDIR_WRITE && job->verify) {
 				blk = (n->off - g->region_start) / g->vbs;
 				if (g->track)
 					wmap_set(g, blk);
@@ -240,7 +368,11 @@ static int next_io(struct gen *g, unsigned inflight, struct next_io *n)
 				    !bench_job_writes(job) && !g->track;
 			return NEXT_IO;
 		case PH_BACKLOG:
-			if (g->backlog_pos < g->backlog_nr) {
+			if (g->xlog_mode && g->backlog_pos < g->xnr) {
+				xlog_read(g, &g->xlog[g->backlog_pos++], n);
+				return NEXT_IO;
+			}
+			if (!g->xlog_mode && g->backlog_pos < g->backlog_nr) {
 				blk = g->backlog[g->backlog_pos++];
 				wmap_clear(g, blk);
 				verify_read(g, blk, n);
@@ -249,6 +381,7 @@ static int next_io(struct gen *g, unsigned inflight, struct next_io *n)
 			if (inflight)
 				return NEXT_WAIT;
 			g->backlog_nr = 0;
+			g->xnr = 0;
 			g->phase = PH_MAIN;
 			continue;
 		case PH_END_FSYNC:
@@ -261,8 +394,24 @@ static int next_io(struct gen *g, unsigned inflight, struct next_io *n)
 				return NEXT_WAIT;
 			g->phase = g->track && job->do_verify ? PH_VERIFY :
 								PH_DONE;
+			if (g->phase == PH_VERIFY && g->xlog_mode) {
+				xlog_resolve(g);
+				qsort(g->xlog, g->xnr, sizeof(*g->xlog),
+				      xext_cmp);
+				g->vcursor = 0;
+			}
 			continue;
 		case PH_VERIFY:
+			if (g->xlog_mode) {
+				if (g->vcursor < g->xnr) {
+					xlog_read(g, &g->xlog[g->vcursor++], n);
+					return NEXT_IO;
+				}
+				if (inflight)
+					return NEXT_WAIT;
+				g->phase = PH_DONE;
+				continue;
+			}
 			while (g->vcursor < g->wmap_words &&
 			       !g->wmap[g->vcursor])
 				g->vcursor++;
@@ -284,13 +433,67 @@ static int next_io(struct gen *g, unsigned inflight, struct next_io *n)
 	}
 }
 
+/*
+ * fio's get_next_buflen: the length of an I/O of size slot d that has room
+ * bytes before the end of the region. A range draws min + max * U[0, 1);
+ * a split walks its entries (smallest percentage first) adding up their
+ * percentages until the draw falls below the sum and the size fits, the
+ * last entry taking what the percentages leave. Either is then aligned
+ * down to the minimum (a multiple of it, or the maximum) and capped at the
+ * maximum, and drawn again until it fits. 0 when not even the minimum fits.
+ */
+static uint64_t next_buflen(struct gen *g, enum bench_ddir d, uint64_t room)
+{
+	const struct bench_job *job = g->job;
+	uint64_t minbs = job->bs[d], maxbs = job->bs_max[d], len = minbs, r;
+	unsigned tries;
+
+	if (minbs == maxbs)
+		return minbs;
+	if (room < minbs)
+		return 0;
+	/* fio draws until one fits; a split whose fitting sizes all have 0%
+	 * would never end, so after enough draws the minimum does */
+	for (tries = 0; tries < 1000; tries++) {
+		r = bench_rng_next(&g->bsrng[d]);
+		if (!job->bssplit_nr[d]) {
+			len = minbs + (uint64_t)((double)maxbs *
+						 ((double)(r >> 11) * 0x1p-53));
+		} else {
+			uint64_t perc = 0;
+			unsigned i;
+
+			for (i = 0; i < job->bssplit_nr[d]; i++) {
+				const struct bench_bssplit *sp =
+					&job->bssplit[d][i];
+
+				if (!sp->perc)
+					continue;
+				len = sp->bs;
+				perc += sp->perc;
+				if (r / perc <= UINT64_MAX / 100 && len <= room)
+					break;
+			}
+		}
+		if (!(minbs & (minbs - 1)))
+			len &= ~(minbs - 1);
+		else
+			len -= len % minbs;
+		if (len > maxbs)
+			len = maxbs;
+		if (len <= room)
+			return len;
+	}
+	return minbs;
+}
+
 /* Pick the next I/O; false when the job has issued all it should. */
 static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 		     uint64_t *offp, uint32_t *lenp)
 {
 	const struct bench_job *job = g->job;
-	enum bench_ddir d;
-	uint64_t bs, nr_blocks, blk;
+	enum bench_ddir d, slot;
+	uint64_t minbs, len, nr_blocks, blk, pos;
 
 	if (job->number_ios && g->ios_issued >= job->number_ios)
 		return false;
@@ -300,30 +503,52 @@ static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 		gen_reset_pass(g);
 	}
 	d = job_ddir(job, &g->rng);
-	bs = job->bs[d];
-	nr_blocks = g->region_len / bs;
+	slot = bench_job_bs_slot(job, d);
+	minbs = job->bs[slot];
+	nr_blocks = g->region_len / minbs;
 	if (bench_rw_is_random(job->rw)) {
+		/* fio: offsets on the minimum block size's grid, then the
+		 * length, cut short where the random map has used blocks */
 		blk = bench_rng_below(&g->rng, nr_blocks);
 		if (g->use_map) {
 			blk = bench_randmap_claim(&g->map[d], blk);
 			if (blk == UINT64_MAX) {
-				/* pass complete for this direction */
-				bench_randmap_reset(&g->map[d]);
+				/* every block used: fio ends the pass there
+				 * (a longer I/O cut short, a region not a
+				 * multiple of the block size leave bytes
+				 * unwritten); time_based starts over */
+				if (!time_based) {
+					if (--g->loops_left == 0)
+						return false;
+					gen_reset_pass(g);
+				} else {
+					bench_randmap_reset(&g->map[d]);
+				}
 				blk = bench_randmap_claim(
 					&g->map[d],
 					bench_rng_below(&g->rng, nr_blocks));
 			}
 		}
+		pos = blk * minbs;
+		len = next_buflen(g, slot, g->region_len - pos);
+		if (g->use_map && len > minbs) {
+			uint64_t nb = bench_randmap_extend(
+				&g->map[d], blk, (len + minbs - 1) / minbs);
+
+			if (nb * minbs < len)
+				len = nb * minbs;
+		}
 	} else {
-		if (g->seq_pos[d] + bs > g->region_len)
+		if (g->seq_pos[d] + minbs > g->region_len)
 			g->seq_pos[d] = 0;
-		blk = g->seq_pos[d] / bs;
-		g->seq_pos[d] += bs;
+		pos = g->seq_pos[d];
+		len = next_buflen(g, slot, g->region_len - pos);
+		g->seq_pos[d] += len;
 	}
 	*dp = d;
-	*offp = g->region_start + blk * bs;
-	*lenp = (uint32_t)bs;
-	g->bytes_issued += bs;
+	*offp = g->region_start + pos;
+	*lenp = (uint32_t)len;
+	g->bytes_issued += len;
 	g->ios_issued++;
 	return true;
 }
@@ -523,6 +748,7 @@ static void *job_thread_fn(void *arg)
 	char *bufmem = NULL;
 	struct verify_ctx vctx = { 0 };
 	uint64_t stride;
+	enum bench_ddir wslot;
 	int d, ret;
 
 	/* fio's cpus_allowed: before the queue opens, so its rings and
@@ -548,14 +774,18 @@ static void *job_thread_fn(void *arg)
 		}
 	}
 	for (d = 0; d < DDIR_NR; d++)
-		if (job->bs[d] > maxbs)
-			maxbs = job->bs[d];
+		if (job->bs_max[d] > maxbs)
+			maxbs = job->bs_max[d];
 	g.job = job;
 	g.loops_left = job->loops ? job->loops : 1;
 	g.region_start = job->offset;
 	g.region_len = job->size;
 	g.use_map = bench_rw_is_random(job->rw) && !job->norandommap;
 	bench_rng_seed(&g.rng, job_seed(jt));
+	for (d = 0; d < DDIR_NR; d++)
+		bench_rng_seed(&g.bsrng[d],
+			       job_seed(jt) ^
+				       (0xb5ad4eceda1ce2a9ull * (d + 1)));
 	g.fsync_n = job->fsync_blocks ? job->fsync_blocks :
 					job->fdatasync_blocks;
 	if (job->verify) {
@@ -569,16 +799,31 @@ static void *job_thread_fn(void *arg)
 			job_seed(jt) - jt->clone_idx * 0x9e3779b97f4a7c15ull;
 		vctx.interval = job->verify_interval;
 		vctx.file = job_uri(job);
-		g.vbs = job->bs[DDIR_WRITE];
+		wslot = bench_job_bs_slot(job, DDIR_WRITE);
+		g.vbs = job->bs[wslot];
 		g.track = job->rw != RW_READ && job->rw != RW_RANDREAD &&
 			  (job->do_verify || job->verify_only);
+		g.xlog_mode = bench_job_bs_mixed(job, wslot);
 	}
-	if (g.track) {
+	if (g.track && g.xlog_mode) {
+		/* every offset and length written is a multiple of the gcd
+		 * of the write sizes (the verify interval divides it) */
+		g.gran = job->verify_interval;
+		g.nr_gran = (g.region_len + g.gran - 1) / g.gran;
+		g.xcover = calloc((g.nr_gran + 63) / 64, sizeof(uint64_t));
+		g.use_backlog = job->verify_backlog != 0;
+		if (!g.xcover) {
+			fail(jt, ENOMEM, "%s: cannot allocate the verify map",
+			     job->name);
+			goto out;
+		}
+	} else if (g.track) {
 		g.wmap_words = (g.region_len / g.vbs + 63) / 64;
 		g.wmap = calloc(g.wmap_words, sizeof(*g.wmap));
 		if (job->verify_backlog)
 			g.backlog =
 				calloc(job->verify_backlog, sizeof(*g.backlog));
+		g.use_backlog = g.backlog != NULL;
 		if (!g.wmap || (job->verify_backlog && !g.backlog)) {
 			fail(jt, ENOMEM, "%s: cannot allocate the verify map",
 			     job->name);
@@ -587,8 +832,11 @@ static void *job_thread_fn(void *arg)
 	}
 	if (g.use_map) {
 		for (d = 0; d < DDIR_NR; d++) {
-			if (bench_randmap_init(&g.map[d],
-					       g.region_len / job->bs[d])) {
+			if (bench_randmap_init(
+				    &g.map[d],
+				    g.region_len /
+					    job->bs[bench_job_bs_slot(
+						    job, (enum bench_ddir)d)])) {
 				fail(jt, ENOMEM,
 				     "%s: cannot allocate random map",
 				     job->name);
@@ -777,6 +1025,8 @@ static void *job_thread_fn(void *arg)
 			} while (inflight > job->iodepth_low && more);
 		}
 	}
+	if (g.err && !jt->err)
+		fail(jt, g.err, "%s: cannot grow the verify log", job->name);
 	now = clock_now_ns();
 	cpu_snapshot(&ru1);
 	cpu_account(js, &ru0, &ru1);
@@ -805,6 +1055,8 @@ out:
 		bench_randmap_free(&g.map[d]);
 	free(g.wmap);
 	free(g.backlog);
+	free(g.xlog);
+	free(g.xcover);
 	free(bufmem);
 	free(units);
 	free(rqs);
@@ -855,16 +1107,30 @@ static int job_resolve(struct bench_job *job, struct mqblk_dev *dev)
 	uint64_t maxbs = 0;
 	int d;
 
+	uint64_t minbs = UINT64_MAX;
+	unsigned k;
+
+	/* every length drawn is a multiple of the minimum or the maximum
+	 * (next_buflen); a split's sizes are named too */
 	for (d = 0; d < DDIR_NR; d++) {
-		if (job->bs[d] % lbs) {
+		uint64_t bad = job->bs[d] % lbs	    ? job->bs[d] :
+			       job->bs_max[d] % lbs ? job->bs_max[d] :
+						      0;
+
+		for (k = 0; !bad && k < job->bssplit_nr[d]; k++)
+			if (job->bssplit[d][k].bs % lbs)
+				bad = job->bssplit[d][k].bs;
+		if (bad) {
 			fprintf(stderr,
 				"mqblk: %s: block size %llu is not a multiple of the device block size %llu (%s)\n",
-				job->name, (unsigned long long)job->bs[d],
+				job->name, (unsigned long long)bad,
 				(unsigned long long)lbs, job_uri(job));
 			return -1;
 		}
-		if (job->bs[d] > maxbs)
-			maxbs = job->bs[d];
+		if (job->bs_max[d] > maxbs)
+			maxbs = job->bs_max[d];
+		if (job->bs[d] < minbs)
+			minbs = job->bs[d];
 	}
 	if (job->offset % lbs) {
 		fprintf(stderr,
@@ -890,11 +1156,13 @@ static int job_resolve(struct bench_job *job, struct mqblk_dev *dev)
 			(unsigned long long)cap, job_uri(job));
 		return -1;
 	}
-	if (job->size < maxbs) {
+	/* fio: the region must hold the smallest block (longer ones are
+	 * cut to fit) */
+	if (job->size < minbs) {
 		fprintf(stderr,
 			"mqblk: %s: size %llu is smaller than block size %llu\n",
 			job->name, (unsigned long long)job->size,
-			(unsigned long long)maxbs);
+			(unsigned long long)minbs);
 		return -1;
 	}
 	if (maxbs * job->iodepth > MAX_BUF_TOTAL) {
@@ -904,11 +1172,10 @@ static int job_resolve(struct bench_job *job, struct mqblk_dev *dev)
 		return -1;
 	}
 	if (bench_rw_is_random(job->rw) && !job->norandommap &&
-	    job->size / job->bs[0] > (1ull << 34)) {
+	    job->size / minbs > (1ull << 34)) {
 		fprintf(stderr,
 			"mqblk: %s: %llu blocks are too many for the random map; add --norandommap\n",
-			job->name,
-			(unsigned long long)(job->size / job->bs[0]));
+			job->name, (unsigned long long)(job->size / minbs));
 		return -1;
 	}
 	return 0;
@@ -921,16 +1188,23 @@ static void print_job_headers(FILE *f, const struct bench_job *jobs,
 
 	for (i = 0; i < nr; i++) {
 		const struct bench_job *j = &jobs[i];
+		char b[6][N2S_LEN];
+		int d;
 
-		fprintf(f,
-			"%s: (g=%u): rw=%s, bs=(R) %lluB-%lluB, (W) %lluB-%lluB, (T) %lluB-%lluB, ioengine=%s, iodepth=%u\n",
-			j->name, j->groupid, rw_name(j->rw),
-			(unsigned long long)j->bs[0],
-			(unsigned long long)j->bs[0],
-			(unsigned long long)j->bs[1],
-			(unsigned long long)j->bs[1],
-			(unsigned long long)j->bs[2],
-			(unsigned long long)j->bs[2],
+		/* fio's num2str with 4 significant figures: 4096B, 64.0KiB */
+		for (d = 0; d < DDIR_NR; d++) {
+			report_bytes_str(b[2 * d], j->bs[d]);
+			report_bytes_str(b[2 * d + 1], j->bs_max[d]);
+		}
+		fprintf(f, "%s: (g=%u): rw=%s, ", j->name, j->groupid,
+			rw_name(j->rw));
+		if (j->bs_is_seq_rand)
+			fprintf(f, "bs=(R) %s-%s, (W) %s-%s, bs_is_seq_rand, ",
+				b[0], b[1], b[2], b[3]);
+		else
+			fprintf(f, "bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, ", b[0],
+				b[1], b[2], b[3], b[4], b[5]);
+		fprintf(f, "ioengine=%s, iodepth=%u\n",
 			j->ioengine ? j->ioengine : "mqblk", j->iodepth);
 		if (j->numjobs > 1)
 			fprintf(f, "...\n");

@@ -268,6 +268,10 @@ struct report {
 };
 
 void report_normal(FILE *f, const struct report *r);
+/* fio's num2str of a byte count, 4 significant figures, powers of 1024
+ * ("4096B", "64.0KiB", "1024KiB"): how fio's job header prints sizes. */
+#define N2S_LEN 32
+const char *report_bytes_str(char *buf, uint64_t v);
 void report_json(FILE *f, const struct report *r, bool plus);
 
 /*

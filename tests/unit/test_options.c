@@ -401,6 +401,182 @@ static void test_bs_errors(void **state)
 
 /* ---- mixes and percentiles ---- */
 
+static void assert_range(const struct bench_job *job, int d, uint64_t lo,
+			 uint64_t hi)
+{
+	if (job->bs[d] != lo || job->bs_max[d] != hi)
+		fail_msg("%s: direction %d range %llu-%llu, want %llu-%llu",
+			 job->name, d, (unsigned long long)job->bs[d],
+			 (unsigned long long)job->bs_max[d],
+			 (unsigned long long)lo, (unsigned long long)hi);
+}
+
+/* fio's bsrange: MIN-MAX (or MIN:MAX) per direction, swapped if reversed,
+ * the last one given also applying to the directions after it. */
+static void test_bsrange(void **state)
+{
+	struct bench_config cfg;
+	int d;
+
+	(void)state;
+	PARSE_OK(&cfg, "--name=a", "--bsrange=4k-1m", "--name=b",
+		 "--bsrange=4k-64k,8k-128k", "--name=c",
+		 "--blocksize_range=8k-4k", "--name=d",
+		 "--bsrange=1k:2k,,512-4k", "--name=e", "--bsrange=4k-1m",
+		 "--bs=8k");
+	for (d = 0; d < DDIR_NR; d++)
+		assert_range(&cfg.jobs[0], d, 4096, 1048576);
+	assert_range(&cfg.jobs[1], DDIR_READ, 4096, 65536);
+	assert_range(&cfg.jobs[1], DDIR_WRITE, 8192, 131072);
+	assert_range(&cfg.jobs[1], DDIR_TRIM, 8192, 131072);
+	/* fio's parser swaps a range given high-low */
+	assert_range(&cfg.jobs[2], DDIR_READ, 4096, 8192);
+	assert_range(&cfg.jobs[3], DDIR_READ, 1024, 2048);
+	assert_range(&cfg.jobs[3], DDIR_WRITE, 4096, 4096);
+	assert_range(&cfg.jobs[3], DDIR_TRIM, 512, 4096);
+	/* a later bs= makes it one size again */
+	for (d = 0; d < DDIR_NR; d++)
+		assert_range(&cfg.jobs[4], d, 8192, 8192);
+	bench_config_free(&cfg);
+}
+
+static void test_bsrange_errors(void **state)
+{
+	(void)state;
+	PARSE_BAD("bsrange=4k: '4k' is not a range", "--name=a",
+		  "--bsrange=4k");
+	PARSE_BAD("bsrange: ", "--name=a", "--bsrange=4k-1q");
+	PARSE_BAD("bsrange: block size 0 must be 1 byte to 1 GiB", "--name=a",
+		  "--bsrange=0-4k");
+	PARSE_BAD("bsrange: block size 2g", "--name=a", "--bsrange=4k-2g");
+	PARSE_BAD("bsrange=1k-2k,1k-2k,1k-2k,1k-2k: at most 3", "--name=a",
+		  "--bsrange=1k-2k,1k-2k,1k-2k,1k-2k");
+	PARSE_BAD("bsrange=',': no range given", "--name=a", "--bsrange=,");
+	PARSE_BAD("bsrange: ", "--name=a", "--bsrange=-");
+	PARSE_BAD("blocksize_range=x: 'x' is not a range", "--name=a",
+		  "--blocksize_range=x");
+	PARSE_BAD("needs a value", "--name=a", "--bsrange");
+	PARSE_BAD("ranges and mixes are --bsrange", "--name=a", "--bs=4k-8k");
+}
+
+static void assert_split(const struct bench_job *job, int d, unsigned nr,
+			 const uint64_t *bs, const unsigned *perc)
+{
+	unsigned i;
+
+	if (job->bssplit_nr[d] != nr)
+		fail_msg("%s: direction %d has %u entries, want %u", job->name,
+			 d, job->bssplit_nr[d], nr);
+	for (i = 0; i < nr; i++)
+		if (job->bssplit[d][i].bs != bs[i] ||
+		    job->bssplit[d][i].perc != perc[i])
+			fail_msg("%s: entry %u is %llu/%u, want %llu/%u",
+				 job->name, i,
+				 (unsigned long long)job->bssplit[d][i].bs,
+				 job->bssplit[d][i].perc,
+				 (unsigned long long)bs[i], perc[i]);
+}
+
+/* fio's bssplit: sorted by percentage; entries without one share the rest
+ * equally; R,W[,T] lists. */
+static void test_bssplit(void **state)
+{
+	struct bench_config cfg;
+	int d;
+
+	(void)state;
+	PARSE_OK(&cfg, "--name=a", "--bssplit=4k/10:64k/50:1m/40", "--name=b",
+		 "--bssplit=4k/10:8k:16k", "--name=c",
+		 "--bssplit=4k/50,64k/50:8k", "--name=d",
+		 "--bssplit=2k/30,,16k/100", "--name=e", "--bssplit=8k",
+		 "--name=f", "--bssplit=4k/0:8k/50");
+	for (d = 0; d < DDIR_NR; d++) {
+		assert_split(&cfg.jobs[0], d, 3,
+			     (const uint64_t[]){ 4096, 1048576, 65536 },
+			     (const unsigned[]){ 10, 40, 50 });
+		assert_range(&cfg.jobs[0], d, 4096, 1048576);
+		assert_split(&cfg.jobs[1], d, 3,
+			     (const uint64_t[]){ 4096, 8192, 16384 },
+			     (const unsigned[]){ 10, 45, 45 });
+	}
+	assert_split(&cfg.jobs[2], DDIR_READ, 1, (const uint64_t[]){ 4096 },
+		     (const unsigned[]){ 50 });
+	assert_range(&cfg.jobs[2], DDIR_READ, 4096, 4096);
+	/* "8k" with no percentage: what 64k leaves */
+	assert_split(&cfg.jobs[2], DDIR_WRITE, 2,
+		     (const uint64_t[]){ 65536, 8192 },
+		     (const unsigned[]){ 50, 50 });
+	assert_range(&cfg.jobs[2], DDIR_TRIM, 8192, 65536);
+	/* an empty list keeps the direction as it was */
+	assert_range(&cfg.jobs[3], DDIR_READ, 2048, 2048);
+	assert_range(&cfg.jobs[3], DDIR_WRITE, 4096, 4096);
+	assert_int_equal(cfg.jobs[3].bssplit_nr[DDIR_WRITE], 0);
+	assert_range(&cfg.jobs[3], DDIR_TRIM, 16384, 16384);
+	assert_range(&cfg.jobs[4], DDIR_WRITE, 8192, 8192);
+	/* fio reads a 0 percentage as "not given" (atoi) */
+	assert_split(&cfg.jobs[5], DDIR_READ, 2,
+		     (const uint64_t[]){ 4096, 8192 },
+		     (const unsigned[]){ 50, 50 });
+	bench_config_free(&cfg);
+}
+
+static void test_bssplit_errors(void **state)
+{
+	(void)state;
+	PARSE_BAD(
+		"bssplit=4k/50:8k/60: percentages add up to 110, more than 100",
+		"--name=a", "--bssplit=4k/50:8k/60");
+	PARSE_BAD("bssplit=4k/100:8k:16k/1: percentages add up", "--name=a",
+		  "--bssplit=4k/100:8k:16k/1");
+	PARSE_BAD("bssplit: percentage of 4k: ", "--name=a",
+		  "--bssplit=4k/101");
+	PARSE_BAD("bssplit: percentage of 4k: ", "--name=a", "--bssplit=4k/x");
+	PARSE_BAD("bssplit: percentage of 4k: ", "--name=a",
+		  "--bssplit=4k/-5:8k");
+	PARSE_BAD("bssplit: ", "--name=a", "--bssplit=garbage");
+	PARSE_BAD("bssplit: block size 0 must be", "--name=a",
+		  "--bssplit=0/50:4k/50");
+	PARSE_BAD("empty entry", "--name=a", "--bssplit=4k/50::8k/50");
+	PARSE_BAD("at most 3 lists", "--name=a", "--bssplit=4k,4k,4k,4k");
+	PARSE_BAD("no block size given", "--name=a", "--bssplit=,,");
+	PARSE_BAD("at most 64 entries", "--name=a",
+		  "--bssplit=1k:2k:3k:4k:5k:6k:7k:8k:9k:10k:11k:12k:13k:14k:"
+		  "15k:16k:17k:18k:19k:20k:21k:22k:23k:24k:25k:26k:27k:28k:"
+		  "29k:30k:31k:32k:33k:34k:35k:36k:37k:38k:39k:40k:41k:42k:"
+		  "43k:44k:45k:46k:47k:48k:49k:50k:51k:52k:53k:54k:55k:56k:"
+		  "57k:58k:59k:60k:61k:62k:63k:64k:65k");
+	PARSE_BAD("needs a value", "--name=a", "--bssplit");
+}
+
+/* bs_unaligned is refused by name (never ignored); bs_is_seq_rand is a
+ * bool; verify with mixed sizes gets fio's header interval. */
+static void test_bs_unaligned_seq_rand_and_verify_interval(void **state)
+{
+	struct bench_config cfg;
+
+	(void)state;
+	PARSE_BAD("bs_unaligned is not supported", "--name=a",
+		  "--bsrange=4k-8k", "--bs_unaligned");
+	PARSE_BAD("blocksize_unaligned is not supported", "--name=a",
+		  "--blocksize_unaligned=1");
+	PARSE_BAD("bs_unaligned: ", "--name=a", "--bs_unaligned=maybe");
+	PARSE_OK(&cfg, "--name=a", "--bs_unaligned=0", "--bs_is_seq_rand",
+		 "--bs=4k,64k", "--name=v", "--rw=randwrite", "--bsrange=4k-1m",
+		 "--verify=crc32c", "--name=w", "--rw=write", "--bsrange=4k-6k",
+		 "--verify=md5", "--name=x", "--rw=randwrite",
+		 "--bssplit=8k/50:64k/50", "--verify=md5",
+		 "--verify_interval=16k");
+	assert_true(cfg.jobs[0].bs_is_seq_rand);
+	assert_int_equal(cfg.jobs[1].verify_interval, 4096);
+	/* 4k does not divide 6k: their gcd */
+	assert_int_equal(cfg.jobs[2].verify_interval, 2048);
+	/* at most the minimum write size */
+	assert_int_equal(cfg.jobs[3].verify_interval, 8192);
+	bench_config_free(&cfg);
+	PARSE_BAD("too small for a verify header", "--name=a", "--rw=randwrite",
+		  "--bsrange=512-1000", "--verify=crc32c");
+}
+
 static void test_rwmix(void **state)
 {
 	struct bench_config cfg;
@@ -802,6 +978,12 @@ int main(void)
 		cmocka_unit_test(test_bs_per_direction),
 		cmocka_unit_test(test_bs_empty_field_keeps_the_global_value),
 		cmocka_unit_test(test_bs_errors),
+		cmocka_unit_test(test_bsrange),
+		cmocka_unit_test(test_bsrange_errors),
+		cmocka_unit_test(test_bssplit),
+		cmocka_unit_test(test_bssplit_errors),
+		cmocka_unit_test(
+			test_bs_unaligned_seq_rand_and_verify_interval),
 		cmocka_unit_test(test_rwmix),
 		cmocka_unit_test(test_percentile_list),
 		cmocka_unit_test(test_iodepth_batch_fixups),
