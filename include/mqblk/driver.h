@@ -124,6 +124,12 @@ struct mqblk_driver_ops {
 	 */
 	int (*map_buf)(struct mqblk_hctx *hctx, void *base, size_t len);
 	void (*unmap_buf)(struct mqblk_hctx *hctx, void *base);
+
+	/* Optional (mqblk_dev_nvme_admin): an NVMe admin command to the
+	 * device's controller. Any thread. */
+	int (*nvme_admin)(struct mqblk_dev *dev, void *sqe, void *data,
+			  uint32_t len, bool to_dev, uint32_t *result,
+			  uint16_t *status);
 };
 
 /*

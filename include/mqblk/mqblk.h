@@ -204,6 +204,20 @@ unsigned mqblk_queue_inflight(const struct mqblk_queue *q);
 #define MQBLK_QUEUE_MAX_BUFS 4
 int mqblk_queue_map_buf(struct mqblk_queue *q, void *base, size_t len);
 
+/*
+ * An NVMe admin command to the controller behind dev, for devices that
+ * have one (nvme-tcp://; also its discovery controller, opened with the
+ * discovery NQN). sqe: the 64-byte command; the driver sets its command
+ * id and data pointer. data/len: the command's data, to the controller
+ * when to_dev, else from it. On 0, *result is the completion's DW0 and
+ * *status its NVMe status (0 = success). -EOPNOTSUPP when the device has
+ * no controller (null, files), else -errno for a transport failure.
+ * Any thread; commands are serialised on the admin queue.
+ */
+int mqblk_dev_nvme_admin(struct mqblk_dev *dev, void *sqe, void *data,
+			 uint32_t len, bool to_dev, uint32_t *result,
+			 uint16_t *status);
+
 /* Monotonic nanoseconds from the core's clock (TSC where invariant). */
 uint64_t mqblk_clock_ns(void);
 

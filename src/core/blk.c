@@ -123,6 +123,16 @@ enum mqblk_comp_policy mqblk_dev_comp_policy(const struct mqblk_dev *dev)
 	return dev->policy;
 }
 
+int mqblk_dev_nvme_admin(struct mqblk_dev *dev, void *sqe, void *data,
+			 uint32_t len, bool to_dev, uint32_t *result,
+			 uint16_t *status)
+{
+	if (!dev->ops->nvme_admin)
+		return -EOPNOTSUPP;
+	return dev->ops->nvme_admin(dev, sqe, data, len, to_dev, result,
+				    status);
+}
+
 const char *mqblk_dev_driver_name(const struct mqblk_dev *dev)
 {
 	return dev->ops->name;

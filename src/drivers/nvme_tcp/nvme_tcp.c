@@ -51,6 +51,7 @@
 #include "nvme/tcp.h"
 
 #define NVT_ADMIN_DEPTH 32
+#define NVT_ADMIN_INLINE 8192 /* what a Linux host puts in admin capsules */
 #define NVT_DEFAULT_QUEUE_SIZE 128
 #define NVT_MAX_QUEUE_SIZE 1024
 #define NVT_IO_TIMEOUT_MS 10000 /* blocking set-up steps */
@@ -71,6 +72,7 @@ struct nvt_dev {
 	char hostnqn[NVME_NQN_SIZE];
 	uint8_t hostid[16];
 	bool hdgst, ddgst;
+	bool discovery; /* a discovery controller: admin queue only */
 	unsigned want_queues;
 	unsigned queue_size;
 	uint32_t kato_ms;
@@ -675,7 +677,7 @@ static int reconnect_once(struct nvt_dev *d, char *err, size_t errlen)
 		ret = -ENODEV;
 	}
 	pthread_mutex_unlock(&d->admin_lock);
-	for (i = 0; !ret && i < d->nr_queues; i++) {
+	for (i = 0; !ret && !d->discovery && i < d->nr_queues; i++) {
 		struct nvt_sock s;
 
 		fds[i] = tcp_open(d, err, errlen);
@@ -701,7 +703,7 @@ static int reconnect_once(struct nvt_dev *d, char *err, size_t errlen)
 		return ret;
 	}
 	/* swap the connections in and send what was held, once */
-	for (i = 0; i < d->nr_queues; i++) {
+	for (i = 0; !d->discovery && i < d->nr_queues; i++) {
 		struct nvt_queue *q = d->queues[i];
 		struct epoll_event ev = { .events = EPOLLIN };
 		unsigned t;
@@ -916,7 +918,7 @@ static void default_host(struct nvt_dev *d, bool have_id)
 static int parse_params(struct nvt_dev *d, struct mqblk_params *params,
 			char *err, size_t errlen)
 {
-	bool have_id = false;
+	bool have_id = false, have_discovery = false, have_kato = false;
 	unsigned i;
 
 	d->queue_size = NVT_DEFAULT_QUEUE_SIZE;
@@ -944,6 +946,7 @@ static int parse_params(struct nvt_dev *d, struct mqblk_params *params,
 			ret = mqblk_param_u64(p, 0, 3600, false, &v, err,
 					      errlen);
 			d->kato_ms = (uint32_t)v * 1000;
+			have_kato = true;
 		} else if (!strcmp(p->key, "reconnect_delay")) {
 			ret = mqblk_param_u64(p, 1, 3600, false, &v, err,
 					      errlen);
@@ -956,6 +959,10 @@ static int parse_params(struct nvt_dev *d, struct mqblk_params *params,
 			ret = mqblk_param_u64(p, 1, 0xfffffffe, false, &v, err,
 					      errlen);
 			d->nsid = (uint32_t)v;
+		} else if (!strcmp(p->key, "discovery")) {
+			ret = mqblk_param_bool(p, &d->discovery, err, errlen);
+			if (!ret)
+				have_discovery = true;
 		} else if (!strcmp(p->key, "hdr_digest")) {
 			ret = mqblk_param_bool(p, &d->hdgst, err, errlen);
 		} else if (!strcmp(p->key, "data_digest")) {
@@ -985,6 +992,10 @@ static int parse_params(struct nvt_dev *d, struct mqblk_params *params,
 		nvt_err(err, errlen, "nvme-tcp URI: no address");
 		return -EINVAL;
 	}
+	if (!have_discovery)
+		d->discovery = !strcmp(d->subnqn, NVME_DISC_SUBSYS_NAME);
+	if (d->discovery && !have_kato)
+		d->kato_ms = 0; /* as nvme-cli's one-shot discovery */
 	default_host(d, have_id);
 	return 0;
 }
@@ -1048,6 +1059,14 @@ static int ctrl_setup(struct nvt_dev *d, char *err, size_t errlen)
 				       0;
 	}
 	d->vwc = id[525] & NVME_CTRL_VWC_PRESENT;
+	if (d->discovery) {
+		/* no I/O queues, no namespaces: only admin commands */
+		d->granted = 1;
+		d->nsze = 0;
+		d->lba_shift = 9;
+		free(id);
+		return 0;
+	}
 
 	/* Number of Queues: what the controller grants is what we use */
 	memset(&cmd, 0, sizeof(cmd));
@@ -1233,6 +1252,18 @@ static int nvt_init_hctx(struct mqblk_hctx *hctx, unsigned idx)
 		ret = -ENOMEM;
 		goto fail;
 	}
+	if (d->discovery) {
+		/* nothing to connect: I/O is refused at queue_rq */
+		struct epoll_event ev = { .events = EPOLLIN,
+					  .data.fd = q->kick_fd };
+
+		atomic_store(&q->dead, true);
+		if (epoll_ctl(q->epfd, EPOLL_CTL_ADD, q->kick_fd, &ev))
+			goto fail_errno;
+		mqblk_hctx_set_data(hctx, q);
+		mqblk_hctx_set_irq_fd(hctx, q->epfd);
+		return 0;
+	}
 	fd = tcp_open(d, err, sizeof(err));
 	if (fd < 0) {
 		ret = fd;
@@ -1294,7 +1325,8 @@ static void nvt_exit_hctx(struct mqblk_hctx *hctx)
 	if (!q)
 		return;
 	pthread_mutex_lock(&q->d->queues_lock);
-	q->d->queues[q->qid - 1] = NULL;
+	if (!q->d->discovery)
+		q->d->queues[q->qid - 1] = NULL;
 	pthread_mutex_unlock(&q->d->queues_lock);
 	if (q->fd >= 0)
 		close(q->fd);
@@ -1531,7 +1563,7 @@ static enum mqblk_status nvt_queue_rq(struct mqblk_hctx *hctx,
 	struct nvt_dev *d = q->d;
 	int state = atomic_load(&d->state);
 
-	if (state == NVT_DEAD || rq->tag >= q->depth)
+	if (state == NVT_DEAD || rq->tag >= q->depth || d->discovery)
 		return MQBLK_STS_ERROR;
 	if (d->mdts_bytes && rq->len > d->mdts_bytes &&
 	    (rq->op == MQBLK_OP_READ || rq->op == MQBLK_OP_WRITE))
@@ -1856,6 +1888,34 @@ static enum mqblk_timeout_ret nvt_timeout(struct mqblk_rq *rq)
 	return MQBLK_EH_RESET_TIMER;
 }
 
+static int nvt_nvme_admin(struct mqblk_dev *dev, void *sqe, void *data,
+			  uint32_t len, bool to_dev, uint32_t *result,
+			  uint16_t *status)
+{
+	struct nvt_dev *d = mqblk_dev_data(dev);
+	union nvme_command cmd;
+	struct nvme_completion cqe;
+	int ret;
+
+	if (to_dev && len > NVT_ADMIN_INLINE)
+		return -EINVAL; /* only in-capsule data to the controller */
+	memcpy(&cmd, sqe, sizeof(cmd));
+	pthread_mutex_lock(&d->admin_lock);
+	if (atomic_load(&d->state) != NVT_LIVE || d->admin.fd < 0) {
+		pthread_mutex_unlock(&d->admin_lock);
+		return -EIO;
+	}
+	ret = sync_cmd(&d->admin, &cmd, data, len, to_dev, &cqe);
+	pthread_mutex_unlock(&d->admin_lock);
+	if (ret)
+		return ret;
+	if (result)
+		*result = le32_to_cpu(cqe.result.u32);
+	if (status)
+		*status = nvme_cqe_status(&cqe) & 0x7ff;
+	return 0;
+}
+
 const struct mqblk_driver_ops mqblk_nvme_tcp_driver = {
 	.name = "nvme_tcp",
 	.init = nvt_init,
@@ -1866,4 +1926,5 @@ const struct mqblk_driver_ops mqblk_nvme_tcp_driver = {
 	.commit_rqs = nvt_commit_rqs,
 	.poll = nvt_poll,
 	.timeout = nvt_timeout,
+	.nvme_admin = nvt_nvme_admin,
 };
