@@ -51,6 +51,7 @@
 #include "nvme/tcp.h"
 
 #define NVT_ADMIN_DEPTH 32
+#define NVT_MAX_RETRIES 5 /* resends across resets (the kernel's default) */
 #define NVT_ADMIN_INLINE 8192 /* what a Linux host puts in admin capsules */
 #define NVT_DEFAULT_QUEUE_SIZE 128
 #define NVT_MAX_QUEUE_SIZE 1024
@@ -116,6 +117,7 @@ struct nvt_req {
 	bool h2c; /* the queued train is H2CData, not the command */
 	uint16_t cid;
 	uint16_t ttag; /* the R2T's transfer tag */
+	uint8_t retries; /* times sent again after a reset */
 	uint32_t r2t_off, r2t_end; /* the R2T's window, H2C next at r2t_off */
 	uint32_t c2h_rcvd;
 	uint8_t pdu[NVT_CMD_PDU_MAX + 8];
@@ -717,9 +719,20 @@ static int reconnect_once(struct nvt_dev *d, char *err, size_t errlen)
 		atomic_store(&q->dead, false);
 		for (t = 0; t < q->depth; t++) {
 			struct mqblk_rq *rq = q->rqs[t];
+			struct nvt_req *r;
 
-			if (rq && !build_req(q, rq))
-				tx_enqueue(q, mqblk_rq_pdu(rq));
+			if (!rq)
+				continue;
+			r = mqblk_rq_pdu(rq);
+			if (++r->retries > NVT_MAX_RETRIES ||
+			    build_req(q, rq)) {
+				/* sent too often: it fails, as in Linux */
+				q->rqs[t] = NULL;
+				mqblk_complete_rq(rq, -EIO,
+						  NVME_SC_HOST_ABORTED_CMD);
+				continue;
+			}
+			tx_enqueue(q, r);
 		}
 		tx_flush(q);
 		pthread_mutex_unlock(&q->tx_lock);
@@ -1578,6 +1591,7 @@ static enum mqblk_status nvt_queue_rq(struct mqblk_hctx *hctx,
 		pthread_mutex_unlock(&q->tx_lock);
 		return MQBLK_STS_ERROR;
 	}
+	((struct nvt_req *)mqblk_rq_pdu(rq))->retries = 0;
 	q->rqs[rq->tag] = rq;
 	tx_enqueue(q, mqblk_rq_pdu(rq));
 	if (last)
