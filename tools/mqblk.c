@@ -1,28 +1,36 @@
 // SPDX-License-Identifier: MIT
 /*
  * mqblk: the one command-line tool. Subcommands: bench (fio-compatible
- * benchmark) and target (NVMe/TCP target); later discover, id-ctrl, id-ns,
- * compare, report.
+ * benchmark), target (NVMe/TCP target), discover, id-ctrl, id-ns and list
+ * (nvme-cli's, over mqblk's NVMe/TCP host); later compare, report.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "bench/bench.h"
+#include "nvme.h"
 #include "target/target.h"
 
 #define MQBLK_VERSION "0.1.0"
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mqblk <command> [options]\n"
-		   "\n"
-		   "commands:\n"
-		   "  bench     fio-compatible benchmark of an mqblk device\n"
-		   "            (mqblk bench --help for its options)\n"
-		   "  target    NVMe/TCP target exporting mqblk devices\n"
-		   "            (mqblk target --help for its options)\n"
-		   "  version   print the version\n"
-		   "  help      this text\n");
+	fprintf(f,
+		"usage: mqblk <command> [options]\n"
+		"\n"
+		"commands:\n"
+		"  bench     fio-compatible benchmark of an mqblk device\n"
+		"            (mqblk bench --help for its options)\n"
+		"  target    NVMe/TCP target exporting mqblk devices\n"
+		"            (mqblk target --help for its options)\n"
+		"  discover  an NVMe/TCP discovery log, as nvme discover\n"
+		"            (-t tcp -a ADDR -s PORT [-o json])\n"
+		"  id-ctrl   Identify Controller of an nvme-tcp:// URI\n"
+		"  id-ns     Identify Namespace of an nvme-tcp:// URI\n"
+		"  list      nvme list's summary of nvme-tcp:// URIs\n"
+		"            (mqblk COMMAND --help for the options of each)\n"
+		"  version   print the version\n"
+		"  help      this text\n");
 }
 
 static int cmd_bench(int argc, char **argv)
@@ -122,6 +130,14 @@ int main(int argc, char **argv)
 		return cmd_bench(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "target"))
 		return cmd_target(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "discover"))
+		return nvme_cmd_discover(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "id-ctrl"))
+		return nvme_cmd_id_ctrl(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "id-ns"))
+		return nvme_cmd_id_ns(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "list"))
+		return nvme_cmd_list(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
 		printf("mqblk-%s\n", MQBLK_VERSION);
 		return 0;
