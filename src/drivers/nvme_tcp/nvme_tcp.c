@@ -74,6 +74,7 @@ struct nvt_dev {
 	uint8_t hostid[16];
 	bool hdgst, ddgst;
 	bool discovery; /* a discovery controller: admin queue only */
+	bool enabled; /* CC.EN was set: shut it down (CC.SHN) at exit */
 	unsigned want_queues;
 	unsigned queue_size;
 	uint32_t kato_ms;
@@ -144,6 +145,12 @@ struct nvt_queue {
 	_Atomic bool dead; /* this connection is unusable */
 	int epfd; /* the hw queue's irq fd: the socket and the kick */
 	int kick_fd; /* eventfd: wake the waiter after a reconnect */
+	/* polled (hipri) queue: sends wait for the next poll(), which the
+	 * submitter runs right away, so the commands of a completion batch
+	 * go out in one sendmsg (as SPDK's socket layer flushes once per
+	 * poller pass) */
+	bool defer_tx;
+	_Atomic bool kicked; /* kick_fd has a count to drain */
 
 	pthread_mutex_t rx_lock; /* poll, and the control thread's swap */
 	pthread_mutex_t tx_lock; /* queue_rq and poll (R2T) both send */
@@ -605,6 +612,7 @@ static void queue_kick(struct nvt_queue *q)
 {
 	uint64_t one = 1;
 
+	atomic_store(&q->kicked, true);
 	if (write(q->kick_fd, &one, sizeof(one)) < 0)
 		abort();
 }
@@ -1031,6 +1039,7 @@ static int ctrl_setup(struct nvt_dev *d, char *err, size_t errlen)
 		       NVME_CC_ENABLE | mps << 7 | 6u << 16 | 4u << 20);
 	if (ret)
 		goto fail_step;
+	d->enabled = true;
 	end = now_ms() + (NVME_CAP_TIMEOUT(d->cap) + 1) * 500ull;
 	for (;;) {
 		ret = prop_get(d, NVME_REG_CSTS, false, &v);
@@ -1172,7 +1181,9 @@ static void nvt_exit(struct mqblk_dev *dev)
 	}
 	if (d->ka_efd >= 0)
 		close(d->ka_efd);
-	if (atomic_load(&d->state) == NVT_LIVE)
+	/* a controller that never came up (a refused Connect) gets no more
+	 * commands: only what was enabled is shut down */
+	if (d->enabled && atomic_load(&d->state) == NVT_LIVE)
 		admin_shutdown(d);
 	else if (d->admin.fd >= 0)
 		close(d->admin.fd);
@@ -1292,6 +1303,8 @@ static int nvt_init_hctx(struct mqblk_hctx *hctx, unsigned idx)
 	if (ret)
 		goto fail_msg;
 	q->conn = s.conn;
+	q->defer_tx = mqblk_dev_comp_policy(mqblk_hctx_dev(hctx)) ==
+		      MQBLK_COMP_POLLED;
 	{
 		/* the irq fd is an epoll of the socket and the kick, so a
 		 * reconnect can change the socket under it */
@@ -1594,7 +1607,7 @@ static enum mqblk_status nvt_queue_rq(struct mqblk_hctx *hctx,
 	((struct nvt_req *)mqblk_rq_pdu(rq))->retries = 0;
 	q->rqs[rq->tag] = rq;
 	tx_enqueue(q, mqblk_rq_pdu(rq));
-	if (last)
+	if (last && !q->defer_tx)
 		tx_flush(q);
 	pthread_mutex_unlock(&q->tx_lock);
 	return MQBLK_STS_OK;
@@ -1836,8 +1849,16 @@ static int nvt_poll(struct mqblk_hctx *hctx, unsigned budget)
 
 	(void)budget; /* buffered PDUs are always processed: the socket
 		       * would not wake anyone for them again */
-	if (read(q->kick_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+	/* only after a kick: a polled queue calls this in a tight loop */
+	if (atomic_load_explicit(&q->kicked, memory_order_relaxed) &&
+	    atomic_exchange(&q->kicked, false) &&
+	    read(q->kick_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		abort();
+	if (q->defer_tx && q->tx_head) {
+		pthread_mutex_lock(&q->tx_lock);
+		tx_flush(q);
+		pthread_mutex_unlock(&q->tx_lock);
+	}
 	pthread_mutex_lock(&q->rx_lock);
 	while (!atomic_load(&q->dead)) {
 		ssize_t n;
