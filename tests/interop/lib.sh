@@ -79,7 +79,10 @@ iop_pick_kernel() {
 }
 
 # Modules the guest loads (their dependencies are added by the build).
+# nvmet, nvmet-tcp, null_blk and brd (configfs comes with them) are for
+# kernel-target.sh, where the guest is the target.
 IOP_MODULES="virtio_pci virtio_net 9pnet_virtio 9p nvme-tcp ext4 crc32c_generic crc32c-intel"
+IOP_MODULES+=" nvmet nvmet-tcp null_blk brd"
 # Programs copied in with the libraries ldd lists.
 IOP_PROGRAMS="nvme fio mkfs.ext4 e2fsck"
 
@@ -234,12 +237,27 @@ iop_env() {
 # iop_boot IO_PORT DISC_PORT: start QEMU in the background; the guest's
 # 10.0.2.100:4420 and :8009 reach 127.0.0.1:IO_PORT and :DISC_PORT. Sets
 # IOP_QEMU_PID and IOP_T0.
-# shellcheck disable=SC2034 # IOP_T0 is for the caller
 iop_boot() {
 	local relay="perl $IOP_DIR/relay.pl"
 	local net="user,id=n0,restrict=on,net=10.0.2.0/24"
 	net+=",guestfwd=tcp:$IOP_FWD_IP:$IOP_IO_PORT-cmd:$relay $1"
 	net+=",guestfwd=tcp:$IOP_FWD_IP:$IOP_DISC_PORT-cmd:$relay $2"
+	iop_boot_net "$net"
+}
+
+# iop_boot_hostfwd HOST_PORT: start QEMU in the background (as iop_boot)
+# with the guest as a server: the host's 127.0.0.1:HOST_PORT (slirp binds
+# the loopback address only) reaches the guest's 10.0.2.15:4420. No
+# guestfwd: the guest reaches nothing.
+iop_boot_hostfwd() {
+	iop_boot_net "user,id=n0,restrict=on,net=10.0.2.0/24,hostfwd=tcp:127.0.0.1:$1-10.0.2.15:$IOP_IO_PORT"
+}
+
+# iop_boot_net NETDEV: QEMU with -netdev NETDEV (the user network of
+# iop_boot or iop_boot_hostfwd).
+# shellcheck disable=SC2034 # IOP_T0 is for the caller
+iop_boot_net() {
+	local net=$1
 	local cpu=max
 	[ "$IOP_ACCEL" = kvm ] && cpu=host
 	# shellcheck disable=SC2054 # the commas are QEMU's
