@@ -323,7 +323,10 @@ int mqblk_dev_open(const char *uri, const struct mqblk_dev_opts *opts,
 		goto out_free;
 	dev->ops = mqblk_driver_find(name);
 	if (!dev->ops) {
-		snprintf(err, errlen, "no driver for device '%s'", uri);
+		char pr[128];
+
+		snprintf(err, errlen, "no driver for device '%s'",
+			 core_printable(uri, pr, sizeof(pr)));
 		ret = -ENODEV;
 		goto out_free;
 	}
@@ -343,9 +346,13 @@ int mqblk_dev_open(const char *uri, const struct mqblk_dev_opts *opts,
 		goto out_free;
 	for (i = 0; i < params.nr; i++) {
 		if (!params.v[i].used) {
+			char pr[128];
+
 			snprintf(err, errlen,
 				 "unknown parameter '%s' for device %s",
-				 params.v[i].key, name);
+				 core_printable(params.v[i].key, pr,
+						sizeof(pr)),
+				 name);
 			ret = -EINVAL;
 			goto out_exit;
 		}

@@ -157,6 +157,9 @@ pid_t core_gettid(void);
 int timeout_start(struct mqblk_dev *dev);
 void timeout_stop(struct mqblk_dev *dev);
 
+/* uri.c: s as one printable line (control bytes '?', cut to len - 1) */
+const char *core_printable(const char *s, char *out, size_t len);
+
 /* uri.c: "driver:k=v,k=v" split in place; returns driver name */
 int uri_parse(char *buf, const char **driver, struct mqblk_params *params,
 	      char *err, size_t errlen);

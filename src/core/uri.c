@@ -16,6 +16,20 @@
 
 #define URI_MAX_PARAMS 64
 
+/* s as one printable line for an error message: control bytes become
+ * '?' and it is cut to fit (a URI is user input, and the message must
+ * stay one line). */
+const char *core_printable(const char *s, char *out, size_t len)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < len; i++)
+		out[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' :
+								      s[i];
+	out[i] = '\0';
+	return out;
+}
+
 int uri_parse(char *buf, const char **driver, struct mqblk_params *params,
 	      char *err, size_t errlen)
 {
@@ -63,10 +77,12 @@ int uri_parse(char *buf, const char **driver, struct mqblk_params *params,
 			*comma = '\0';
 		eq = strchr(p, '=');
 		if (!eq || eq == p || !eq[1]) {
+			char pr[128];
+
 			snprintf(
 				err, errlen,
 				"bad device parameter '%s': expected key=value",
-				p);
+				core_printable(p, pr, sizeof(pr)));
 			goto out_free;
 		}
 		if (params->nr == URI_MAX_PARAMS) {
@@ -97,6 +113,7 @@ int mqblk_param_u64(struct mqblk_param *p, uint64_t min, uint64_t max,
 		    bool size, uint64_t *out, char *err, size_t errlen)
 {
 	const char *s = p->val;
+	char pk[64], pv[96];
 	unsigned long long v;
 	uint64_t mult = 1;
 	char *end;
@@ -144,11 +161,15 @@ int mqblk_param_u64(struct mqblk_param *p, uint64_t min, uint64_t max,
 	p->used = true;
 	return 0;
 bad:
-	snprintf(err, errlen, "bad value '%s' for %s: expected %s", p->val,
-		 p->key, size ? "a size like 512, 4k, 8g" : "a number");
+	snprintf(err, errlen, "bad value '%s' for %s: expected %s",
+		 core_printable(p->val, pv, sizeof(pv)),
+		 core_printable(p->key, pk, sizeof(pk)),
+		 size ? "a size like 512, 4k, 8g" : "a number");
 	return -EINVAL;
 range:
-	snprintf(err, errlen, "%s=%s out of range [%llu, %llu]", p->key, p->val,
+	snprintf(err, errlen, "%s=%s out of range [%llu, %llu]",
+		 core_printable(p->key, pk, sizeof(pk)),
+		 core_printable(p->val, pv, sizeof(pv)),
 		 (unsigned long long)min, (unsigned long long)max);
 	return -EINVAL;
 }
