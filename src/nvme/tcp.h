@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "nvme.h"
 
@@ -223,6 +224,61 @@ ssize_t nvme_tcp_build_term(const struct nvme_tcp_conn *c, void *buf,
 /* Digest of a data section, and its 4 wire bytes */
 uint32_t nvme_tcp_digest(const void *data, size_t len);
 void nvme_tcp_put_ddgst(void *out4, const void *data, size_t len);
+
+/* ---- Sending a PDU train from iovecs (no I/O: both ends' sendmsg) ----- */
+
+/*
+ * The data section of a data PDU or capsule as iovecs after its header:
+ * data, then (with c->ddgst) its digest, made into dgst4. Returns how
+ * many iovecs it wrote at iov (1 or 2).
+ */
+static inline unsigned nvme_tcp_data_iov(const struct nvme_tcp_conn *c,
+					 struct iovec *iov, void *data,
+					 uint32_t len, uint8_t dgst4[4])
+{
+	iov[0].iov_base = data;
+	iov[0].iov_len = len;
+	if (!c->ddgst)
+		return 1;
+	nvme_tcp_put_ddgst(dgst4, data, len);
+	iov[1].iov_base = dgst4;
+	iov[1].iov_len = 4;
+	return 2;
+}
+
+static inline size_t nvme_tcp_iov_len(const struct iovec *iov, unsigned n)
+{
+	size_t len = 0;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		len += iov[i].iov_len;
+	return len;
+}
+
+/*
+ * Append src's n iovecs to dst (room for `room` more), first dropping the
+ * *skip bytes already sent (consumed from *skip). Returns how many it
+ * appended; the caller stops when room runs short.
+ */
+static inline unsigned nvme_tcp_iov_append(struct iovec *dst, unsigned room,
+					   const struct iovec *src, unsigned n,
+					   size_t *skip)
+{
+	unsigned i, out = 0;
+
+	for (i = 0; i < n && out < room; i++) {
+		size_t k = *skip < src[i].iov_len ? *skip : src[i].iov_len;
+
+		*skip -= k;
+		if (k == src[i].iov_len)
+			continue;
+		dst[out].iov_base = (char *)src[i].iov_base + k;
+		dst[out].iov_len = src[i].iov_len - k;
+		out++;
+	}
+	return out;
+}
 
 /* ---- Decoder ---------------------------------------------------------- */
 

@@ -251,16 +251,6 @@ static void set_want_out(struct tgt_queue *q, bool on)
 	epoll_ctl(q->r->epfd, EPOLL_CTL_MOD, q->fd, &ev);
 }
 
-static size_t iov_total(const struct tgt_cmd *cmd)
-{
-	size_t n = 0;
-	unsigned i;
-
-	for (i = 0; i < cmd->niov; i++)
-		n += cmd->iov[i].iov_len;
-	return n;
-}
-
 /* A command's train is on the wire: what comes next for it. */
 static void tx_done(struct tgt_cmd *cmd)
 {
@@ -316,27 +306,12 @@ void tgt_queue_flush(struct tgt_queue *q)
 		struct tgt_cmd *c;
 		struct msghdr mh = { .msg_iov = iov };
 		size_t skip = q->tx_off;
-		unsigned n = 0, i;
+		unsigned n = 0;
 		ssize_t sent;
 
-		for (c = q->tx_head; c && n + 4 <= 64; c = c->tx_next) {
-			for (i = 0; i < c->niov; i++) {
-				iov[n] = c->iov[i];
-				if (skip) {
-					size_t k = skip < iov[n].iov_len ?
-							   skip :
-							   iov[n].iov_len;
-
-					iov[n].iov_base =
-						(char *)iov[n].iov_base + k;
-					iov[n].iov_len -= k;
-					skip -= k;
-					if (!iov[n].iov_len)
-						continue;
-				}
-				n++;
-			}
-		}
+		for (c = q->tx_head; c && n + 4 <= 64; c = c->tx_next)
+			n += nvme_tcp_iov_append(iov + n, 64 - n, c->iov,
+						 c->niov, &skip);
 		mh.msg_iovlen = n;
 		sent = sendmsg(q->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (sent < 0) {
@@ -353,7 +328,8 @@ void tgt_queue_flush(struct tgt_queue *q)
 			size_t done = q->tx_off + (size_t)sent;
 
 			while (q->tx_head) {
-				size_t len = iov_total(q->tx_head);
+				size_t len = nvme_tcp_iov_len(q->tx_head->iov,
+							      q->tx_head->niov);
 
 				if (done < len)
 					break;
@@ -474,15 +450,10 @@ static void cmd_complete(struct tgt_cmd *cmd, uint16_t status)
 
 		cmd->iov[0].iov_base = cmd->hdr;
 		cmd->iov[0].iov_len = (size_t)pdo;
-		cmd->iov[1].iov_base = cmd->buf;
-		cmd->iov[1].iov_len = cmd->xfer_len;
-		cmd->niov = 2;
-		if (q->conn.ddgst) {
-			nvme_tcp_put_ddgst(cmd->ddgst, cmd->buf, cmd->xfer_len);
-			cmd->iov[2].iov_base = cmd->ddgst;
-			cmd->iov[2].iov_len = 4;
-			cmd->niov = 3;
-		}
+		cmd->niov =
+			(uint8_t)(1 + nvme_tcp_data_iov(&q->conn, cmd->iov + 1,
+							cmd->buf, cmd->xfer_len,
+							cmd->ddgst));
 		if (success) {
 			tx_enqueue(cmd);
 			return;

@@ -1367,16 +1367,6 @@ static void nvt_exit_hctx(struct mqblk_hctx *hctx)
 
 /* ---- Transmit ---------------------------------------------------------- */
 
-static size_t req_tx_len(const struct nvt_req *r)
-{
-	size_t n = 0;
-	unsigned i;
-
-	for (i = 0; i < r->niov; i++)
-		n += r->iov[i].iov_len;
-	return n;
-}
-
 static void tx_enqueue(struct nvt_queue *q, struct nvt_req *r)
 {
 	r->tx_next = NULL;
@@ -1414,15 +1404,8 @@ static void h2c_next(struct nvt_queue *q, struct mqblk_rq *rq)
 				  flags);
 	r->iov[0].iov_base = r->h2c_hdr;
 	r->iov[0].iov_len = (size_t)pdo;
-	r->iov[1].iov_base = data;
-	r->iov[1].iov_len = len;
-	r->niov = 2;
-	if (q->conn.ddgst) {
-		nvme_tcp_put_ddgst(r->ddgst, data, len);
-		r->iov[2].iov_base = r->ddgst;
-		r->iov[2].iov_len = 4;
-		r->niov = 3;
-	}
+	r->niov = (uint8_t)(1 + nvme_tcp_data_iov(&q->conn, r->iov + 1, data,
+						  len, r->ddgst));
 	r->h2c = true;
 	r->r2t_off += len;
 }
@@ -1439,27 +1422,12 @@ static void tx_flush(struct nvt_queue *q)
 		struct msghdr mh = { .msg_iov = iov };
 		struct nvt_req *r, *again = NULL;
 		size_t skip = q->tx_off, done;
-		unsigned n = 0, i;
+		unsigned n = 0;
 		ssize_t sent;
 
-		for (r = q->tx_head; r && n + 4 <= 64; r = r->tx_next) {
-			for (i = 0; i < r->niov; i++) {
-				iov[n] = r->iov[i];
-				if (skip) {
-					size_t k = skip < iov[n].iov_len ?
-							   skip :
-							   iov[n].iov_len;
-
-					iov[n].iov_base =
-						(char *)iov[n].iov_base + k;
-					iov[n].iov_len -= k;
-					skip -= k;
-					if (!iov[n].iov_len)
-						continue;
-				}
-				n++;
-			}
-		}
+		for (r = q->tx_head; r && n + 4 <= 64; r = r->tx_next)
+			n += nvme_tcp_iov_append(iov + n, 64 - n, r->iov,
+						 r->niov, &skip);
 		mh.msg_iovlen = n;
 		sent = sendmsg(q->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (sent < 0) {
@@ -1476,7 +1444,8 @@ static void tx_flush(struct nvt_queue *q)
 		}
 		done = q->tx_off + (size_t)sent;
 		while (q->tx_head) {
-			size_t len = req_tx_len(q->tx_head);
+			size_t len = nvme_tcp_iov_len(q->tx_head->iov,
+						      q->tx_head->niov);
 
 			if (done < len)
 				break;
@@ -1566,19 +1535,10 @@ static int build_req(struct nvt_queue *q, struct mqblk_rq *rq)
 	r->iov[0].iov_base = r->pdu;
 	r->iov[0].iov_len = (size_t)n;
 	r->niov = 1;
-	if (incap) {
-		void *data = req_data(rq);
-
-		r->iov[1].iov_base = data;
-		r->iov[1].iov_len = incap;
-		r->niov = 2;
-		if (q->conn.ddgst) {
-			nvme_tcp_put_ddgst(r->ddgst, data, incap);
-			r->iov[2].iov_base = r->ddgst;
-			r->iov[2].iov_len = 4;
-			r->niov = 3;
-		}
-	}
+	if (incap)
+		r->niov = (uint8_t)(1 + nvme_tcp_data_iov(&q->conn, r->iov + 1,
+							  req_data(rq), incap,
+							  r->ddgst));
 	return 0;
 }
 
