@@ -1472,6 +1472,14 @@ static void tx_flush(struct nvt_queue *q)
 	}
 }
 
+/* The command id of rq: its tag, and 4 bits of its incarnation so a late
+ * answer to an earlier use of the tag is told apart. Derived, not read
+ * from the request, so any thread may compute it. */
+static uint16_t req_cid(const struct mqblk_rq *rq)
+{
+	return (uint16_t)((rq->tag & 0xfff) | (rq->gen & 0xf) << 12);
+}
+
 /* The command PDU (and in-capsule data) of rq into its iovecs, from
  * scratch: also what a reconnect resends. 0, or -1 for a request this
  * controller cannot take. */
@@ -1484,7 +1492,7 @@ static int build_req(struct nvt_queue *q, struct mqblk_rq *rq)
 	ssize_t n;
 
 	memset(&cmd, 0, sizeof(cmd));
-	r->cid = (uint16_t)((rq->tag & 0xfff) | (rq->gen & 0xf) << 12);
+	r->cid = req_cid(rq);
 	r->h2c = false;
 	r->c2h_rcvd = 0;
 	r->r2t_off = r->r2t_end = 0;
@@ -1876,8 +1884,7 @@ static enum mqblk_timeout_ret nvt_timeout(struct mqblk_rq *rq)
 	if (atomic_load(&d->state) == NVT_LIVE) {
 		char why[64];
 
-		snprintf(why, sizeof(why), "command %u timed out",
-			 ((struct nvt_req *)mqblk_rq_pdu(rq))->cid);
+		snprintf(why, sizeof(why), "command %u timed out", req_cid(rq));
 		conn_fail(q, why);
 	}
 	return MQBLK_EH_RESET_TIMER;
