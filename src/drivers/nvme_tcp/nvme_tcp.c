@@ -170,6 +170,7 @@ struct nvt_queue {
 	uint8_t rx_dgst[4];
 	uint32_t rx_dgst_have;
 	bool rx_success;
+	bool rx_h2c; /* this pass queued H2CData: flush at its end */
 };
 
 static void nvt_err(char *err, size_t len, const char *fmt, ...)
@@ -1721,11 +1722,13 @@ static int rx_header(struct nvt_queue *q, const uint8_t *h)
 		r->ttag = nvme_get_le16(h + 10);
 		r->r2t_off = off;
 		r->r2t_end = off + len;
+		/* sent at the end of this poll pass, with the H2CData of
+		 * every other R2T it finds: one sendmsg */
 		pthread_mutex_lock(&q->tx_lock);
 		h2c_next(q, rq);
 		tx_enqueue(q, r);
-		tx_flush(q);
 		pthread_mutex_unlock(&q->tx_lock);
+		q->rx_h2c = true;
 		return 0;
 	}
 	case nvme_tcp_c2h_term:
@@ -1814,6 +1817,7 @@ static int nvt_poll(struct mqblk_hctx *hctx, unsigned budget)
 	struct nvt_queue *q = mqblk_hctx_data(hctx);
 	uint64_t v;
 	int done = 0;
+	bool h2c;
 
 	(void)budget; /* buffered PDUs are always processed: the socket
 		       * would not wake anyone for them again */
@@ -1868,7 +1872,14 @@ static int nvt_poll(struct mqblk_hctx *hctx, unsigned budget)
 			conn_fail(q, strerror(errno));
 		break;
 	}
+	h2c = q->rx_h2c;
+	q->rx_h2c = false;
 	pthread_mutex_unlock(&q->rx_lock);
+	if (h2c) {
+		pthread_mutex_lock(&q->tx_lock);
+		tx_flush(q);
+		pthread_mutex_unlock(&q->tx_lock);
+	}
 	return done;
 }
 
