@@ -163,6 +163,10 @@ static inline void *mqblk_rq_pdu(struct mqblk_rq *rq)
 /* The MQBLK_OPEN_* flags the device was opened with (valid in init). */
 unsigned mqblk_dev_open_flags(const struct mqblk_dev *dev);
 
+/* The device's size changed (set_capacity_and_notify's role): I/O is
+ * checked against the new one from now on. Any thread. */
+void mqblk_dev_set_capacity(struct mqblk_dev *dev, uint64_t bytes);
+
 void mqblk_dev_set_data(struct mqblk_dev *dev, void *data);
 void *mqblk_dev_data(const struct mqblk_dev *dev);
 void mqblk_hctx_set_data(struct mqblk_hctx *hctx, void *data);

@@ -98,9 +98,15 @@ void mqblk_hctx_set_irq_fd(struct mqblk_hctx *hctx, int fd)
 	hctx->irq_fd = fd;
 }
 
+/* capacity: a relaxed atomic, as a driver may change it under I/O */
 uint64_t mqblk_dev_size(const struct mqblk_dev *dev)
 {
-	return dev->lim.capacity;
+	return __atomic_load_n(&dev->lim.capacity, __ATOMIC_RELAXED);
+}
+
+void mqblk_dev_set_capacity(struct mqblk_dev *dev, uint64_t bytes)
+{
+	__atomic_store_n(&dev->lim.capacity, bytes, __ATOMIC_RELAXED);
 }
 
 uint32_t mqblk_dev_block_size(const struct mqblk_dev *dev)
@@ -836,7 +842,7 @@ static void queue_issue_list(struct mqblk_queue *q, struct rq_list *list)
 
 static int rq_check(const struct mqblk_dev *dev, const struct mqblk_rq *rq)
 {
-	uint64_t mask = dev->lim.logical_block_size - 1;
+	uint64_t mask = dev->lim.logical_block_size - 1, cap;
 
 	switch (rq->op) {
 	case MQBLK_OP_FLUSH:
@@ -853,8 +859,8 @@ static int rq_check(const struct mqblk_dev *dev, const struct mqblk_rq *rq)
 			return -EINVAL;
 		if (!rq->len || (rq->offset & mask) || (rq->len & mask))
 			return -EINVAL;
-		if (rq->offset > dev->lim.capacity ||
-		    rq->len > dev->lim.capacity - rq->offset)
+		cap = mqblk_dev_size(dev);
+		if (rq->offset > cap || rq->len > cap - rq->offset)
 			return -EINVAL;
 		return 0;
 	}

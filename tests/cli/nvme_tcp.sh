@@ -156,15 +156,19 @@ run bench --name=bp --filename="$(uri)" --hipri --rw=randwrite --bs=64k \
 ok "--busy-poll target, --hipri host: write and verify" &&
 	check "--busy-poll: no verify error" has "verify_errors=0"
 
-# A namespace slower than the host's timeout: each timeout resets the
+# A namespace slower than the host's timeout: each first timeout sends an
+# Abort (mqblk's target, as nvmet, aborts nothing), the second resets the
 # controller and sends the command again, at most 5 times, then EIO
 stop_target
 start_target --ns "null:size=16m,irqmode=2,completion_nsec=3000000000" \
 	--allow-host "$HOST"
 run bench --name=slow --filename="$(uri "timeout=300&reconnect_delay=1")" \
 	--rw=randread --bs=4k --iodepth=1 --number_ios=1
-failed "a command that always times out: resets, then EIO" \
-	"timed out: resetting the controller" "Input/output error"
+failed "a command that always times out: Abort, reset, ... then EIO" \
+	"qid 1: command [0-9]+ timed out: Abort sent, the controller did not abort it" \
+	"timed out: resetting the controller" "Input/output error" &&
+	check "an Abort before each of the 6 resets" \
+		test "$(grep -c 'timed out: Abort sent' "$ERR")" = 6
 stop_target
 start_target --ns null:size=256m,memory_backed=1 --ns "$TMP/ns2.img" \
 	--allow-host "$HOST"

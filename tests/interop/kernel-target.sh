@@ -5,7 +5,8 @@
 # Boots Debian's kernel under QEMU (KVM if it works, else TCG); the guest
 # (guest/target-job.sh) sets nvmet up through configfs with two
 # namespaces, nsid 1 a 512 MiB memory-backed null_blk (4 KiB blocks), nsid
-# 2 a 256 MiB brd ramdisk (512 B blocks), only this run's host NQN
+# 2 a 256 MiB brd ramdisk (512 B blocks), nsid 3 a 16 MiB tmpfs file
+# (resized on request: see ns3-aen below), only this run's host NQN
 # allowed, port tcp 0.0.0.0:4420, which slirp's hostfwd brings to the
 # host's 127.0.0.1:HOSTPORT. Then, on this machine, for each namespace and
 # each of nr_io_queues=1 and 4, without and with hdr+data digests:
@@ -22,7 +23,9 @@
 # through a new connection with 1 queue and no digests; a 1 MiB marker
 # written to each namespace is found by the guest in that namespace's
 # backing device and not in the other; a host NQN the subsystem does not
-# allow is refused. INTEROP_BIG_IO=1 adds 8 MiB I/Os. At the end: no
+# allow is refused; nsid 3 doubles in size while a run has it open and
+# the run's device follows (AER, Changed Namespace List, Identify).
+# INTEROP_BIG_IO=1 adds 8 MiB I/Os. At the end: no
 # "resetting" or "reconnected" line from the driver in any run, nvmet
 # logged no errors (the guest's dmesg), no kernel warnings.
 # Exit: 0 all passed, 1 a check failed, 2 setup error, 77 cannot run here.
@@ -273,6 +276,39 @@ for ns in 1 2; do
 	bench_ok "$p" && pass "$p" "$what written through 4 queues + digests verified again through 1 queue, no digests, in $SECS s"
 	ttime "$p" "$(iop_since "$t")"
 done
+
+# nsid 3 resized by the target while a run has it open: nvmet raises a
+# Namespace Attribute Changed event; the driver's AER answer makes it
+# read the Changed Namespace List and the namespace again, and the
+# device's capacity follows (its log line) while the I/O goes on.
+t=$(iop_now)
+NS3_NEW=$((NS3_BYTES * 2))
+echo "$MQBLK bench (nsid 3, resized under it)" >"$RUN/bench/ns3-aen.cmd"
+timeout -k 10 "$BENCH_TIMEOUT" "$MQBLK" bench --eta=never --name=aen \
+	--filename="$(uri 3 1 0)" --rw=randread --bs=4k --iodepth=4 --size=8m \
+	--runtime=15 --time_based >"$RUN/bench/ns3-aen.log" 2>&1 </dev/null &
+bp=$!
+sleep 2
+echo $((NS3_NEW >> 20)) >"$RUN/share/resize"
+seen=""
+for _ in $(seq 100); do
+	if grep -q "namespace 3: capacity change from $NS3_BYTES to $NS3_NEW bytes" \
+		"$RUN/bench/ns3-aen.log"; then
+		seen=$(iop_since "$t")
+		break
+	fi
+	kill -0 $bp 2>/dev/null || break
+	sleep 0.2
+done
+wait $bp
+RC=$?
+SECS=$(iop_since "$t")
+if [ -z "$seen" ]; then
+	fail ns3-aen "no capacity change to $NS3_NEW bytes in the open device's log ($([ -e "$RUN/share/resized" ] && echo "the guest resized it" || echo "the guest never resized it"))"
+elif bench_ok ns3-aen; then
+	pass ns3-aen "resized under an open device: the AER made it read $NS3_NEW bytes ($seen s after the run began), randread went on, err=0"
+fi
+ttime ns3-aen "$SECS"
 
 # A marker per namespace at the same byte, for the guest to find in the
 # right backing device (raw pattern blocks: the bench's verify=pattern).

@@ -14,18 +14,28 @@
  * poll() does: CapsuleResp and C2HData complete requests (C2HData lands
  * in the request's own buffer), R2T starts H2CData from the request's
  * buffer. Sends are batched: queue_rq queues PDUs and the last request of
- * a plug sends them all with one sendmsg. A keep-alive thread sends Keep
- * Alive on the admin queue every KATO/2.
+ * a plug sends them all with one sendmsg, and the H2CData for every R2T
+ * one poll pass finds goes out in one sendmsg at its end. The control
+ * thread sends Keep Alive on the admin queue every KATO/2.
  *
  * Recovery, as the Linux host does it: a broken connection, a PDU that
- * makes no sense or a command past its timeout puts the controller in
- * reset: the control thread closes every connection, holds what is
- * outstanding, and reconnects (admin queue, set-up, every I/O queue with
- * its old qid) every reconnect_delay seconds until ctrl_loss_tmo; then
- * each held request is sent again, once per reset, and its answer can
- * only come on the new connection (never acknowledged twice). Past
- * ctrl_loss_tmo everything held fails with EIO and so does new I/O.
- * Not yet: Abort before the reset, AER.
+ * makes no sense or a command past its timeout twice (the first time
+ * the control thread sends an Abort for it, as the PCIe host does) puts
+ * the controller in reset: the control thread closes every connection,
+ * holds what is outstanding, and reconnects (admin queue, set-up, every
+ * I/O queue with its old qid) every reconnect_delay seconds until
+ * ctrl_loss_tmo; then each held request is sent again, once per reset,
+ * and its answer can only come on the new connection (never
+ * acknowledged twice). Past ctrl_loss_tmo everything held fails with EIO
+ * and so does new I/O.
+ *
+ * Events: when the controller reports namespace attribute notices
+ * (OAES), set-up enables them and leaves one Asynchronous Event Request
+ * outstanding on the admin queue; the control thread polls the admin
+ * socket for its answer (or takes it from whatever admin command was
+ * waiting when it came), reads the Changed Namespace List and Identify
+ * Namespace again, changes the device's capacity to match, and sends the
+ * next AER.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -57,16 +67,29 @@
 #define NVT_MAX_QUEUE_SIZE 1024
 #define NVT_IO_TIMEOUT_MS 10000 /* blocking set-up steps */
 #define NVT_RXBUF 65536
-#define NVT_CMD_PDU_MAX (72 + 4)
+/* A PDU header with its digest and the padding up to its data: the data
+ * offset can be (CPDA + 1) * 4 = 128 bytes (CPDA 31), more than a capsule
+ * header (72) or an H2CData header (24) with its digest needs. */
+#define NVT_PDU_HDR_MAX 128
 
-/* One NVMe/TCP connection during set-up (blocking). */
+/* The Asynchronous Event Request's command id on the admin queue (the
+ * synchronous commands count in 1..7fffh). */
+#define NVT_AER_CID 0xfffe
+#define NVT_MAX_ABORTS 16 /* timed-out commands waiting for their Abort */
+
+/* One NVMe/TCP connection during set-up and the admin queue (blocking). */
 struct nvt_sock {
 	int fd;
 	struct nvme_tcp_conn conn;
 	uint16_t cid;
+	uint16_t aer_cid; /* an AER is outstanding under this id (0: none) */
+	bool aen_ready; /* ... and was answered: aen_dw0, aen_status */
+	uint16_t aen_status;
+	uint32_t aen_dw0;
 };
 
 struct nvt_dev {
+	struct mqblk_dev *dev;
 	char host[256];
 	char port[16];
 	char subnqn[NVME_NQN_SIZE];
@@ -90,6 +113,7 @@ struct nvt_dev {
 	uint64_t nsze;
 	unsigned lba_shift;
 	bool vwc;
+	uint32_t oaes; /* events the controller can report */
 
 	pthread_t ka_thread; /* the control thread: keep alive, recovery */
 	bool ka_running;
@@ -102,6 +126,13 @@ struct nvt_dev {
 	struct nvt_queue **queues; /* by qid - 1 */
 	unsigned nr_queues;
 	_Atomic uint64_t resets;
+
+	/* timed-out commands the control thread sends an Abort for */
+	pthread_mutex_t abort_lock;
+	struct {
+		uint16_t qid, cid;
+	} aborts[NVT_MAX_ABORTS];
+	unsigned nr_aborts;
 };
 
 enum nvt_state {
@@ -119,10 +150,12 @@ struct nvt_req {
 	uint16_t cid;
 	uint16_t ttag; /* the R2T's transfer tag */
 	uint8_t retries; /* times sent again after a reset */
+	bool abort_sent; /* timed out once: an Abort went to the controller */
+	bool incap; /* the data went in the capsule: no R2T for it */
 	uint32_t r2t_off, r2t_end; /* the R2T's window, H2C next at r2t_off */
 	uint32_t c2h_rcvd;
-	uint8_t pdu[NVT_CMD_PDU_MAX + 8];
-	uint8_t h2c_hdr[24 + 4 + 8];
+	uint8_t pdu[NVT_PDU_HDR_MAX];
+	uint8_t h2c_hdr[NVT_PDU_HDR_MAX];
 	uint8_t ddgst[4];
 	uint8_t dsm[16];
 };
@@ -337,23 +370,104 @@ static int nvt_ic(struct nvt_dev *d, int fd, struct nvme_tcp_conn *c, char *err,
 	return 0;
 }
 
+/* cqe answers s's outstanding AER: keep it for the control thread. */
+static bool take_aen(struct nvt_sock *s, const struct nvme_completion *cqe)
+{
+	if (!s->aer_cid || cqe->command_id != s->aer_cid)
+		return false;
+	s->aer_cid = 0;
+	s->aen_dw0 = le32_to_cpu(cqe->result.u32);
+	s->aen_status = nvme_cqe_status(cqe) & 0x7ff;
+	s->aen_ready = true;
+	return true;
+}
+
+/* Read one PDU header into h (at least 128 bytes) and decode it. */
+static int recv_hdr(struct nvt_sock *s, uint8_t *h, size_t hlen,
+		    struct nvme_tcp_rx_pdu *p)
+{
+	uint32_t need = 8;
+	int ret;
+
+	/* the header, growing to what the decoder asks for */
+	ret = recv_all(s->fd, h, 8);
+	while (!ret) {
+		int r = nvme_tcp_rx_header(&s->conn, h, need, p);
+
+		if (r == NVME_TCP_RX_OK)
+			return 0;
+		if (r != NVME_TCP_RX_MORE || p->need > hlen)
+			return -EPROTO;
+		ret = recv_all(s->fd, h + need, p->need - need);
+		need = p->need;
+	}
+	return ret;
+}
+
+/* An Asynchronous Event Request on the admin queue (answered whenever
+ * the controller has an event: take_aen). */
+static int aer_send(struct nvt_sock *s)
+{
+	union nvme_command cmd;
+	uint8_t hdr[NVT_PDU_HDR_MAX];
+	struct iovec iov;
+	ssize_t n;
+	int ret;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.common.opcode = nvme_admin_async_event;
+	cmd.common.command_id = NVT_AER_CID;
+	cmd.common.flags = NVME_CMD_SGL_METABUF;
+	cmd.common.dptr.sgl.type = NVME_SGL_TCP_TRANSPORT;
+	n = nvme_tcp_build_cmd(&s->conn, hdr, sizeof(hdr), &cmd, NULL, 0);
+	if (n < 0)
+		return (int)n;
+	iov.iov_base = hdr;
+	iov.iov_len = (size_t)n;
+	ret = send_all(s->fd, &iov, 1);
+	if (!ret) {
+		s->aer_cid = NVT_AER_CID;
+		s->aen_ready = false;
+	}
+	return ret;
+}
+
+/* The admin socket is readable with no command of ours waiting: the
+ * only thing the controller may send is the AER's answer. */
+static int aer_reap(struct nvt_sock *s)
+{
+	struct nvme_tcp_rx_pdu p;
+	struct nvme_completion cqe;
+	uint8_t h[128];
+	int ret = recv_hdr(s, h, sizeof(h), &p);
+
+	if (ret)
+		return ret;
+	if (p.type != nvme_tcp_rsp)
+		return -EPROTO;
+	memcpy(&cqe, h + 8, sizeof(cqe));
+	return take_aen(s, &cqe) ? 0 : -EPROTO;
+}
+
 /*
  * One command, synchronously, on a set-up or admin connection: data to
  * the controller goes in-capsule (Connect, and nothing else here is
  * larger than a capsule), data from it in C2HData. Returns 0 and the
- * CQE, or -errno for a transport failure.
+ * CQE, or -errno for a transport failure. An AER answer that comes
+ * first is kept (take_aen).
  */
 static int sync_cmd(struct nvt_sock *s, union nvme_command *cmd, void *buf,
 		    uint32_t len, bool to_ctrl, struct nvme_completion *cqe)
 {
-	uint8_t hdr[NVT_CMD_PDU_MAX + 32], ddgst[4], rhdr[128];
+	uint8_t hdr[NVT_PDU_HDR_MAX], ddgst[4], rhdr[128];
 	struct iovec iov[3];
 	struct nvme_tcp_rx_pdu p;
 	uint32_t got = 0;
 	ssize_t n;
 	int niov = 1, ret;
 
-	cmd->common.command_id = ++s->cid;
+	s->cid = (uint16_t)(s->cid % 0x7fff + 1);
+	cmd->common.command_id = s->cid;
 	cmd->common.flags = NVME_CMD_SGL_METABUF;
 	cmd->common.dptr.sgl.addr = 0;
 	cmd->common.dptr.sgl.length = cpu_to_le32(len);
@@ -379,24 +493,13 @@ static int sync_cmd(struct nvt_sock *s, union nvme_command *cmd, void *buf,
 	if (ret)
 		return ret;
 	for (;;) {
-		uint32_t need = 8;
-
-		/* the header, growing to what the decoder asks for */
-		ret = recv_all(s->fd, rhdr, 8);
-		while (!ret) {
-			int r = nvme_tcp_rx_header(&s->conn, rhdr, need, &p);
-
-			if (r == NVME_TCP_RX_OK)
-				break;
-			if (r != NVME_TCP_RX_MORE || p.need > sizeof(rhdr))
-				return -EPROTO;
-			ret = recv_all(s->fd, rhdr + need, p.need - need);
-			need = p.need;
-		}
+		ret = recv_hdr(s, rhdr, sizeof(rhdr), &p);
 		if (ret)
 			return ret;
 		if (p.type == nvme_tcp_rsp) {
 			memcpy(cqe, rhdr + 8, sizeof(*cqe));
+			if (take_aen(s, cqe))
+				continue;
 			if (cqe->command_id != cmd->common.command_id)
 				return -EPROTO;
 			return 0;
@@ -540,19 +643,194 @@ static int build_req(struct nvt_queue *q, struct mqblk_rq *rq);
 static void tx_enqueue(struct nvt_queue *q, struct nvt_req *r);
 static void tx_flush(struct nvt_queue *q);
 
+static void wake_ctrl(struct nvt_dev *d)
+{
+	uint64_t one = 1;
+
+	if (write(d->ka_efd, &one, sizeof(one)) < 0)
+		abort();
+}
+
+/* The admin connection failed (control thread): reset, unless there is
+ * nothing to reset (a discovery controller has no I/O queues). */
+static void admin_fail(struct nvt_dev *d, const char *why)
+{
+	int live = NVT_LIVE;
+
+	if (d->nr_queues &&
+	    atomic_compare_exchange_strong(&d->state, &live, NVT_RESETTING)) {
+		fprintf(stderr,
+			"mqblk: nvme-tcp: %s:%s: %s: resetting the "
+			"controller\n",
+			d->host, d->port, why);
+		wake_ctrl(d);
+	}
+}
+
+/* Identify Namespace d->nsid: its size in blocks and block shift (0
+ * and 0 for an inactive namespace). */
+static int id_ns(struct nvt_dev *d, uint8_t *id, uint64_t *nsze,
+		 unsigned *shift)
+{
+	union nvme_command cmd;
+	int ret;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.identify.opcode = nvme_admin_identify;
+	cmd.identify.cns = NVME_ID_CNS_NS;
+	cmd.identify.nsid = cpu_to_le32(d->nsid);
+	ret = admin_cmd(d, &cmd, id, 4096, NULL);
+	if (ret)
+		return ret;
+	*nsze = nvme_get_le64(id);
+	*shift = *nsze ? id[128 + 4 * (id[26] & 0xf) + 2] : 0;
+	return 0;
+}
+
+/* Our namespace's size as the controller now tells it: the device's
+ * capacity follows (the kernel's "detected capacity change"). A
+ * namespace that went away or changed its block size takes no I/O. */
+static void ns_revalidate(struct nvt_dev *d, uint64_t nsze, unsigned shift)
+{
+	uint64_t old = d->nsze << d->lba_shift;
+
+	if (!nsze || shift != d->lba_shift) {
+		if (d->nsze)
+			fprintf(stderr,
+				"mqblk: nvme-tcp: %s:%s: namespace %u %s: no "
+				"more I/O to it\n",
+				d->host, d->port, d->nsid,
+				nsze ? "changed its block size" : "is gone");
+		d->nsze = 0;
+		mqblk_dev_set_capacity(d->dev, 0);
+		return;
+	}
+	if (nsze == d->nsze)
+		return;
+	d->nsze = nsze;
+	fprintf(stderr,
+		"mqblk: nvme-tcp: %s:%s: namespace %u: capacity change from "
+		"%llu to %llu bytes\n",
+		d->host, d->port, d->nsid, (unsigned long long)old,
+		(unsigned long long)(nsze << shift));
+	mqblk_dev_set_capacity(d->dev, nsze << shift);
+}
+
+/* What the AER reported (admin_lock held): a namespace change clears
+ * the Changed Namespace List and re-reads our namespace; anything else
+ * is logged. Then the next AER goes out. */
+static void aen_handle(struct nvt_dev *d)
+{
+	struct nvt_sock *s = &d->admin;
+	uint32_t dw0 = s->aen_dw0;
+	uint8_t *buf;
+
+	s->aen_ready = false;
+	if (s->aen_status) {
+		/* aborted at shutdown, or the controller takes no more */
+		if (atomic_load(&d->state) == NVT_LIVE)
+			fprintf(stderr,
+				"mqblk: nvme-tcp: %s:%s: Asynchronous Event "
+				"Request failed (status 0x%x): no more "
+				"events\n",
+				d->host, d->port, s->aen_status);
+		return;
+	}
+	buf = aligned_alloc(4096, 4096);
+	if (!buf)
+		return;
+	if (NVME_AER_TYPE(dw0) == NVME_AER_TYPE_NOTICE &&
+	    NVME_AER_INFO(dw0) == NVME_AER_NOTICE_NS_CHANGED) {
+		union nvme_command cmd;
+		uint64_t nsze;
+		unsigned shift;
+
+		memset(&cmd, 0, sizeof(cmd));
+		cmd.get_log_page.opcode = nvme_admin_get_log_page;
+		cmd.get_log_page.nsid = cpu_to_le32(0xffffffff);
+		cmd.get_log_page.lid = NVME_LOG_CHANGED_NS; /* RAE 0: clear */
+		cmd.get_log_page.numdl = cpu_to_le16(4096 / 4 - 1);
+		if (admin_cmd(d, &cmd, buf, 4096, NULL) ||
+		    id_ns(d, buf, &nsze, &shift)) {
+			free(buf);
+			admin_fail(d, "namespace change: re-reading it failed");
+			return;
+		}
+		ns_revalidate(d, nsze, shift);
+	} else {
+		fprintf(stderr,
+			"mqblk: nvme-tcp: %s:%s: asynchronous event 0x%08x "
+			"(type %u, info 0x%02x, log page 0x%02x)\n",
+			d->host, d->port, dw0, NVME_AER_TYPE(dw0),
+			NVME_AER_INFO(dw0), NVME_AER_LID(dw0));
+	}
+	free(buf);
+	if (aer_send(s))
+		admin_fail(d, "Asynchronous Event Request failed");
+}
+
+/* An Abort for each command the timeout handler listed; the command's
+ * own answer (aborted or not) still comes on its queue, and a second
+ * timeout resets the controller. */
+static void aborts_send(struct nvt_dev *d)
+{
+	unsigned n, i;
+	struct {
+		uint16_t qid, cid;
+	} a[NVT_MAX_ABORTS];
+
+	pthread_mutex_lock(&d->abort_lock);
+	n = d->nr_aborts;
+	memcpy(a, d->aborts, n * sizeof(a[0]));
+	d->nr_aborts = 0;
+	pthread_mutex_unlock(&d->abort_lock);
+	for (i = 0; i < n; i++) {
+		union nvme_command cmd;
+		uint64_t res = 1;
+		int ret = -EIO;
+
+		memset(&cmd, 0, sizeof(cmd));
+		cmd.common.opcode = nvme_admin_abort;
+		cmd.common.cdw10 =
+			cpu_to_le32(a[i].qid | (uint32_t)a[i].cid << 16);
+		pthread_mutex_lock(&d->admin_lock);
+		if (atomic_load(&d->state) == NVT_LIVE && d->admin.fd >= 0)
+			ret = admin_cmd(d, &cmd, NULL, 0, &res);
+		pthread_mutex_unlock(&d->admin_lock);
+		if (ret == -EIO && atomic_load(&d->state) != NVT_LIVE)
+			continue; /* the reset takes care of it */
+		fprintf(stderr,
+			"mqblk: nvme-tcp: %s:%s qid %u: command %u timed out: "
+			"Abort %s\n",
+			d->host, d->port, a[i].qid, a[i].cid,
+			ret == -EIO ? "refused" :
+			ret	    ? "not sent" :
+			(res & 1)   ? "sent, the controller did not abort it" :
+				      "sent, the controller aborted it");
+		if (ret && ret != -EIO)
+			admin_fail(d, "Abort failed");
+	}
+}
+
 static void *ctrl_main(void *arg)
 {
 	struct nvt_dev *d = arg;
-	struct pollfd p = { .fd = d->ka_efd, .events = POLLIN };
 	uint64_t next_ka = now_ms() + d->kato_ms / 2;
 
 	while (!atomic_load(&d->stop)) {
+		struct pollfd p[2] = { { .fd = d->ka_efd, .events = POLLIN },
+				       { .fd = -1, .events = POLLIN } };
 		uint64_t now = now_ms(), v;
-		int timeout = -1;
+		int timeout = -1, admin_fd;
 
 		if (d->kato_ms)
 			timeout = next_ka > now ? (int)(next_ka - now) : 0;
-		if (poll(&p, 1, timeout) > 0 &&
+		/* the admin socket only speaks when our AER is answered */
+		pthread_mutex_lock(&d->admin_lock);
+		admin_fd = d->admin.aer_cid ? d->admin.fd : -1;
+		pthread_mutex_unlock(&d->admin_lock);
+		p[1].fd = admin_fd;
+		if (poll(p, 2, timeout) > 0 && p[0].revents &&
 		    read(d->ka_efd, &v, sizeof(v)) < 0)
 			abort();
 		if (atomic_load(&d->stop))
@@ -562,29 +840,27 @@ static void *ctrl_main(void *arg)
 			next_ka = now_ms() + d->kato_ms / 2;
 			continue;
 		}
+		aborts_send(d);
+		pthread_mutex_lock(&d->admin_lock);
+		if (p[1].revents && d->admin.fd == admin_fd &&
+		    d->admin.aer_cid && !sock_wait(admin_fd, POLLIN, 0) &&
+		    aer_reap(&d->admin)) {
+			d->admin.aer_cid = 0; /* not polled again */
+			admin_fail(d, "admin connection failed");
+		}
 		if (d->kato_ms && now_ms() >= next_ka &&
 		    atomic_load(&d->state) == NVT_LIVE) {
 			union nvme_command cmd;
 
 			memset(&cmd, 0, sizeof(cmd));
 			cmd.common.opcode = nvme_admin_keep_alive;
-			pthread_mutex_lock(&d->admin_lock);
-			if (admin_cmd(d, &cmd, NULL, 0, NULL) < 0 &&
-			    d->nr_queues) {
-				/* the admin connection is gone: reset */
-				int live = NVT_LIVE;
-
-				if (atomic_compare_exchange_strong(
-					    &d->state, &live, NVT_RESETTING))
-					fprintf(stderr,
-						"mqblk: nvme-tcp: %s:%s: keep "
-						"alive failed: resetting the "
-						"controller\n",
-						d->host, d->port);
-			}
-			pthread_mutex_unlock(&d->admin_lock);
+			if (admin_cmd(d, &cmd, NULL, 0, NULL) < 0)
+				admin_fail(d, "keep alive failed");
 			next_ka = now_ms() + d->kato_ms / 2;
 		}
+		if (d->admin.aen_ready && atomic_load(&d->state) == NVT_LIVE)
+			aen_handle(d);
+		pthread_mutex_unlock(&d->admin_lock);
 	}
 	return NULL;
 }
@@ -665,6 +941,8 @@ static int reconnect_once(struct nvt_dev *d, char *err, size_t errlen)
 	if (d->admin.fd >= 0)
 		close(d->admin.fd);
 	d->admin.fd = -1;
+	d->admin.aer_cid = 0; /* it went with the connection */
+	d->admin.aen_ready = false;
 	fd = tcp_open(d, err, errlen);
 	ret = fd < 0 ? fd : 0;
 	if (!ret) {
@@ -680,17 +958,25 @@ static int reconnect_once(struct nvt_dev *d, char *err, size_t errlen)
 		ret = ctrl_setup(d, err, errlen);
 		d->want_queues = want;
 	}
-	if (!ret && (d->nsze != nsze || d->lba_shift != lba_shift ||
-		     d->granted < d->nr_queues)) {
+	if (!ret && (d->lba_shift != lba_shift || d->granted < d->nr_queues)) {
 		snprintf(err, errlen,
-			 "the controller came back different (size, format "
-			 "or queues)");
+			 "the controller came back different (block size or "
+			 "fewer queues)");
 		ret = -ENODEV;
+	}
+	if (!ret && d->nsze != nsze) {
+		/* resized while we were away: the device follows */
+		uint64_t now_nsze = d->nsze;
+
+		d->nsze = nsze;
+		ns_revalidate(d, now_nsze, d->lba_shift);
 	}
 	pthread_mutex_unlock(&d->admin_lock);
 	for (i = 0; !ret && !d->discovery && i < d->nr_queues; i++) {
 		struct nvt_sock s;
 
+		if (!d->queues[i])
+			continue; /* its hw queue is gone (or not yet made) */
 		fds[i] = tcp_open(d, err, errlen);
 		if (fds[i] < 0) {
 			ret = fds[i];
@@ -719,6 +1005,8 @@ static int reconnect_once(struct nvt_dev *d, char *err, size_t errlen)
 		struct epoll_event ev = { .events = EPOLLIN };
 		unsigned t;
 
+		if (!q)
+			continue;
 		pthread_mutex_lock(&q->rx_lock);
 		pthread_mutex_lock(&q->tx_lock);
 		q->fd = fds[i];
@@ -780,9 +1068,26 @@ static void reset_ctrl(struct nvt_dev *d)
 				"%.1f s (attempt %u)\n",
 				d->host, d->port,
 				(double)(now_ms() - start) / 1000, attempt);
-			for (i = 0; i < d->nr_queues; i++)
-				if (d->queues[i])
-					queue_kick(d->queues[i]);
+			for (i = 0; i < d->nr_queues; i++) {
+				struct nvt_queue *q = d->queues[i];
+				int live = NVT_LIVE;
+
+				if (!q)
+					continue;
+				/* a connection that failed before LIVE
+				 * could not start a reset: start it now */
+				if (atomic_load(&q->dead) &&
+				    atomic_compare_exchange_strong(
+					    &d->state, &live, NVT_RESETTING)) {
+					fprintf(stderr,
+						"mqblk: nvme-tcp: %s:%s qid "
+						"%u: failed while reconnecting: "
+						"resetting the controller\n",
+						d->host, d->port, q->qid);
+					wake_ctrl(d);
+				}
+				queue_kick(q);
+			}
 			break;
 		}
 		if (now_ms() - start >= d->ctrl_loss_tmo_ms) {
@@ -1082,6 +1387,7 @@ static int ctrl_setup(struct nvt_dev *d, char *err, size_t errlen)
 				       0;
 	}
 	d->vwc = id[525] & NVME_CTRL_VWC_PRESENT;
+	d->oaes = nvme_get_le32(id + 92);
 	if (d->discovery) {
 		/* no I/O queues, no namespaces: only admin commands */
 		d->granted = 1;
@@ -1122,15 +1428,9 @@ static int ctrl_setup(struct nvt_dev *d, char *err, size_t errlen)
 			return -ENODEV;
 		}
 	}
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.identify.opcode = nvme_admin_identify;
-	cmd.identify.cns = NVME_ID_CNS_NS;
-	cmd.identify.nsid = cpu_to_le32(d->nsid);
-	ret = admin_cmd(d, &cmd, id, 4096, NULL);
+	ret = id_ns(d, id, &d->nsze, &d->lba_shift);
 	if (ret)
 		goto fail_step;
-	d->nsze = nvme_get_le64(id);
-	d->lba_shift = id[128 + 4 * (id[26] & 0xf) + 2];
 	if (!d->nsze || d->lba_shift < 9 || d->lba_shift > 16) {
 		nvt_err(err, errlen,
 			"nvme-tcp: %s: namespace %u is not active or has an "
@@ -1140,6 +1440,22 @@ static int ctrl_setup(struct nvt_dev *d, char *err, size_t errlen)
 		return -ENODEV;
 	}
 	free(id);
+	id = NULL;
+	/* namespace changes reported by AER (as the Linux host asks for
+	 * them: Asynchronous Event Configuration, then one AER) */
+	if (d->oaes & NVME_CTRL_OAES_NS_ATTR) {
+		memset(&cmd, 0, sizeof(cmd));
+		cmd.features.opcode = nvme_admin_set_features;
+		cmd.features.fid = cpu_to_le32(NVME_FEAT_ASYNC_EVENT);
+		cmd.features.dword11 = cpu_to_le32(NVME_CTRL_OAES_NS_ATTR);
+		ret = admin_cmd(d, &cmd, NULL, 0, NULL);
+		if (ret == -EIO)
+			return 0; /* refused: no events, as the kernel goes on */
+		if (!ret)
+			ret = aer_send(&d->admin);
+		if (ret)
+			goto fail_step;
+	}
 	return 0;
 fail_step:
 	free(id);
@@ -1190,6 +1506,7 @@ static void nvt_exit(struct mqblk_dev *dev)
 		close(d->admin.fd);
 	pthread_mutex_destroy(&d->admin_lock);
 	pthread_mutex_destroy(&d->queues_lock);
+	pthread_mutex_destroy(&d->abort_lock);
 	free(d->queues);
 	free(d);
 }
@@ -1206,6 +1523,8 @@ static int nvt_init(struct mqblk_dev *dev, struct mqblk_params *params,
 	d->ka_efd = -1;
 	pthread_mutex_init(&d->admin_lock, NULL);
 	pthread_mutex_init(&d->queues_lock, NULL);
+	pthread_mutex_init(&d->abort_lock, NULL);
+	d->dev = dev;
 	mqblk_dev_set_data(dev, d);
 	ret = parse_params(d, params, err, errlen);
 	if (ret)
@@ -1390,8 +1709,9 @@ static uint32_t req_data_len(struct mqblk_rq *rq)
 	return rq->op == MQBLK_OP_DISCARD ? 16 : rq->len;
 }
 
-/* The next H2CData PDU of r's R2T window into r's iovecs. */
-static void h2c_next(struct nvt_queue *q, struct mqblk_rq *rq)
+/* The next H2CData PDU of r's R2T window into r's iovecs; 0, or -1
+ * when it does not fit (it always does: NVT_PDU_HDR_MAX). */
+static int h2c_next(struct nvt_queue *q, struct mqblk_rq *rq)
 {
 	struct nvt_req *r = mqblk_rq_pdu(rq);
 	uint32_t left = r->r2t_end - r->r2t_off;
@@ -1403,12 +1723,15 @@ static void h2c_next(struct nvt_queue *q, struct mqblk_rq *rq)
 	pdo = nvme_tcp_build_data(&q->conn, r->h2c_hdr, sizeof(r->h2c_hdr),
 				  r->cid, r->ttag, r->r2t_off, NULL, len,
 				  flags);
+	if (pdo < 0)
+		return -1;
 	r->iov[0].iov_base = r->h2c_hdr;
 	r->iov[0].iov_len = (size_t)pdo;
 	r->niov = (uint8_t)(1 + nvme_tcp_data_iov(&q->conn, r->iov + 1, data,
 						  len, r->ddgst));
 	r->h2c = true;
 	r->r2t_off += len;
+	return 0;
 }
 
 static void conn_fail(struct nvt_queue *q, const char *why);
@@ -1459,9 +1782,16 @@ static void tx_flush(struct nvt_queue *q)
 				/* more H2CData for this R2T: after the rest */
 				struct mqblk_rq *rq = (struct mqblk_rq *)r - 1;
 
-				h2c_next(q, rq);
+				if (h2c_next(q, rq)) {
+					conn_fail(q, "H2CData header");
+					return;
+				}
 				r->tx_next = again;
 				again = r;
+			} else {
+				/* this R2T's window is sent: the controller
+				 * may ask for more with another R2T */
+				r->h2c = false;
 			}
 		}
 		q->tx_off = done;
@@ -1495,6 +1825,7 @@ static int build_req(struct nvt_queue *q, struct mqblk_rq *rq)
 	memset(&cmd, 0, sizeof(cmd));
 	r->cid = req_cid(rq);
 	r->h2c = false;
+	r->abort_sent = false;
 	r->c2h_rcvd = 0;
 	r->r2t_off = r->r2t_end = 0;
 	cmd.common.command_id = r->cid;
@@ -1533,6 +1864,7 @@ static int build_req(struct nvt_queue *q, struct mqblk_rq *rq)
 			incap = 16;
 		break;
 	}
+	r->incap = incap != 0;
 	if (incap) {
 		cmd.common.dptr.sgl.type = NVME_SGL_TCP_INCAPSULE;
 		cmd.common.dptr.sgl.addr = 0;
@@ -1558,7 +1890,13 @@ static enum mqblk_status nvt_queue_rq(struct mqblk_hctx *hctx,
 	struct nvt_dev *d = q->d;
 	int state = atomic_load(&d->state);
 
-	if (state == NVT_DEAD || rq->tag >= q->depth || d->discovery)
+	if (state == NVT_DEAD) {
+		/* the controller is gone for good: a path error, as Linux
+		 * fails a command for a controller that will not return */
+		mqblk_complete_rq(rq, -EIO, NVME_SC_HOST_PATH_ERROR);
+		return MQBLK_STS_OK;
+	}
+	if (rq->tag >= q->depth || d->discovery)
 		return MQBLK_STS_ERROR;
 	if (d->mdts_bytes && rq->len > d->mdts_bytes &&
 	    (rq->op == MQBLK_OP_READ || rq->op == MQBLK_OP_WRITE))
@@ -1661,6 +1999,7 @@ static int rx_header(struct nvt_queue *q, const uint8_t *h)
 	struct mqblk_rq *rq;
 	struct nvt_req *r;
 	uint16_t cid;
+	int ret;
 
 	switch (p->type) {
 	case nvme_tcp_rsp: {
@@ -1715,8 +2054,10 @@ static int rx_header(struct nvt_queue *q, const uint8_t *h)
 			return -1;
 		}
 		r = mqblk_rq_pdu(rq);
-		if (off + (uint64_t)len > req_data_len(rq) || r->h2c) {
-			conn_fail(q, "R2T out of range");
+		if (off + (uint64_t)len > req_data_len(rq) || r->h2c ||
+		    r->incap) {
+			conn_fail(q, r->incap ? "R2T for data sent in-capsule" :
+						"R2T out of range");
 			return -1;
 		}
 		r->ttag = nvme_get_le16(h + 10);
@@ -1725,9 +2066,14 @@ static int rx_header(struct nvt_queue *q, const uint8_t *h)
 		/* sent at the end of this poll pass, with the H2CData of
 		 * every other R2T it finds: one sendmsg */
 		pthread_mutex_lock(&q->tx_lock);
-		h2c_next(q, rq);
-		tx_enqueue(q, r);
+		ret = h2c_next(q, rq);
+		if (!ret)
+			tx_enqueue(q, r);
 		pthread_mutex_unlock(&q->tx_lock);
+		if (ret) {
+			conn_fail(q, "H2CData header");
+			return -1;
+		}
 		q->rx_h2c = true;
 		return 0;
 	}
@@ -1890,11 +2236,29 @@ static enum mqblk_timeout_ret nvt_timeout(struct mqblk_rq *rq)
 
 	if (atomic_load(&d->state) == NVT_DEAD)
 		return MQBLK_EH_RESET_TIMER; /* failed by the control thread */
-	/* as the Linux host: a command past its time resets the
-	 * controller; the request is held and sent again after it */
+	/* a command past its time gets an Abort (the control thread sends
+	 * it); past its time again, it resets the controller, as the Linux
+	 * host does: the request is held and sent again after the reset */
 	if (atomic_load(&d->state) == NVT_LIVE) {
+		struct nvt_req *r = mqblk_rq_pdu(rq);
+		bool listed = false;
 		char why[64];
 
+		pthread_mutex_lock(&q->tx_lock);
+		if (q->rqs[rq->tag] == rq && !r->abort_sent) {
+			pthread_mutex_lock(&d->abort_lock);
+			if (d->nr_aborts < NVT_MAX_ABORTS) {
+				d->aborts[d->nr_aborts].qid = q->qid;
+				d->aborts[d->nr_aborts++].cid = r->cid;
+				r->abort_sent = listed = true;
+			}
+			pthread_mutex_unlock(&d->abort_lock);
+		}
+		pthread_mutex_unlock(&q->tx_lock);
+		if (listed) {
+			wake_ctrl(d);
+			return MQBLK_EH_RESET_TIMER;
+		}
 		snprintf(why, sizeof(why), "command %u timed out", req_cid(rq));
 		conn_fail(q, why);
 	}
@@ -1919,6 +2283,8 @@ static int nvt_nvme_admin(struct mqblk_dev *dev, void *sqe, void *data,
 		return -EIO;
 	}
 	ret = sync_cmd(&d->admin, &cmd, data, len, to_dev, &cqe);
+	if (d->admin.aen_ready)
+		wake_ctrl(d); /* an event came first: the control thread's */
 	pthread_mutex_unlock(&d->admin_lock);
 	if (ret)
 		return ret;

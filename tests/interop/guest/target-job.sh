@@ -6,6 +6,10 @@
 #   nsid 1: null_blk, memory_backed=1, NULLB_MB MiB, NULLB_BS-byte blocks
 #   nsid 2: a brd ramdisk (/dev/ram0) of RAM_MB MiB; if brd will not load,
 #           a file on tmpfs (nvmet's file backend)
+#   nsid 3: a 16 MiB file on tmpfs, which the host may have resized while
+#           it runs: /job/resize (new size in MiB) -> truncate, nvmet's
+#           revalidate_size (a Namespace Attribute Changed event), then
+#           /job/resized
 # Only HOSTNQN may connect (attr_allow_any_host=0). Then it writes
 # /job/ready (the namespaces' sizes) and waits for /job/done from the host
 # (at most WAIT_S s), then saves the kernel log and the block devices'
@@ -62,16 +66,23 @@ else
 	KIND2=tmpfs-file
 fi
 
+# nsid 3: a file the host asks to have resized
+mkdir -p /ns3 && mount -t tmpfs -o size=64m tmpfs /ns3 &&
+	truncate -s 16M /ns3/ns3.img || die setup "tmpfs file for nsid 3"
+DEV3=/ns3/ns3.img
+
 S=$CFG/nvmet/subsystems/$NQN
 mkdir "$S" || die setup "subsystem $NQN"
 echo 0 >"$S/attr_allow_any_host"
 H=$CFG/nvmet/hosts/$HOSTNQN
 mkdir "$H" && ln -s "$H" "$S/allowed_hosts/$HOSTNQN" || die setup "allowed host $HOSTNQN"
 nsid=0
-for dev in $DEV1 $DEV2; do
+for dev in $DEV1 $DEV2 $DEV3; do
 	nsid=$((nsid + 1))
 	mkdir "$S/namespaces/$nsid" &&
 		printf %s "$dev" >"$S/namespaces/$nsid/device_path" &&
+		# a tmpfs file takes no O_DIRECT: nvmet's buffered file I/O
+		case $dev in /dev/*) : ;; *) echo 1 >"$S/namespaces/$nsid/buffered_io" ;; esac &&
 		echo 1 >"$S/namespaces/$nsid/enable" || die setup "namespace $nsid ($dev)"
 done
 P=$CFG/nvmet/ports/1
@@ -106,13 +117,23 @@ pass target-setup "nsid 1 $DEV1 $B1 bytes (lba $(lbs $DEV1)), nsid 2 $DEV2 ($KIN
 } >"$OUT/target-config.txt" 2>&1
 # Everything nvmet says from now on is on the console too.
 dmesg -n 7
-printf 'NS1_BYTES=%s\nNS2_BYTES=%s\nNS1_LBA=%s\nNS2_LBA=%s\nNS2_KIND=%s\n' \
-	"$B1" "$B2" "$(lbs $DEV1)" "$(lbs $DEV2)" "$KIND2" >/job/ready.tmp
+printf 'NS1_BYTES=%s\nNS2_BYTES=%s\nNS1_LBA=%s\nNS2_LBA=%s\nNS2_KIND=%s\nNS3_BYTES=%s\n' \
+	"$B1" "$B2" "$(lbs $DEV1)" "$(lbs $DEV2)" "$KIND2" "$(bytes $DEV3)" >/job/ready.tmp
 mv /job/ready.tmp /job/ready
 echo "--- target ready; waiting for /job/done (at most $WAIT_S s)"
 
 n=0
 while [ ! -e /job/done ] && [ $n -lt $((WAIT_S * 2)) ]; do
+	if [ -s /job/resize ] && [ ! -e /job/resized ]; then
+		mb=$(cat /job/resize)
+		if truncate -s "${mb}M" $DEV3 &&
+			echo 1 >"$S/namespaces/3/revalidate_size"; then
+			pass ns3-resize "nsid 3 resized to $mb MiB ($(bytes $DEV3) bytes), revalidated"
+		else
+			fail ns3-resize "resizing nsid 3 to $mb MiB"
+		fi
+		touch /job/resized
+	fi
 	sleep 0.5
 	n=$((n + 1))
 done
