@@ -11,16 +11,18 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <mqblk/driver.h>
 
-#define NULL_PAGE_SHIFT 12
-#define NULL_PAGE_SIZE (1u << NULL_PAGE_SHIFT)
-#define NULL_LEAF_SHIFT 9 /* 512 page pointers per leaf */
-#define NULL_LEAF_NR (1u << NULL_LEAF_SHIFT)
+#define NULL_PAGE_SIZE 4096u
+#define NULL_HUGE_SIZE (2u << 20) /* the store's alignment: a THP */
 #define NULL_MAX_BADBLOCKS 16
+/* memory_backed stores up to this size ask for huge pages by default */
+#define NULL_HUGE_DEFAULT_MAX (16ull << 30)
+#define NULL_STORE_MAX (64ull << 40) /* virtual space for the store */
 
 enum null_irqmode {
 	NULL_IRQ_NONE = 0, /* complete inside queue_rq */
@@ -56,10 +58,13 @@ struct null_dev {
 	struct {
 		uint64_t start, end;
 	} bad[NULL_MAX_BADBLOCKS];
-	/* sparse store: dir[i] -> leaf of NULL_LEAF_NR page pointers */
-	size_t nr_dir;
-	_Atomic(_Atomic(uint8_t *) *) *dir;
-	_Atomic uint64_t pages;
+	/* the store (memory_backed): one anonymous mapping of the whole
+	 * device, sparse as null_blk's page tree is: a page gets memory
+	 * when first written, unwritten ones read as zeros (the kernel's
+	 * zero page); huge pages (THP) asked for unless hugepages=0 */
+	uint8_t *store;
+	size_t store_len;
+	int hugepages; /* -1: by size (up to NULL_HUGE_DEFAULT_MAX) */
 };
 
 struct null_hctx {
@@ -177,6 +182,47 @@ static uint16_t null_status(const struct mqblk_rq *rq, int res)
 	return 0x0006;
 }
 
+/* The store: device size rounded up to a huge page, at a huge page
+ * boundary (so THP can back it), reserved but not committed. */
+static int null_store_map(struct null_dev *nd, char *err, size_t errlen)
+{
+	size_t len, extra = NULL_HUGE_SIZE;
+	uint8_t *m, *a;
+
+	if (nd->size > NULL_STORE_MAX) {
+		snprintf(
+			err, errlen,
+			"memory_backed=1 takes at most size=64t, not %llu bytes",
+			(unsigned long long)nd->size);
+		return -EINVAL;
+	}
+	len = (size_t)((nd->size + NULL_HUGE_SIZE - 1) &
+		       ~(uint64_t)(NULL_HUGE_SIZE - 1));
+	m = mmap(NULL, len + extra, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED) {
+		snprintf(err, errlen,
+			 "memory_backed=1: cannot map %zu bytes for the store: "
+			 "%s",
+			 len, strerror(errno));
+		return -ENOMEM;
+	}
+	a = (uint8_t *)(((uintptr_t)m + NULL_HUGE_SIZE - 1) &
+			~(uintptr_t)(NULL_HUGE_SIZE - 1));
+	if (a > m)
+		munmap(m, (size_t)(a - m));
+	if (a + len < m + len + extra)
+		munmap(a + len, (size_t)(m + len + extra - (a + len)));
+	nd->store = a;
+	nd->store_len = len;
+	if (nd->hugepages < 0)
+		nd->hugepages = nd->size <= NULL_HUGE_DEFAULT_MAX;
+	/* a request only: where THP is off this is 4 KiB pages */
+	if (nd->hugepages)
+		madvise(a, len, MADV_HUGEPAGE);
+	return 0;
+}
+
 static int null_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		     struct mqblk_dev_limits *lim, char *err, size_t errlen)
 {
@@ -194,6 +240,7 @@ static int null_init(struct mqblk_dev *dev, struct mqblk_params *params,
 	nd->hw_queue_depth = lim->queue_depth ? lim->queue_depth : 64;
 	nd->irqmode = NULL_IRQ_NONE;
 	nd->completion_nsec = 10000;
+	nd->hugepages = -1;
 	for (i = 0; i < params->nr; i++) {
 		struct mqblk_param *p = &params->v[i];
 		int r = 0;
@@ -233,6 +280,11 @@ static int null_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		} else if (!strcmp(p->key, "memory_backed")) {
 			r = mqblk_param_bool(p, &nd->memory_backed, err,
 					     errlen);
+		} else if (!strcmp(p->key, "hugepages")) {
+			bool on;
+
+			r = mqblk_param_bool(p, &on, err, errlen);
+			nd->hugepages = on;
 		} else if (!strcmp(p->key, "shared_tags")) {
 			r = mqblk_param_bool(p, &shared_tags, err, errlen);
 		} else if (!strcmp(p->key, "requeue_every")) {
@@ -262,17 +314,17 @@ static int null_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		free(nd);
 		return -EINVAL;
 	}
+	if (nd->hugepages >= 0 && !nd->memory_backed) {
+		snprintf(err, errlen, "hugepages= needs memory_backed=1");
+		free(nd);
+		return -EINVAL;
+	}
 	if (nd->memory_backed) {
-		uint64_t pages = (nd->size + NULL_PAGE_SIZE - 1) >>
-				 NULL_PAGE_SHIFT;
+		int r = null_store_map(nd, err, errlen);
 
-		nd->nr_dir =
-			(size_t)((pages + NULL_LEAF_NR - 1) >> NULL_LEAF_SHIFT);
-		nd->dir = calloc(nd->nr_dir, sizeof(*nd->dir));
-		if (!nd->dir) {
+		if (r) {
 			free(nd);
-			snprintf(err, errlen, "cannot allocate page directory");
-			return -ENOMEM;
+			return r;
 		}
 	}
 	lim->capacity = nd->size;
@@ -290,104 +342,46 @@ static int null_init(struct mqblk_dev *dev, struct mqblk_params *params,
 static void null_exit(struct mqblk_dev *dev)
 {
 	struct null_dev *nd = mqblk_dev_data(dev);
-	size_t i;
-	unsigned j;
 
 	if (!nd)
 		return;
-	for (i = 0; nd->dir && i < nd->nr_dir; i++) {
-		_Atomic(uint8_t *) *leaf = atomic_load(&nd->dir[i]);
-
-		if (!leaf)
-			continue;
-		for (j = 0; j < NULL_LEAF_NR; j++)
-			free(atomic_load(&leaf[j]));
-		free(leaf);
-	}
-	free(nd->dir);
+	if (nd->store)
+		munmap(nd->store, nd->store_len);
 	free(nd);
 }
 
-/* ---- sparse store ---- */
-
-static uint8_t *null_page(struct null_dev *nd, uint64_t pgno, bool create)
-{
-	size_t d = (size_t)(pgno >> NULL_LEAF_SHIFT);
-	_Atomic(uint8_t *) *leaf =
-		atomic_load_explicit(&nd->dir[d], memory_order_acquire);
-	uint8_t *page, *exp;
-
-	if (!leaf) {
-		_Atomic(uint8_t *) *fresh, *none = NULL;
-
-		if (!create)
-			return NULL;
-		fresh = calloc(NULL_LEAF_NR, sizeof(*fresh));
-		if (!fresh)
-			return NULL;
-		if (atomic_compare_exchange_strong(&nd->dir[d], &none, fresh)) {
-			leaf = fresh;
-		} else {
-			free(fresh);
-			leaf = none;
-		}
-	}
-	page = atomic_load_explicit(&leaf[pgno & (NULL_LEAF_NR - 1)],
-				    memory_order_acquire);
-	if (page || !create)
-		return page;
-	page = calloc(1, NULL_PAGE_SIZE);
-	if (!page)
-		return NULL;
-	exp = NULL;
-	if (!atomic_compare_exchange_strong(&leaf[pgno & (NULL_LEAF_NR - 1)],
-					    &exp, page)) {
-		free(page);
-		return exp;
-	}
-	atomic_fetch_add_explicit(&nd->pages, 1, memory_order_relaxed);
-	return page;
-}
+/* ---- the store ---- */
 
 /* Move data between the store and buf; NULL buf zeroes (discard, write
- * zeroes). Returns 0 or -ENOMEM. */
-static int null_transfer(struct null_dev *nd, enum mqblk_op op, uint64_t off,
-			 uint32_t len, uint8_t *buf)
+ * zeroes): whole pages of a big range are given back to the kernel
+ * (null_blk frees them too), the rest cleared. */
+static void null_transfer(struct null_dev *nd, enum mqblk_op op, uint64_t off,
+			  uint32_t len, uint8_t *buf)
 {
-	while (len) {
-		uint64_t pgno = off >> NULL_PAGE_SHIFT;
-		uint32_t in = (uint32_t)(off & (NULL_PAGE_SIZE - 1));
-		uint32_t n = NULL_PAGE_SIZE - in;
-		uint8_t *page;
+	uint8_t *p = nd->store + off;
 
-		if (n > len)
-			n = len;
-		page = null_page(nd, pgno, op == MQBLK_OP_WRITE);
-		switch (op) {
-		case MQBLK_OP_READ:
-			if (page)
-				memcpy(buf, page + in, n);
-			else
-				memset(buf, 0, n); /* never written: zeros */
-			break;
-		case MQBLK_OP_WRITE:
-			if (!page)
-				return -ENOMEM;
-			memcpy(page + in, buf, n);
-			break;
-		default:
-			/* pages stay allocated: a reader may be copying
-			 * from one right now, and freeing needs RCU */
-			if (page)
-				memset(page + in, 0, n);
-			break;
-		}
-		off += n;
-		len -= n;
-		if (buf)
-			buf += n;
+	switch (op) {
+	case MQBLK_OP_READ:
+		memcpy(buf, p, len);
+		return;
+	case MQBLK_OP_WRITE:
+		memcpy(p, buf, len);
+		return;
+	default:
+		break;
 	}
-	return 0;
+	if (len >= (256u << 10)) {
+		uint64_t a = (off + NULL_PAGE_SIZE - 1) &
+			     ~(uint64_t)(NULL_PAGE_SIZE - 1);
+		uint64_t e = (off + len) & ~(uint64_t)(NULL_PAGE_SIZE - 1);
+
+		if (!madvise(nd->store + a, e - a, MADV_DONTNEED)) {
+			memset(p, 0, a - off);
+			memset(nd->store + e, 0, off + len - e);
+			return;
+		}
+	}
+	memset(p, 0, len);
 }
 
 static int null_do_io(struct null_dev *nd, struct mqblk_rq *rq)
@@ -399,11 +393,11 @@ static int null_do_io(struct null_dev *nd, struct mqblk_rq *rq)
 	switch (rq->op) {
 	case MQBLK_OP_READ:
 	case MQBLK_OP_WRITE:
-		ret = null_transfer(nd, rq->op, rq->offset, rq->len, rq->buf);
+		null_transfer(nd, rq->op, rq->offset, rq->len, rq->buf);
 		break;
 	case MQBLK_OP_DISCARD:
 	case MQBLK_OP_WRITE_ZEROES:
-		ret = null_transfer(nd, rq->op, rq->offset, rq->len, NULL);
+		null_transfer(nd, rq->op, rq->offset, rq->len, NULL);
 		break;
 	default:
 		ret = -EOPNOTSUPP;
