@@ -18,11 +18,12 @@
 #include <mqblk/driver.h>
 
 #define NULL_PAGE_SIZE 4096u
-#define NULL_HUGE_SIZE (2u << 20) /* the store's alignment: a THP */
+#define NULL_SEG_SHIFT 21 /* the store's segments: 2 MiB, one THP each */
+#define NULL_SEG_SIZE (1u << NULL_SEG_SHIFT)
 #define NULL_MAX_BADBLOCKS 16
 /* memory_backed stores up to this size ask for huge pages by default */
 #define NULL_HUGE_DEFAULT_MAX (16ull << 30)
-#define NULL_STORE_MAX (64ull << 40) /* virtual space for the store */
+#define NULL_STORE_MAX (64ull << 40) /* a 256 MiB segment table */
 
 enum null_irqmode {
 	NULL_IRQ_NONE = 0, /* complete inside queue_rq */
@@ -58,12 +59,13 @@ struct null_dev {
 	struct {
 		uint64_t start, end;
 	} bad[NULL_MAX_BADBLOCKS];
-	/* the store (memory_backed): one anonymous mapping of the whole
-	 * device, sparse as null_blk's page tree is: a page gets memory
-	 * when first written, unwritten ones read as zeros (the kernel's
-	 * zero page); huge pages (THP) asked for unless hugepages=0 */
-	uint8_t *store;
-	size_t store_len;
+	/* the store (memory_backed), sparse as null_blk's page tree is:
+	 * 2 MiB segments, each an anonymous mapping made on the first write
+	 * to it (a page in it gets memory when written; unwritten ones, and
+	 * whole segments never written, read as zeros); a segment asks for
+	 * a transparent huge page unless hugepages=0 */
+	_Atomic(uint8_t *) *seg;
+	size_t nr_seg;
 	int hugepages; /* -1: by size (up to NULL_HUGE_DEFAULT_MAX) */
 };
 
@@ -182,13 +184,9 @@ static uint16_t null_status(const struct mqblk_rq *rq, int res)
 	return 0x0006;
 }
 
-/* The store: device size rounded up to a huge page, at a huge page
- * boundary (so THP can back it), reserved but not committed. */
-static int null_store_map(struct null_dev *nd, char *err, size_t errlen)
+/* The store's segment table (the segments come with writes). */
+static int null_store_init(struct null_dev *nd, char *err, size_t errlen)
 {
-	size_t len, extra = NULL_HUGE_SIZE;
-	uint8_t *m, *a;
-
 	if (nd->size > NULL_STORE_MAX) {
 		snprintf(
 			err, errlen,
@@ -196,30 +194,16 @@ static int null_store_map(struct null_dev *nd, char *err, size_t errlen)
 			(unsigned long long)nd->size);
 		return -EINVAL;
 	}
-	len = (size_t)((nd->size + NULL_HUGE_SIZE - 1) &
-		       ~(uint64_t)(NULL_HUGE_SIZE - 1));
-	m = mmap(NULL, len + extra, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (m == MAP_FAILED) {
+	nd->nr_seg = (size_t)((nd->size + NULL_SEG_SIZE - 1) >> NULL_SEG_SHIFT);
+	nd->seg = calloc(nd->nr_seg, sizeof(*nd->seg));
+	if (!nd->seg) {
 		snprintf(err, errlen,
-			 "memory_backed=1: cannot map %zu bytes for the store: "
-			 "%s",
-			 len, strerror(errno));
+			 "memory_backed=1: no memory for the "
+			 "store's segment table");
 		return -ENOMEM;
 	}
-	a = (uint8_t *)(((uintptr_t)m + NULL_HUGE_SIZE - 1) &
-			~(uintptr_t)(NULL_HUGE_SIZE - 1));
-	if (a > m)
-		munmap(m, (size_t)(a - m));
-	if (a + len < m + len + extra)
-		munmap(a + len, (size_t)(m + len + extra - (a + len)));
-	nd->store = a;
-	nd->store_len = len;
 	if (nd->hugepages < 0)
 		nd->hugepages = nd->size <= NULL_HUGE_DEFAULT_MAX;
-	/* a request only: where THP is off this is 4 KiB pages */
-	if (nd->hugepages)
-		madvise(a, len, MADV_HUGEPAGE);
 	return 0;
 }
 
@@ -320,7 +304,7 @@ static int null_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		return -EINVAL;
 	}
 	if (nd->memory_backed) {
-		int r = null_store_map(nd, err, errlen);
+		int r = null_store_init(nd, err, errlen);
 
 		if (r) {
 			free(nd);
@@ -345,43 +329,88 @@ static void null_exit(struct mqblk_dev *dev)
 
 	if (!nd)
 		return;
-	if (nd->store)
-		munmap(nd->store, nd->store_len);
+	for (size_t i = 0; nd->seg && i < nd->nr_seg; i++) {
+		uint8_t *m = atomic_load(&nd->seg[i]);
+
+		if (m)
+			munmap(m, NULL_SEG_SIZE);
+	}
+	free(nd->seg);
 	free(nd);
 }
 
 /* ---- the store ---- */
 
+/* Segment i, made (2 MiB aligned, so one huge page can back it) when
+ * create is set; NULL if it was never written or there is no memory. */
+static uint8_t *null_seg(struct null_dev *nd, size_t i, bool create)
+{
+	uint8_t *m = atomic_load_explicit(&nd->seg[i], memory_order_acquire);
+	uint8_t *map, *a, *none = NULL;
+
+	if (m || !create)
+		return m;
+	map = mmap(NULL, 2 * NULL_SEG_SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (map == MAP_FAILED)
+		return NULL;
+	a = (uint8_t *)(((uintptr_t)map + NULL_SEG_SIZE - 1) &
+			~(uintptr_t)(NULL_SEG_SIZE - 1));
+	if (a > map)
+		munmap(map, (size_t)(a - map));
+	munmap(a + NULL_SEG_SIZE, (size_t)(map + NULL_SEG_SIZE - a));
+	if (nd->hugepages)
+		madvise(a, NULL_SEG_SIZE, MADV_HUGEPAGE); /* a request only */
+	if (!atomic_compare_exchange_strong(&nd->seg[i], &none, a)) {
+		munmap(a, NULL_SEG_SIZE); /* another writer made it first */
+		return none;
+	}
+	return a;
+}
+
 /* Move data between the store and buf; NULL buf zeroes (discard, write
  * zeroes): whole pages of a big range are given back to the kernel
- * (null_blk frees them too), the rest cleared. */
-static void null_transfer(struct null_dev *nd, enum mqblk_op op, uint64_t off,
-			  uint32_t len, uint8_t *buf)
+ * (null_blk frees them too), the rest cleared. 0 or -ENOMEM. */
+static int null_transfer(struct null_dev *nd, enum mqblk_op op, uint64_t off,
+			 uint32_t len, uint8_t *buf)
 {
-	uint8_t *p = nd->store + off;
+	while (len) {
+		size_t i = (size_t)(off >> NULL_SEG_SHIFT);
+		uint32_t in = (uint32_t)(off & (NULL_SEG_SIZE - 1));
+		uint32_t n = NULL_SEG_SIZE - in < len ? NULL_SEG_SIZE - in :
+							len;
+		uint8_t *m = null_seg(nd, i, op == MQBLK_OP_WRITE);
 
-	switch (op) {
-	case MQBLK_OP_READ:
-		memcpy(buf, p, len);
-		return;
-	case MQBLK_OP_WRITE:
-		memcpy(p, buf, len);
-		return;
-	default:
-		break;
-	}
-	if (len >= (256u << 10)) {
-		uint64_t a = (off + NULL_PAGE_SIZE - 1) &
-			     ~(uint64_t)(NULL_PAGE_SIZE - 1);
-		uint64_t e = (off + len) & ~(uint64_t)(NULL_PAGE_SIZE - 1);
+		if (op == MQBLK_OP_READ) {
+			if (m)
+				memcpy(buf, m + in, n);
+			else
+				memset(buf, 0, n); /* never written: zeros */
+		} else if (op == MQBLK_OP_WRITE) {
+			if (!m)
+				return -ENOMEM;
+			memcpy(m + in, buf, n);
+		} else if (m) {
+			uint32_t a = (in + NULL_PAGE_SIZE - 1) &
+				     ~(NULL_PAGE_SIZE - 1);
+			uint32_t e = (in + n) & ~(NULL_PAGE_SIZE - 1);
 
-		if (!madvise(nd->store + a, e - a, MADV_DONTNEED)) {
-			memset(p, 0, a - off);
-			memset(nd->store + e, 0, off + len - e);
-			return;
+			/* pages go back only from big ranges: madvise is a
+			 * TLB shootdown, dearer than clearing a little */
+			if (n >= (256u << 10) && e > a &&
+			    !madvise(m + a, e - a, MADV_DONTNEED)) {
+				memset(m + in, 0, a - in);
+				memset(m + e, 0, in + n - e);
+			} else {
+				memset(m + in, 0, n);
+			}
 		}
+		off += n;
+		len -= n;
+		if (buf)
+			buf += n;
 	}
-	memset(p, 0, len);
+	return 0;
 }
 
 static int null_do_io(struct null_dev *nd, struct mqblk_rq *rq)
@@ -393,11 +422,11 @@ static int null_do_io(struct null_dev *nd, struct mqblk_rq *rq)
 	switch (rq->op) {
 	case MQBLK_OP_READ:
 	case MQBLK_OP_WRITE:
-		null_transfer(nd, rq->op, rq->offset, rq->len, rq->buf);
+		ret = null_transfer(nd, rq->op, rq->offset, rq->len, rq->buf);
 		break;
 	case MQBLK_OP_DISCARD:
 	case MQBLK_OP_WRITE_ZEROES:
-		null_transfer(nd, rq->op, rq->offset, rq->len, NULL);
+		ret = null_transfer(nd, rq->op, rq->offset, rq->len, NULL);
 		break;
 	default:
 		ret = -EOPNOTSUPP;

@@ -124,7 +124,7 @@ struct nvt_dev {
 	uint32_t ctrl_loss_tmo_ms;
 	pthread_mutex_t queues_lock;
 	struct nvt_queue **queues; /* by qid - 1 */
-	unsigned nr_queues;
+	_Atomic unsigned nr_queues; /* written under queues_lock */
 	_Atomic uint64_t resets;
 
 	/* timed-out commands the control thread sends an Abort for */
