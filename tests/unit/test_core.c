@@ -115,12 +115,21 @@ static void test_uri_unknown_parameter_is_einval(void **state)
 static void test_uri_bad_value_is_einval(void **state)
 {
 	static const char *const bad[] = {
-		"null:size=abc",  "null:size=-1",
-		"null:irqmode=3", "null:complete=x",
-		"null:timeout=0", "null:memory_backed=2",
-		"null:size=1q",	  "null:submit_queues=0",
-		"null:size",	  "null:=1",
-		"null:size=",	  "null:hw_queue_depth=0",
+		"null:size=abc",
+		"null:size=-1",
+		"null:irqmode=3",
+		"null:complete=x",
+		"null:timeout=0",
+		"null:memory_backed=2",
+		"null:size=1q",
+		"null:submit_queues=0",
+		"null:size",
+		"null:=1",
+		"null:size=",
+		"null:hw_queue_depth=0",
+		"null:hugepages=1", /* without memory_backed */
+		"null:memory_backed=1,hugepages=2",
+		"null:memory_backed=1,size=65t",
 	};
 	char err[256];
 	size_t i;
@@ -322,11 +331,13 @@ static void test_memory_backed_write_reads_back(void **state)
 		"null:size=1m,memory_backed=1",
 		"null:size=1m,memory_backed=1,irqmode=1,complete=remote",
 		"null:size=1m,memory_backed=1,irqmode=2,completion_nsec=1000",
+		"null:size=5m,memory_backed=1,hugepages=0",
+		"null:size=5m,memory_backed=1,hugepages=1",
 	};
 	size_t u;
 
 	(void)state;
-	for (u = 0; u < 3; u++) {
+	for (u = 0; u < sizeof(uris) / sizeof(uris[0]); u++) {
 		struct mqblk_dev *dev = open_dev(uris[u], 1);
 		struct mqblk_queue *q = open_queue(dev);
 
@@ -347,6 +358,45 @@ static void test_memory_backed_write_reads_back(void **state)
 		mqblk_queue_close(q);
 		mqblk_dev_close(dev);
 	}
+}
+
+/* The store comes in 2 MiB segments: I/O and discards across a segment
+ * boundary, and a big discard that gives whole pages back. */
+static void test_memory_backed_across_segments(void **state)
+{
+	static uint8_t w[1 << 20], r[1 << 20];
+	const uint64_t seg = 2u << 20;
+	struct mqblk_dev *dev;
+	struct mqblk_queue *q;
+	size_t i;
+
+	(void)state;
+	dev = open_dev("null:size=6m,memory_backed=1", 1);
+	q = open_queue(dev);
+	for (i = 0; i < sizeof(w); i++)
+		w[i] = (uint8_t)(i * 7 + 3);
+	/* 1 MiB straddling the first boundary, then reading it back */
+	assert_int_equal(do_io(q, MQBLK_OP_WRITE, seg - 4096, sizeof(w), w),
+			 (int)sizeof(w));
+	assert_int_equal(do_io(q, MQBLK_OP_READ, seg - 4096, sizeof(r), r),
+			 (int)sizeof(r));
+	assert_memory_equal(w, r, sizeof(w));
+	/* a 512 KiB discard from mid-page across the boundary: zeros there,
+	 * the data around it untouched */
+	assert_int_equal(do_io(q, MQBLK_OP_DISCARD, seg - 2048, 512 << 10,
+			       NULL),
+			 512 << 10);
+	assert_int_equal(do_io(q, MQBLK_OP_READ, seg - 4096, sizeof(r), r),
+			 (int)sizeof(r));
+	assert_memory_equal(w, r, 2048);
+	assert_true(all_zero(r + 2048, 512 << 10));
+	assert_memory_equal(w + 2048 + (512 << 10), r + 2048 + (512 << 10),
+			    sizeof(w) - 2048 - (512 << 10));
+	/* the third segment was never written: zeros, no memory */
+	assert_int_equal(do_io(q, MQBLK_OP_READ, 2 * seg, 4096, r), 4096);
+	assert_true(all_zero(r, 4096));
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
 }
 
 static void test_memory_backed_unwritten_reads_zero(void **state)
@@ -1054,6 +1104,7 @@ int main(void)
 		cmocka_unit_test(test_path_irqmode2_batched_is_batched),
 		cmocka_unit_test(test_path_irqmode2_polled_is_polled),
 		cmocka_unit_test(test_memory_backed_write_reads_back),
+		cmocka_unit_test(test_memory_backed_across_segments),
 		cmocka_unit_test(test_memory_backed_unwritten_reads_zero),
 		cmocka_unit_test(test_memory_backed_discard_zeroes),
 		cmocka_unit_test(test_submit_out_of_range_is_einval),
