@@ -12,15 +12,41 @@
  *   write128k  request 72 + 131072    response 24
  *
  * (72 = a command capsule, 24 = a C2HData header and a response capsule.)
- * Both ends run in one of two modes: block (blocking sockets; the kernel
- * wakes the thread) or poll (non-blocking sockets; spin on MSG_DONTWAIT,
- * never sleep). The client keeps QD requests outstanding; the server
- * answers them one at a time, in order. Each request's latency runs from
- * just before its send to the end of its response's receive.
+ * Both ends run in the same mode, one of two socket layers:
+ *
+ *   block             send(2)/recv(2) on blocking sockets; the kernel wakes
+ *                     the thread (recv with MSG_WAITALL)
+ *   poll              the same calls with MSG_DONTWAIT, spinning on EAGAIN:
+ *                     never sleeps
+ *   uring             io_uring: IORING_OP_SEND/RECV SQEs (MSG_WAITALL),
+ *                     submitted with io_uring_submit_and_wait; the kernel
+ *                     wakes the thread when the receive is done
+ *   uring-poll        the same SQEs, submitted with io_uring_submit; the
+ *                     thread spins on io_uring_peek_cqe, never sleeps
+ *   uring-poll-fixed  uring-poll with the socket registered (a fixed file,
+ *                     IOSQE_FIXED_FILE) and the ring fd registered
+ *
+ * The rings are SINGLE_ISSUER | DEFER_TASKRUN | COOP_TASKRUN |
+ * TASKRUN_FLAG (as src/drivers/uring sets them up): a completion's task
+ * work runs when the owner asks for completions, and the peek of the
+ * polled modes sees IORING_SQ_TASKRUN and enters the kernel to run it.
+ *
+ * The client keeps QD requests outstanding; the server answers them one
+ * at a time, in order. Each request's latency runs from just before its
+ * send to the end of its response's receive.
  *
  * Each end moves a message with one contiguous buffer (no scatter-gather,
  * no header/data split) and one request at a time: the floor of a simple
- * transport, not the best a batching one could do at QD > 1.
+ * transport, not the best a batching one could do at QD > 1. The io_uring
+ * modes keep that shape: one send SQE per request and one recv SQE per
+ * message, and only one recv in flight on a socket (two would race for its
+ * bytes). What they batch is the submission: the client stamps and
+ * prepares the send of every request it admits (all QD at the start, then
+ * one per response), links them (IOSQE_IO_LINK keeps the byte stream in
+ * order), and submits them with the recv of the next response in one
+ * io_uring_enter; the server submits its response's send and the recv of
+ * the next request together. Each end then reaps until that recv and its
+ * sends are done (uring: one io_uring_submit_and_wait for all of them).
  *
  * Usage: tcp-floor [options] (--help lists them). Prints a table, or with
  * --lines one "tcp-floor: shape=... qd=... mode=..." line per row, or with
@@ -29,6 +55,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <liburing.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -50,9 +77,23 @@
 #define MAX_QD 1024
 #define MAX_ROWS 64
 
-enum mode { MODE_BLOCK, MODE_POLL };
+enum mode {
+	MODE_BLOCK,
+	MODE_POLL,
+	MODE_URING,
+	MODE_URING_POLL,
+	MODE_URING_POLL_FIXED,
+	NR_MODES
+};
 
-static const char *const mode_name[] = { "block", "poll" };
+static const char *const mode_name[NR_MODES] = {
+	"block", "poll", "uring", "uring-poll", "uring-poll-fixed",
+};
+
+static bool mode_uring(enum mode mode)
+{
+	return mode >= MODE_URING;
+}
 
 struct shape {
 	const char *name;
@@ -151,7 +192,7 @@ struct config {
 	double warmup;
 	int server_cpu; /* -1: not pinned */
 	int client_cpu;
-	bool modes[2];
+	bool modes[NR_MODES];
 	const struct shape *shape[NR_SHAPES];
 	unsigned int nr_shapes;
 	unsigned int qd[16];
@@ -260,6 +301,166 @@ static ssize_t recv_all(int fd, char *buf, size_t len, enum mode mode)
 }
 
 /*
+ * One end's io_uring. Every SQE posts a CQE; user_data says which kind.
+ * At most one recv is in flight (ur->recv), and the sends in flight
+ * (ur->sends) are one linked chain.
+ */
+enum { UR_SEND = 1, UR_RECV };
+
+struct ur {
+	struct io_uring ring;
+	int fd; /* the socket, or 0: its slot in the registered files */
+	unsigned char sqe_flags; /* IOSQE_FIXED_FILE with a registered fd */
+	bool poll; /* spin on the CQ instead of sleeping in the kernel */
+	bool recv; /* a recv is in flight */
+	int recv_res;
+	unsigned int sends; /* send SQEs in flight */
+	size_t send_len; /* what each of them sends */
+	struct io_uring_sqe *last_send; /* of the chain being prepared */
+};
+
+/* Set up ur for socket fd in mode; returns 0 or -errno, *what says where. */
+static int ur_init(struct ur *ur, int fd, enum mode mode, unsigned int depth,
+		   const char **what)
+{
+	struct io_uring_params p = {
+		.flags = IORING_SETUP_SINGLE_ISSUER |
+			 IORING_SETUP_DEFER_TASKRUN |
+			 IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
+	};
+	int ret;
+
+	memset(ur, 0, sizeof(*ur));
+	ur->fd = fd;
+	ur->poll = mode != MODE_URING;
+	*what = "io_uring_queue_init";
+	ret = io_uring_queue_init_params(depth, &ur->ring, &p);
+	if (ret)
+		return ret;
+	if (mode != MODE_URING_POLL_FIXED)
+		return 0;
+	*what = "io_uring_register_files";
+	ret = io_uring_register_files(&ur->ring, &fd, 1);
+	if (ret)
+		return ret;
+	ur->fd = 0;
+	ur->sqe_flags = IOSQE_FIXED_FILE;
+	*what = "io_uring_register_ring_fd";
+	ret = io_uring_register_ring_fd(&ur->ring);
+	return ret < 0 ? ret : 0;
+}
+
+static struct io_uring_sqe *ur_sqe(struct ur *ur)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&ur->ring);
+
+	if (!sqe)
+		fail("io_uring submission queue full");
+	return sqe;
+}
+
+/*
+ * Queue a send of len bytes, linked after the sends queued before it
+ * since the last submit (MSG_WAITALL: the kernel finishes a short send
+ * itself). buf must stay put until the peer has read it.
+ */
+static void ur_send(struct ur *ur, const char *buf, size_t len)
+{
+	struct io_uring_sqe *sqe = ur_sqe(ur);
+
+	io_uring_prep_send(sqe, ur->fd, buf, len, MSG_WAITALL);
+	sqe->flags = ur->sqe_flags;
+	io_uring_sqe_set_data64(sqe, UR_SEND);
+	if (ur->last_send)
+		ur->last_send->flags |= IOSQE_IO_LINK;
+	ur->last_send = sqe;
+	ur->send_len = len;
+	ur->sends++;
+}
+
+/*
+ * Submit what is queued and reap until no recv and no send is in flight.
+ * uring: sleep in io_uring_submit_and_wait until all of them completed;
+ * uring-poll: io_uring_submit, then spin on io_uring_peek_cqe (which
+ * enters the kernel when IORING_SQ_TASKRUN says completions wait there).
+ * Returns 0 or -errno; *what says which operation failed.
+ */
+static int ur_reap(struct ur *ur, const char **what)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int want;
+	int ret, res;
+
+	ur->last_send = NULL;
+	for (;;) {
+		want = ur->sends + ur->recv;
+		if (!want)
+			return 0;
+		*what = "io_uring_enter";
+		if (!ur->poll)
+			ret = io_uring_submit_and_wait(&ur->ring, want);
+		else if (io_uring_sq_ready(&ur->ring))
+			ret = io_uring_submit(&ur->ring);
+		else
+			ret = 0;
+		if (ret < 0 && ret != -EINTR)
+			return ret;
+		while (!(ret = io_uring_peek_cqe(&ur->ring, &cqe))) {
+			res = cqe->res;
+			if (cqe->user_data == UR_SEND) {
+				*what = "send";
+				ur->sends--;
+				if (res < 0)
+					return res;
+				if ((size_t)res != ur->send_len)
+					return -EPIPE;
+			} else {
+				ur->recv = false;
+				ur->recv_res = res;
+			}
+			io_uring_cqe_seen(&ur->ring, cqe);
+		}
+		if (ret != -EAGAIN && ret != -EINTR) {
+			*what = "io_uring_peek_cqe";
+			return ret;
+		}
+	}
+}
+
+/*
+ * Receive exactly len bytes with one recv SQE (MSG_WAITALL), submitted
+ * with the sends queued before it; one more for the rest should it come
+ * back short. Returns len, 0 on EOF before the first byte, -EPIPE on EOF
+ * mid-message, or -errno with *what set.
+ */
+static ssize_t ur_recv_all(struct ur *ur, char *buf, size_t len,
+			   const char **what)
+{
+	struct io_uring_sqe *sqe;
+	size_t got = 0;
+	int ret;
+
+	while (got < len) {
+		sqe = ur_sqe(ur);
+		io_uring_prep_recv(sqe, ur->fd, buf + got, len - got,
+				   MSG_WAITALL);
+		sqe->flags = ur->sqe_flags;
+		io_uring_sqe_set_data64(sqe, UR_RECV);
+		ur->recv = true;
+		ret = ur_reap(ur, what);
+		if (ret)
+			return ret;
+		*what = "recv";
+		if (ur->recv_res < 0)
+			return ur->recv_res;
+		if (ur->recv_res == 0)
+			return got ? -EPIPE : 0;
+		got += ur->recv_res;
+	}
+	return len;
+}
+
+/*
  * Both modes leave the socket itself blocking: poll mode passes
  * MSG_DONTWAIT on every call, which is what O_NONBLOCK would do.
  */
@@ -269,6 +470,42 @@ static void set_nodelay(int fd)
 
 	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
 		die("TCP_NODELAY");
+}
+
+/*
+ * The server's io_uring loop: the send of a response goes out with the
+ * recv of the next request, and both are done before the response buffer
+ * is written again.
+ */
+static void serve_uring(int fd, char *req, size_t rq, char *resp, size_t rs,
+			enum mode mode)
+{
+	const char *what;
+	struct ur ur;
+	ssize_t n;
+	int err;
+
+	err = ur_init(&ur, fd, mode, 4, &what);
+	if (err) {
+		errno = -err;
+		die(what);
+	}
+	for (;;) {
+		n = ur_recv_all(&ur, req, rq, &what);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			errno = -n;
+			die(n == -EPIPE && !strcmp(what, "recv") ?
+				    "client closed mid-request" :
+				    what);
+		}
+		memcpy(resp + rs - PDU_HDR, req, sizeof(uint64_t));
+		ur_send(&ur, resp, rs);
+	}
+	io_uring_queue_exit(&ur.ring);
+	close(fd);
+	exit(0);
 }
 
 /* The server: answer requests in order until the client closes. */
@@ -288,6 +525,8 @@ static void serve(int lfd, const struct shape *s, enum mode mode, int cpu)
 		die("accept");
 	close(lfd);
 	set_nodelay(fd);
+	if (mode_uring(mode))
+		serve_uring(fd, req, rq, resp, rs, mode);
 	for (;;) {
 		n = recv_all(fd, req, rq, mode);
 		if (n == 0)
@@ -346,7 +585,9 @@ static void run_row(const struct config *cfg, struct result *r)
 	uint64_t sent_at[MAX_QD], t, start, warm_end, end;
 	uint64_t next_tag = 0, done_tag = 0, tag;
 	unsigned int inflight = 0, qd = r->qd;
-	char *req, *resp;
+	char *req, *resp, *buf;
+	const char *what;
+	struct ur ur;
 	int lfd, fd, err;
 	ssize_t n;
 	pid_t server, parent = getpid();
@@ -376,10 +617,16 @@ static void run_row(const struct config *cfg, struct result *r)
 	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)))
 		die("connect to 127.0.0.1");
 	set_nodelay(fd);
-	req = calloc(1, rq);
+	/* io_uring: one request buffer per slot, as its send is async */
+	req = calloc(mode_uring(r->mode) ? qd : 1, rq);
 	resp = calloc(1, rs);
 	if (!req || !resp)
 		fail("out of memory");
+	if (mode_uring(r->mode)) {
+		err = ur_init(&ur, fd, r->mode, qd + 1, &what);
+		if (err)
+			client_error(fd, server, what, -err);
+	}
 
 	memset(&r->lat, 0, sizeof(r->lat));
 	start = now_ns();
@@ -389,11 +636,18 @@ static void run_row(const struct config *cfg, struct result *r)
 	for (;;) {
 		/* keep qd requests outstanding until the window closes */
 		while (inflight < qd && t < end) {
-			memcpy(req, &next_tag, sizeof(next_tag));
-			sent_at[next_tag % qd] = t;
-			err = send_all(fd, req, rq, r->mode);
-			if (err)
-				client_error(fd, server, "send", -err);
+			if (mode_uring(r->mode)) {
+				buf = req + next_tag % qd * rq;
+				memcpy(buf, &next_tag, sizeof(next_tag));
+				sent_at[next_tag % qd] = t;
+				ur_send(&ur, buf, rq);
+			} else {
+				memcpy(req, &next_tag, sizeof(next_tag));
+				sent_at[next_tag % qd] = t;
+				err = send_all(fd, req, rq, r->mode);
+				if (err)
+					client_error(fd, server, "send", -err);
+			}
 			next_tag++;
 			inflight++;
 			if (inflight < qd)
@@ -401,9 +655,13 @@ static void run_row(const struct config *cfg, struct result *r)
 		}
 		if (!inflight)
 			break;
-		n = recv_all(fd, resp, rs, r->mode);
+		what = "recv";
+		if (mode_uring(r->mode))
+			n = ur_recv_all(&ur, resp, rs, &what);
+		else
+			n = recv_all(fd, resp, rs, r->mode);
 		if (n <= 0)
-			client_error(fd, server, "recv", n ? -n : EPIPE);
+			client_error(fd, server, what, n ? -n : EPIPE);
 		t = now_ns();
 		memcpy(&tag, resp + rs - PDU_HDR, sizeof(tag));
 		if (tag != done_tag)
@@ -420,6 +678,8 @@ static void run_row(const struct config *cfg, struct result *r)
 	r->elapsed = (end - warm_end) / 1e9;
 	if (!r->lat.count)
 		fail("no round trip completed in the window");
+	if (mode_uring(r->mode))
+		io_uring_queue_exit(&ur.ring);
 	close(fd);
 	reap(server);
 	alarm(0);
@@ -439,7 +699,7 @@ static double mbps(const struct result *r)
 
 static void print_table_head(void)
 {
-	printf("%-10s %4s %-5s %10s %9s %9s %9s %9s %9s\n", "shape", "qd",
+	printf("%-10s %4s %-16s %10s %9s %9s %9s %9s %9s\n", "shape", "qd",
 	       "mode", "IOPS", "avg us", "p50 us", "p99 us", "max us", "MB/s");
 }
 
@@ -452,7 +712,7 @@ static void print_row(const struct config *cfg, const struct result *r)
 
 	switch (cfg->out) {
 	case OUT_TABLE:
-		printf("%-10s %4u %-5s %10.0f %9.1f %9.1f %9.1f %9.1f %9.1f\n",
+		printf("%-10s %4u %-16s %10.0f %9.1f %9.1f %9.1f %9.1f %9.1f\n",
 		       r->shape->name, r->qd, mode_name[r->mode], iops(r), avg,
 		       p50, p99, h->max_ns / 1e3, mbps(r));
 		break;
@@ -490,7 +750,9 @@ static void usage(FILE *f)
 		"no pin)\n"
 		"  --client-cpu=N   pin the client to CPU N (default 1; -1: "
 		"no pin)\n"
-		"  --mode=M         block, poll or both (default both)\n"
+		"  --mode=LIST      block, poll, uring, uring-poll, "
+		"uring-poll-fixed;\n"
+		"                   both (block,poll, the default) or all\n"
 		"  --shape=LIST     read4k,write4k,read128k,write128k or all\n"
 		"  --qd=LIST        queue depths, e.g. 1,32 (default 1)\n"
 		"  --lines          one 'tcp-floor: key=value ...' line per row\n"
@@ -560,6 +822,33 @@ static int parse_qds(struct config *cfg, char *list)
 	return cfg->nr_qd ? 0 : -EINVAL;
 }
 
+static int parse_modes(struct config *cfg, char *list)
+{
+	char *tok, *save = NULL;
+	unsigned int i;
+
+	memset(cfg->modes, 0, sizeof(cfg->modes));
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "both") || !strcmp(tok, "all")) {
+			for (i = 0; i < NR_MODES; i++)
+				if (tok[0] == 'a' || !mode_uring(i))
+					cfg->modes[i] = true;
+			continue;
+		}
+		for (i = 0; i < NR_MODES; i++)
+			if (!strcmp(tok, mode_name[i]))
+				break;
+		if (i == NR_MODES)
+			return -EINVAL;
+		cfg->modes[i] = true;
+	}
+	for (i = 0; i < NR_MODES; i++)
+		if (cfg->modes[i])
+			return 0;
+	return -EINVAL;
+}
+
 static void parse_args(int argc, char **argv, struct config *cfg)
 {
 	enum {
@@ -609,11 +898,7 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 				v;
 			break;
 		case O_MODE:
-			cfg->modes[MODE_BLOCK] = !strcmp(optarg, "block") ||
-						 !strcmp(optarg, "both");
-			cfg->modes[MODE_POLL] = !strcmp(optarg, "poll") ||
-						!strcmp(optarg, "both");
-			if (!cfg->modes[MODE_BLOCK] && !cfg->modes[MODE_POLL])
+			if (parse_modes(cfg, optarg))
 				goto bad;
 			break;
 		case O_SHAPE:
@@ -661,7 +946,7 @@ int main(int argc, char **argv)
 		.warmup = 0.5,
 		.server_cpu = 0,
 		.client_cpu = 1,
-		.modes = { true, true },
+		.modes = { [MODE_BLOCK] = true, [MODE_POLL] = true },
 	};
 	static struct result rows[MAX_ROWS];
 	unsigned int nr = 0, i, j, k, m;
@@ -673,7 +958,7 @@ int main(int argc, char **argv)
 	/* rows: the default set, or every --shape x --qd */
 	if (!cfg.nr_shapes && !cfg.nr_qd) {
 		for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
-			for (m = 0; m < 2; m++) {
+			for (m = 0; m < NR_MODES; m++) {
 				if (!cfg.modes[m])
 					continue;
 				for (k = 0;
@@ -691,7 +976,7 @@ int main(int argc, char **argv)
 			cfg.qd[cfg.nr_qd++] = 1;
 		for (i = 0; i < cfg.nr_shapes; i++)
 			for (j = 0; j < cfg.nr_qd; j++)
-				for (m = 0; m < 2; m++) {
+				for (m = 0; m < NR_MODES; m++) {
 					if (!cfg.modes[m])
 						continue;
 					if (nr == MAX_ROWS)
