@@ -628,7 +628,7 @@ static void uring_exit_hctx(struct mqblk_hctx *hctx)
  * Wake a sole submitter sleeping in io_uring_enter on its ring: post it a
  * CQE (IORING_OP_MSG_RING) from a ring of the device's own, made on first
  * use. Where the kernel has no MSG_RING (before 5.18), the owner's sleep
- * is bounded instead (uring_wait). Under sq_lock.
+ * is bounded instead (uring_wait). Not under sq_lock.
  */
 static void uring_kick(struct uring_hctx *uh)
 {
@@ -661,8 +661,11 @@ static void uring_kick(struct uring_hctx *uh)
 /*
  * Ring the doorbell for the SQEs filled so far. Under sq_lock. Only the
  * owner may enter a SINGLE_ISSUER ring: for anyone else (the timeout
- * thread's cancel) the SQEs wait in the ring, the owner is kicked awake
- * and rings for them in its next poll.
+ * thread's cancel) the SQEs wait in the ring and the owner rings for them
+ * in its next poll; that caller kicks the owner awake (uring_kick) once
+ * it has dropped sq_lock, or the owner, woken at once, would find the
+ * lock still held, skip the doorbell and sleep again with the SQEs
+ * unsubmitted (cancels went out a second late, all at once).
  */
 static void uring_doorbell(struct uring_hctx *uh)
 {
@@ -673,7 +676,6 @@ static void uring_doorbell(struct uring_hctx *uh)
 	if (__builtin_expect(uh->single && uh->owner != &uring_thread_token,
 			     0)) {
 		atomic_store_explicit(&uh->retry, true, memory_order_relaxed);
-		uring_kick(uh);
 		return;
 	}
 	ret = io_uring_submit(&uh->ring);
@@ -1016,6 +1018,7 @@ static enum mqblk_timeout_ret uring_timeout(struct mqblk_rq *rq)
 {
 	struct uring_hctx *uh = mqblk_hctx_data(rq->hctx);
 	struct io_uring_sqe *sqe;
+	bool kick = false;
 
 	/* an IOPOLL ring has no cancel: the poller finds it when it ends */
 	if (uh->iopoll)
@@ -1027,8 +1030,11 @@ static enum mqblk_timeout_ret uring_timeout(struct mqblk_rq *rq)
 		io_uring_sqe_set_data64(sqe, URING_UD_CANCEL);
 		uh->unsubmitted++;
 		uring_doorbell(uh);
+		kick = uh->single && uh->owner != &uring_thread_token;
 	}
 	pthread_spin_unlock(&uh->sq_lock);
+	if (kick)
+		uring_kick(uh); /* after the unlock: see uring_doorbell */
 	return MQBLK_EH_RESET_TIMER;
 }
 
