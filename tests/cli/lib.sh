@@ -13,7 +13,8 @@ if [[ -z $MQBLK || ! -x $MQBLK ]]; then
 fi
 TEST_NAME=$(basename "$0" .sh)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mqblk-cli.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+# (stop_target: a test's own target, if one is still up)
+trap 'stop_target; rm -rf "$TMP"' EXIT
 OUT=$TMP/stdout
 ERR=$TMP/stderr
 RC=0
@@ -118,4 +119,45 @@ finish()
 {
 	echo "$TEST_NAME: $nr_pass checks passed, $nr_fail failed"
 	exit $((nr_fail > 0))
+}
+
+# ---- NVMe/TCP tests: mqblk's own target on 127.0.0.1 ----
+# The test sets NQN (the subsystem) and HOST (the host NQN) first.
+TPID=
+TLOG=$TMP/target.log
+
+free_port()
+{
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# start_target ARGS...: mqblk target serving NQN on a free port (PORT),
+# ARGS added; waits for "ready". Stopped at exit if still up.
+start_target()
+{
+	PORT=$(free_port)
+	"$MQBLK" target --listen "127.0.0.1:$PORT" --nqn "$NQN" \
+		--stats-socket "$TMP/stats.sock" "$@" >"$TLOG" 2>&1 </dev/null &
+	TPID=$!
+	for _ in $(seq 200); do
+		grep -q ready "$TLOG" && return 0
+		kill -0 "$TPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "target did not start:" && cat "$TLOG"
+	return 1
+}
+
+stop_target()
+{
+	[[ -n $TPID ]] || return 0
+	kill -TERM "$TPID" 2>/dev/null
+	wait "$TPID" 2>/dev/null
+	TPID=
+}
+
+# uri [KEYS]: the target's namespace as HOST, with more URI keys
+uri()
+{
+	echo "nvme-tcp://127.0.0.1:$PORT/$NQN?hostnqn=$HOST${1:+&$1}"
 }

@@ -11,43 +11,6 @@ source "$(dirname "$0")/lib.sh"
 
 NQN=nqn.2026-12.io.mqblk:host-test
 HOST=nqn.2026-12.io.mqblk:host-a
-TPID=
-TLOG=$TMP/target.log
-
-free_port()
-{
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
-# start_target ARGS...: mqblk target on a free port, waits for "ready".
-start_target()
-{
-	PORT=$(free_port)
-	"$MQBLK" target --listen "127.0.0.1:$PORT" --nqn "$NQN" \
-		--stats-socket "$TMP/stats.sock" "$@" >"$TLOG" 2>&1 </dev/null &
-	TPID=$!
-	for _ in $(seq 200); do
-		grep -q ready "$TLOG" && return 0
-		kill -0 "$TPID" 2>/dev/null || break
-		sleep 0.05
-	done
-	echo "target did not start:" && cat "$TLOG"
-	return 1
-}
-
-stop_target()
-{
-	[[ -n $TPID ]] || return 0
-	kill -TERM "$TPID" 2>/dev/null
-	wait "$TPID" 2>/dev/null
-	TPID=
-}
-trap 'stop_target; rm -rf "$TMP"' EXIT
-
-uri()
-{
-	echo "nvme-tcp://127.0.0.1:$PORT/$NQN?hostnqn=$HOST${1:+&$1}"
-}
 
 truncate -s 256M "$TMP/ns2.img"
 start_target --ns null:size=256m,memory_backed=1 --ns "$TMP/ns2.img" \

@@ -12,45 +12,11 @@ NQN=nqn.2026-12.io.mqblk:tools
 HOST=nqn.2026-12.io.mqblk:host-a
 OTHER=nqn.2026-12.io.mqblk:host-b
 DISC=nqn.2014-08.org.nvmexpress.discovery
-TPID=
-TLOG=$TMP/target.log
-
-free_port()
+# start_target (lib.sh) with a discovery port too: DPORT
+start_discovery_target()
 {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
-# start_target ARGS...: mqblk target on free ports (I/O and discovery),
-# waits for "ready".
-start_target()
-{
-	PORT=$(free_port)
 	DPORT=$(free_port)
-	"$MQBLK" target --listen "127.0.0.1:$PORT" --discovery-port "$DPORT" \
-		--nqn "$NQN" --stats-socket "$TMP/stats.sock" "$@" \
-		>"$TLOG" 2>&1 </dev/null &
-	TPID=$!
-	for _ in $(seq 200); do
-		grep -q ready "$TLOG" && return 0
-		kill -0 "$TPID" 2>/dev/null || break
-		sleep 0.05
-	done
-	echo "target did not start:" && cat "$TLOG"
-	return 1
-}
-
-stop_target()
-{
-	[[ -n $TPID ]] || return 0
-	kill -TERM "$TPID" 2>/dev/null
-	wait "$TPID" 2>/dev/null
-	TPID=
-}
-trap 'stop_target; rm -rf "$TMP"' EXIT
-
-uri()
-{
-	echo "nvme-tcp://127.0.0.1:$PORT/$NQN?hostnqn=$HOST${1:+&$1}"
+	start_target --discovery-port "$DPORT" "$@"
 }
 
 # json_has KEY...: the last run's stdout is JSON (one object) with every KEY
@@ -71,7 +37,7 @@ d = json.load(open(sys.argv[1]))
 sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' "$OUT" "$1"
 }
 
-start_target --ns null:size=64m --allow-host "$HOST" || {
+start_discovery_target --ns null:size=64m --allow-host "$HOST" || {
 	fail setup "no target"
 	finish
 }
