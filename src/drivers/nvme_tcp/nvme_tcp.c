@@ -667,19 +667,25 @@ static void admin_fail(struct nvt_dev *d, const char *why)
 	}
 }
 
+/* Identify (CNS cns, namespace nsid) into id, 4 KiB. */
+static int identify(struct nvt_dev *d, uint8_t cns, uint32_t nsid, void *id)
+{
+	union nvme_command cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.identify.opcode = nvme_admin_identify;
+	cmd.identify.cns = cns;
+	cmd.identify.nsid = cpu_to_le32(nsid);
+	return admin_cmd(d, &cmd, id, 4096, NULL);
+}
+
 /* Identify Namespace d->nsid: its size in blocks and block shift (0
  * and 0 for an inactive namespace). */
 static int id_ns(struct nvt_dev *d, uint8_t *id, uint64_t *nsze,
 		 unsigned *shift)
 {
-	union nvme_command cmd;
-	int ret;
+	int ret = identify(d, NVME_ID_CNS_NS, d->nsid, id);
 
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.identify.opcode = nvme_admin_identify;
-	cmd.identify.cns = NVME_ID_CNS_NS;
-	cmd.identify.nsid = cpu_to_le32(d->nsid);
-	ret = admin_cmd(d, &cmd, id, 4096, NULL);
 	if (ret)
 		return ret;
 	*nsze = nvme_get_le64(id);
@@ -1371,10 +1377,7 @@ static int ctrl_setup(struct nvt_dev *d, char *err, size_t errlen)
 	id = aligned_alloc(4096, 4096);
 	if (!id)
 		return -ENOMEM;
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.identify.opcode = nvme_admin_identify;
-	cmd.identify.cns = NVME_ID_CNS_CTRL;
-	ret = admin_cmd(d, &cmd, id, 4096, NULL);
+	ret = identify(d, NVME_ID_CNS_CTRL, 0, id);
 	if (ret)
 		goto fail_step;
 	if (id[77])
@@ -1414,10 +1417,7 @@ static int ctrl_setup(struct nvt_dev *d, char *err, size_t errlen)
 
 	/* the namespace: nsid=, else the first active one */
 	if (!d->nsid) {
-		memset(&cmd, 0, sizeof(cmd));
-		cmd.identify.opcode = nvme_admin_identify;
-		cmd.identify.cns = NVME_ID_CNS_NS_ACTIVE_LIST;
-		ret = admin_cmd(d, &cmd, id, 4096, NULL);
+		ret = identify(d, NVME_ID_CNS_NS_ACTIVE_LIST, 0, id);
 		if (ret)
 			goto fail_step;
 		d->nsid = nvme_get_le32(id);
