@@ -224,7 +224,7 @@ static void id_ctrl_common(const struct tgt_ctrl *ctrl, struct nvme_id_ctrl *id)
 	id->cntlid = cpu_to_le16(ctrl->cntlid);
 	id->ver = cpu_to_le32(ctrl->vs ? ctrl->vs : ADMIN_VS);
 	id->lpa = NVME_CTRL_LPA_EXT_DATA;
-	id->maxcmd = cpu_to_le16(TGT_MAX_QUEUE_DEPTH);
+	id->maxcmd = cpu_to_le16(ctrl->port->max_queue_size);
 	/* SGLs; an offset SGL names in-capsule data (NVMe/TCP has no keys) */
 	id->sgls =
 		cpu_to_le32(NVME_CTRL_SGLS_SUPPORTED | NVME_CTRL_SGLS_OFFSET);
@@ -275,7 +275,7 @@ static void id_ctrl_io(const struct tgt_ctrl *ctrl, struct nvme_id_ctrl *id)
 		cpu_to_le16(NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES);
 	if (ctrl_has_vwc(ctrl))
 		id->vwc = NVME_CTRL_VWC_PRESENT;
-	id->ioccsz = cpu_to_le32((NVME_SQE_SIZE + TGT_INLINE_DATA) / 16);
+	id->ioccsz = cpu_to_le32((NVME_SQE_SIZE + ctrl->port->inline_data) / 16);
 	id->iorcsz = cpu_to_le32(NVME_CQE_SIZE / 16);
 	id->icdoff = 0;
 	id->fcatt = 0; /* dynamic controller model */

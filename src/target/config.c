@@ -522,6 +522,34 @@ static int want_off(struct cfg *c, const struct json_value *grp,
 	return 0;
 }
 
+/* A port parameter (nvmet's param_*): a number in min..max, or -1 (what
+ * configfs shows until the port is enabled: the transport's default,
+ * which *out already holds). Absent or empty leaves *out as is. */
+static int get_port_param(struct cfg *c, const struct json_value *grp,
+			  const char *key, uint64_t min, uint64_t max,
+			  uint32_t *out)
+{
+	const struct json_value *v = json_get(grp, key);
+	size_t old;
+	uint64_t u;
+	int64_t i;
+
+	if (!v || (v->type == JSON_STRING && !v->u.str.len))
+		return 0;
+	old = push_key(c, key);
+	if ((v->type == JSON_NUMBER && !json_int(v, &i) && i == -1) ||
+	    (v->type == JSON_STRING && v->u.str.len == 2 &&
+	     !memcmp(v->u.str.s, "-1", 2))) {
+		pop(c, old);
+		return 0;
+	}
+	if (get_uint(c, v, min, max, &u))
+		return -1;
+	*out = (uint32_t)u;
+	pop(c, old);
+	return 0;
+}
+
 /* A printable ASCII attribute (serial, model, firmware) of at most
  * size - 1 characters into out; absent or empty leaves out as is. */
 static int get_ascii_attr(struct cfg *c, const struct json_value *grp,
@@ -1209,11 +1237,23 @@ static int load_port(struct cfg *c, struct tgt_port *p,
 		return -1;
 	pop(c, old);
 
+	p->inline_data = TGT_INLINE_DATA;
+	p->max_queue_size = TGT_MAX_QUEUE_DEPTH;
 	v = json_get(o, "param");
 	if (v) {
+		static const char *const pkeys[] = {
+			"inline_data_size",
+			"max_queue_size",
+			"pi_enable",
+			NULL,
+		};
+
 		old = push_key(c, "param");
-		/* inline_data_size, max_queue_size: ours are fixed */
-		if (want(c, v, JSON_OBJECT) ||
+		if (want(c, v, JSON_OBJECT) || check_keys(c, v, pkeys) ||
+		    get_port_param(c, v, "inline_data_size", 0,
+				   TGT_MAX_INLINE_DATA, &p->inline_data) ||
+		    get_port_param(c, v, "max_queue_size", TGT_MIN_QUEUE_DEPTH,
+				   TGT_MAX_QUEUE_DEPTH, &p->max_queue_size) ||
 		    want_off(c, v, "pi_enable",
 			     "protection information is not supported"))
 			return -1;
@@ -1533,6 +1573,8 @@ enum opt_id {
 	OPT_STATS_SOCKET,
 	OPT_VERBOSE,
 	OPT_BUSY_POLL,
+	OPT_INLINE_DATA_SIZE,
+	OPT_MAX_QUEUE_SIZE,
 	OPT_HELP,
 };
 
@@ -1557,6 +1599,8 @@ static const struct opt opts[] = {
 	{ "stats-socket", 0, true, false, OPT_STATS_SOCKET },
 	{ "verbose", 'v', false, true, OPT_VERBOSE },
 	{ "busy-poll", 0, false, false, OPT_BUSY_POLL },
+	{ "inline-data-size", 0, true, false, OPT_INLINE_DATA_SIZE },
+	{ "max-queue-size", 0, true, false, OPT_MAX_QUEUE_SIZE },
 	{ "help", 'h', false, true, OPT_HELP },
 };
 
@@ -1590,9 +1634,17 @@ static void usage(FILE *f)
 		"  --allow-any-host       any host may connect\n"
 		"  --discovery-port PORT  also listen on PORT (same address) "
 		"for discovery only\n"
+		"  --inline-data-size B   in-capsule write data the I/O "
+		"queues take (IOCCSZ),\n"
+		"                         0..%u (default %u, nvmet's "
+		"inline_data_size)\n"
+		"  --max-queue-size N     entries per queue (CAP.MQES + 1), "
+		"%u..%u (default %u)\n"
 		"  --config FILE          nvmetcli's saved JSON (`nvmetcli "
 		"save FILE`) instead\n"
-		"                         of --listen/--nqn/--ns/--allow-*\n"
+		"                         of --listen/--nqn/--ns/--allow-*/"
+		"--inline-data-size/\n"
+		"                         --max-queue-size\n"
 		"  --reactors N           reactor threads (0, the default: one "
 		"per online CPU)\n"
 		"  --stall-ms MS          log a command outstanding this long "
@@ -1612,7 +1664,8 @@ static void usage(FILE *f)
 		"Without --allow-host or --allow-any-host no host may connect "
 		"to the subsystem\n"
 		"(discovery stays open to all).\n",
-		DEFAULT_STALL_MS);
+		TGT_MAX_INLINE_DATA, TGT_INLINE_DATA, TGT_MIN_QUEUE_DEPTH,
+		TGT_MAX_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH, DEFAULT_STALL_MS);
 }
 
 /* What the command line said, before it is checked and applied. */
@@ -1810,7 +1863,7 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 	struct tgt_subsys *s;
 	struct tgt_port *p;
 	unsigned i, j, nr_ports;
-	uint64_t dport = 0;
+	uint64_t dport = 0, u;
 	char missing[64] = "";
 
 	if (!a->val[OPT_LISTEN])
@@ -1898,10 +1951,25 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 	t->ports = calloc(nr_ports, sizeof(*t->ports));
 	if (!t->ports)
 		return aerr(err, errlen, "out of memory");
-	for (i = 0; i < nr_ports; i++)
+	for (i = 0; i < nr_ports; i++) {
 		t->ports[i].listen_fd = -1;
+		t->ports[i].inline_data = TGT_INLINE_DATA;
+		t->ports[i].max_queue_size = TGT_MAX_QUEUE_DEPTH;
+	}
 	t->nr_ports = nr_ports;
 	p = &t->ports[0];
+	if (a->val[OPT_INLINE_DATA_SIZE] &&
+	    arg_uint("inline-data-size", a->val[OPT_INLINE_DATA_SIZE], 0,
+		     TGT_MAX_INLINE_DATA, &u, err, errlen))
+		return -1;
+	if (a->val[OPT_INLINE_DATA_SIZE])
+		p->inline_data = (uint32_t)u;
+	if (a->val[OPT_MAX_QUEUE_SIZE] &&
+	    arg_uint("max-queue-size", a->val[OPT_MAX_QUEUE_SIZE],
+		     TGT_MIN_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH, &u, err, errlen))
+		return -1;
+	if (a->val[OPT_MAX_QUEUE_SIZE])
+		p->max_queue_size = (uint32_t)u;
 	p->portid = 1;
 	if (parse_listen(a->val[OPT_LISTEN], p, err, errlen))
 		return -1;
@@ -1977,6 +2045,8 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 			OPT_ALLOW_HOST,
 			OPT_ALLOW_ANY_HOST,
 			OPT_DISCOVERY_PORT,
+			OPT_INLINE_DATA_SIZE,
+			OPT_MAX_QUEUE_SIZE,
 		};
 		size_t i;
 

@@ -67,6 +67,7 @@ struct tgt_queue_stats {
 	_Atomic uint64_t cmds, read_cmds, write_cmds, other_cmds;
 	_Atomic uint64_t read_bytes, write_bytes;
 	_Atomic uint64_t errors, stalls, ddgst_errors;
+	_Atomic uint64_t r2ts; /* R2T PDUs sent (writes past inline_data) */
 	_Atomic uint64_t lat_ns_sum, lat_count, lat_ns_max;
 	_Atomic uint32_t depth, max_depth;
 };

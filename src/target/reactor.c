@@ -491,10 +491,10 @@ static void stats_dump(struct tgt *t, FILE *f)
 
 	fprintf(f,
 		"%-6s %-4s %-22s %-8s %10s %10s %10s %12s %12s %5s %5s "
-		"%10s %10s %6s %6s %6s\n",
+		"%10s %10s %6s %6s %6s %10s\n",
 		"ctrl", "qid", "peer", "reactor", "cmds", "reads", "writes",
 		"read_bytes", "write_bytes", "depth", "max", "avg_lat_us",
-		"max_lat_us", "errors", "stalls", "ddgst");
+		"max_lat_us", "errors", "stalls", "ddgst", "r2ts");
 	for (i = 0; i < nr_reactors; i++) {
 		struct tgt_reactor *r = &reactors[i];
 		struct tgt_queue *q;
@@ -507,7 +507,7 @@ static void stats_dump(struct tgt *t, FILE *f)
 			fprintf(f,
 				"%-6u %-4u %-22s %-8u %10llu %10llu %10llu "
 				"%12llu %12llu %5u %5u %10.1f %10.1f %6llu "
-				"%6llu %6llu\n",
+				"%6llu %6llu %10llu\n",
 				q->ctrl ? q->ctrl->cntlid : 0, q->qid, q->peer,
 				i, (unsigned long long)atomic_load(&q->st.cmds),
 				(unsigned long long)atomic_load(
@@ -525,7 +525,8 @@ static void stats_dump(struct tgt *t, FILE *f)
 				(unsigned long long)atomic_load(&q->st.errors),
 				(unsigned long long)atomic_load(&q->st.stalls),
 				(unsigned long long)atomic_load(
-					&q->st.ddgst_errors));
+					&q->st.ddgst_errors),
+				(unsigned long long)atomic_load(&q->st.r2ts));
 		}
 		pthread_mutex_unlock(&r->lock);
 	}

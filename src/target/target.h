@@ -30,12 +30,15 @@ struct tgt_queue;
 #define TGT_NQN_MAX 223 /* characters, without the NUL */
 #define TGT_MAX_NS 1024 /* namespaces per subsystem (NSIDs 1..1024) */
 #define TGT_MAX_IO_QUEUES 128 /* per controller */
-#define TGT_MAX_QUEUE_DEPTH 1024 /* MQES + 1 */
+#define TGT_MAX_QUEUE_DEPTH 1024 /* MQES + 1 (a port's max_queue_size) */
+#define TGT_MIN_QUEUE_DEPTH 16 /* a port's max_queue_size at least */
 #define TGT_AERL 4 /* outstanding Asynchronous Event Requests */
 #define TGT_ERROR_LOG_ENTRIES 64
 #define TGT_MDTS 8 /* 2^8 pages of 4 KiB: 1 MiB per command */
 #define TGT_MAX_XFER (4096u << TGT_MDTS)
-#define TGT_INLINE_DATA 8192 /* in-capsule data on I/O queues (IOCCSZ) */
+#define TGT_INLINE_DATA 16384 /* default in-capsule data on I/O queues
+				* (IOCCSZ): nvmet-tcp's 4 pages */
+#define TGT_MAX_INLINE_DATA 131072 /* a port's inline_data_size at most */
 #define TGT_ADMIN_INLINE_DATA 8192 /* the host's admin capsules: 8 KiB */
 #define TGT_MAXH2CDATA 131072 /* bytes per H2CData PDU we accept */
 #define TGT_DEFAULT_KATO_MS \
@@ -94,6 +97,9 @@ struct tgt_port {
 	char traddr[64];
 	char trsvcid[32];
 	bool discovery_only; /* the --discovery-port: no I/O subsystems */
+	uint32_t inline_data; /* nvmet inline_data_size: in-capsule bytes
+			       * on I/O queues (0..TGT_MAX_INLINE_DATA) */
+	uint32_t max_queue_size; /* nvmet max_queue_size: MQES + 1 */
 	struct tgt_subsys **subsys; /* linked subsystems */
 	unsigned nr_subsys;
 	int listen_fd; /* -1 until tgt_start */

@@ -29,8 +29,6 @@
 #include "internal.h"
 #include "mqblk/mqblk.h"
 
-#define TGT_MQES (TGT_MAX_QUEUE_DEPTH - 1)
-#define TGT_IO_INLINE TGT_INLINE_DATA
 #define SQE_OFF_SQSIZE 44 /* Connect: field offsets for IPO */
 #define SQE_OFF_QID 42
 #define SQE_OFF_RECFMT 40
@@ -80,6 +78,9 @@ struct tgt_queue *tgt_queue_create(struct tgt_reactor *r, int fd,
 	q->conn.host = false;
 	/* the biggest PDU we take: an H2CData of MAXH2CDATA, or a capsule
 	 * with in-capsule data, each with header, padding and digests */
+	/* the largest PDU: H2CData or a capsule with in-capsule data */
+	_Static_assert(TGT_MAX_INLINE_DATA <= TGT_MAXH2CDATA,
+		       "in-capsule data beyond the PDU size limit");
 	q->conn.max_plen = TGT_MAXH2CDATA + 256;
 	q->boot.q = q;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -935,7 +936,8 @@ static uint16_t connect_admin(struct tgt_queue *q, struct tgt_cmd *cmd,
 	memcpy(ctrl->hostnqn, d->hostnqn, TGT_NQN_MAX);
 	memcpy(ctrl->hostid, d->hostid, sizeof(ctrl->hostid));
 	ctrl->cap =
-		nvme_cap_make(TGT_MQES, 15 /* 7.5 s */, NVME_CAP_CSS_NVM, 0, 0);
+		nvme_cap_make(q->port->max_queue_size - 1, 15 /* 7.5 s */,
+			      NVME_CAP_CSS_NVM, 0, 0);
 	ctrl->vs = NVME_VS(1, 3, 0);
 	ctrl->sqsize = le16_to_cpu(c->sqsize);
 	ctrl->kato_ms = le32_to_cpu(c->kato);
@@ -1042,7 +1044,9 @@ static uint16_t do_connect(struct tgt_queue *q, struct tgt_cmd *cmd)
 		cmd->result = connect_ipo(DATA_OFF_HOSTNQN, true);
 		return NVME_SC_CONNECT_INVALID_HOST | NVME_SC_DNR;
 	}
-	if (!sqsize || sqsize > TGT_MQES) {
+	/* MQES bounds the I/O queues only (for fabrics, as nvmet) */
+	if (!sqsize ||
+	    sqsize >= (qid ? q->port->max_queue_size : TGT_MAX_QUEUE_DEPTH)) {
 		cmd->result = connect_ipo(SQE_OFF_SQSIZE, false);
 		return NVME_SC_CONNECT_INVALID_PARAM | NVME_SC_DNR;
 	}
@@ -1263,6 +1267,7 @@ static void send_r2t(struct tgt_cmd *cmd)
 				       cmd->xfer_len);
 
 	cmd->state = CMD_R2T;
+	stat_add(&q->st.r2ts, 1);
 	cmd->iov[0].iov_base = cmd->hdr;
 	cmd->iov[0].iov_len = (size_t)n;
 	cmd->niov = 1;
@@ -1296,7 +1301,7 @@ static void rx_capsule(struct tgt_queue *q, const uint8_t *hdr)
 	cmd->dir = (uint8_t)cmd_dir(q, &cmd->sqe);
 	sgl = &cmd->sqe.common.dptr.sgl;
 	len = le32_to_cpu(sgl->length);
-	limit = q->qid ? TGT_INLINE_DATA : TGT_ADMIN_INLINE_DATA;
+	limit = q->qid ? q->ctrl->port->inline_data : TGT_ADMIN_INLINE_DATA;
 	if ((cmd->sqe.common.flags & 0xc0) != NVME_CMD_SGL_METABUF) {
 		status = NVME_SC_INVALID_FIELD | NVME_SC_DNR; /* PRPs */
 	} else if (p->data_len) {

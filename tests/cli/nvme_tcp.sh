@@ -60,7 +60,7 @@ ok "write with fsync=4 (Flush)"
 run bench --name=x --filename="nvme-tcp://127.0.0.1:$PORT/$NQN" --rw=read --bs=4k --size=1m
 failed "a host the target does not allow" "refused: status 0x184 \\(host not allowed\\)"
 run bench --name=x --filename="nvme-tcp://127.0.0.1:$PORT/nqn.2026-12.io.mqblk:none?hostnqn=$HOST" --rw=read --bs=4k --size=1m
-failed "an unknown subsystem" "refused: status 0x182"
+failed "an unknown subsystem" "refused: status 0x182 \\(invalid parameter: subsystem NQN\\)"
 run bench --name=x --filename="nvme-tcp://127.0.0.1/$NQN" --rw=read --bs=4k --size=1m
 failed "no port in the URI" "no port"
 run bench --name=x --filename="$(uri nsid=9)" --rw=read --bs=4k --size=1m
@@ -106,9 +106,62 @@ fi
 # stderr has the reconnect lines, so not ok(): exit 0 and no verify error
 check "target restarted: the job completes (exit 0)" test "$RC" = 0
 check "target restarted: no verify error" has "verify_errors=0"
+
+# In-capsule data follows the port's inline_data_size (IOCCSZ): a write up
+# to it goes in the capsule, a larger one through R2T. The target's r2ts
+# column counts R2Ts, read while a job runs (a queue's row goes with it).
+r2ts_now()
+{
+	"$MQBLK" target --stats --stats-socket "$TMP/stats.sock" |
+		awk 'NR > 1 && $2 > 0 { n += $17 } END { print n + 0 }'
+}
+# inline_check SIZE BS: a target with --inline-data-size SIZE, BS writes
+inline_check()
+{
+	local name="inline-data-size=$1, bs=$2"
+
+	stop_target
+	start_target --inline-data-size "$1" --ns null:size=256m,memory_backed=1 \
+		--allow-host "$HOST"
+	run id-ctrl "$(uri)"
+	ok "$name: id-ctrl" &&
+		check "$name: ioccsz is (64 + $1) / 16" has_re \
+			"^ioccsz    : $(((64 + $1) / 16))\$"
+	run_bg bench --name=ic --filename="$(uri)" --rw=randwrite --bs="$2" \
+		--size=16m --iodepth=4 --runtime=2 --time_based
+	sleep 1
+	R2TS=$(r2ts_now)
+	wait "$BPID" || RC=$?
+	check "$name: the run completes" test "$RC" = 0
+	run bench --name=icv --filename="$(uri)" --rw=randwrite --bs="$2" \
+		--size=16m --iodepth=4 --verify=crc32c --do_verify=1
+	ok "$name: write and verify" &&
+		check "$name: no verify errors" has "verify_errors=0"
+}
+inline_check 131072 128k
+check "inline-data-size=131072: 128k writes go in the capsule, no R2T" \
+	test "$R2TS" = 0
+inline_check 131072 256k
+check "inline-data-size=131072: 256k writes need R2Ts ($R2TS)" \
+	test "$R2TS" -gt 0
+inline_check 0 4k
+check "inline-data-size=0: even 4k writes need R2Ts ($R2TS)" \
+	test "$R2TS" -gt 0
+# max_queue_size: CAP.MQES + 1 and MAXCMD; the host sizes its queues to it
 stop_target
-start_target --ns null:size=256m,memory_backed=1 --ns "$TMP/ns2.img" \
+start_target --max-queue-size 16 --ns null:size=256m,memory_backed=1 \
 	--allow-host "$HOST"
+run id-ctrl "$(uri)"
+ok "max-queue-size=16: id-ctrl" &&
+	check "max-queue-size=16: maxcmd 16" has_re "^maxcmd    : 16$"
+run bench --name=mq --filename="$(uri)" --rw=randwrite --bs=4k --size=4m \
+	--iodepth=64 --verify=crc32c --do_verify=1
+ok "max-queue-size=16: iodepth 64 through 16-entry queues" &&
+	check "max-queue-size=16: no verify errors" has "verify_errors=0"
+run target --listen 127.0.0.1:1 --nqn "$NQN" --ns null: \
+	--inline-data-size 131073
+failed "--inline-data-size past 128 KiB" \
+	"--inline-data-size: \"131073\" is out of range \\(0..131072\\)"
 
 # A busy-polling target (SPDK's style) and a polling host
 stop_target

@@ -142,17 +142,23 @@ static int setup(void **state)
 					 .adrfam = NVMF_ADDR_FAMILY_IP4,
 					 .traddr = "10.0.0.1",
 					 .trsvcid = "4420",
+					 .inline_data = TGT_INLINE_DATA,
+					 .max_queue_size = TGT_MAX_QUEUE_DEPTH,
 					 .subsys = f->p1_subsys,
 					 .nr_subsys = 2 };
 	f->ports[1] = (struct tgt_port){ .portid = 2,
 					 .adrfam = NVMF_ADDR_FAMILY_IP4,
 					 .traddr = "10.0.0.1",
 					 .trsvcid = "8009",
+					 .inline_data = TGT_INLINE_DATA,
+					 .max_queue_size = TGT_MAX_QUEUE_DEPTH,
 					 .discovery_only = true };
 	f->ports[2] = (struct tgt_port){ .portid = 3,
 					 .adrfam = NVMF_ADDR_FAMILY_IP6,
 					 .traddr = "fe80::1",
 					 .trsvcid = "4421",
+					 .inline_data = TGT_INLINE_DATA,
+					 .max_queue_size = TGT_MAX_QUEUE_DEPTH,
 					 .subsys = f->p3_subsys,
 					 .nr_subsys = 1 };
 	f->t.ports = f->ports;
@@ -304,6 +310,17 @@ static void test_identify_ctrl(void **state)
 	assert_int_equal(run(f, &f->ctrl, &c, 100, NULL), NVME_SC_SUCCESS);
 	assert_int_equal(f->buf[77], TGT_MDTS);
 	assert_int_equal(f->buf[100], 0x5a);
+	/* IOCCSZ and MAXCMD follow the controller's port (nvmet's
+	 * inline_data_size and max_queue_size) */
+	f->ports[0].inline_data = 0;
+	f->ports[0].max_queue_size = 128;
+	assert_int_equal(run(f, &f->ctrl, &c, 4096, NULL), NVME_SC_SUCCESS);
+	assert_int_equal(nvme_get_le32(f->buf + 1792), 4);
+	assert_int_equal(nvme_get_le16(f->buf + 514), 128);
+	f->ports[0].inline_data = TGT_MAX_INLINE_DATA;
+	assert_int_equal(run(f, &f->ctrl, &c, 4096, NULL), NVME_SC_SUCCESS);
+	assert_int_equal(nvme_get_le32(f->buf + 1792),
+			 (64 + TGT_MAX_INLINE_DATA) / 16);
 }
 
 static void test_identify_ctrl_no_vwc(void **state)

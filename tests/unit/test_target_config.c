@@ -596,6 +596,11 @@ static void test_nvmetcli_saved(void **state)
 	assert_false(ns->readonly);
 	assert_string_equal(s->ns[1].uri, "/dev/shm/disk2.img");
 	assert_false(s->ns[1].has_nguid); /* all zero: none, as nvmet */
+	/* "-1" (not yet enabled) and "16384": nvmet-tcp's default both */
+	for (unsigned i = 0; i < t.nr_ports; i++) {
+		assert_int_equal(t.ports[i].inline_data, 16384);
+		assert_int_equal(t.ports[i].max_queue_size, TGT_MAX_QUEUE_DEPTH);
+	}
 	assert_false(s->ns[2].enabled);
 	assert_ptr_equal(tgt_subsys_ns(s, 1), &s->ns[0]);
 	assert_ptr_equal(tgt_subsys_ns(s, 2), &s->ns[1]);
@@ -905,6 +910,19 @@ static void test_refusals(void **state)
 		 "supported");
 	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
 		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'1'},"
+		   "'param':{'inline_data_size':'131073'}}]}"),
+		 "ports[0].param.inline_data_size: \"131073\" is out of range "
+		 "(0..131072)");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'1'},"
+		   "'param':{'max_queue_size':8}}]}"),
+		 "ports[0].param.max_queue_size: 8 is out of range (16..1024)");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'1'},"
+		   "'param':{'inline_size':'4096'}}]}"),
+		 "ports[0].param: unknown key \"inline_size\"");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'1'},"
 		   "'referrals':{}}]}"),
 		 "ports[0].referrals: expected an array, found object");
 	load_bad(
@@ -1091,6 +1109,8 @@ static void test_args_issue_form(void **state)
 	assert_int_equal(p->nr_subsys, 1);
 	assert_ptr_equal(p->subsys[0], s);
 	assert_int_equal(p->listen_fd, -1);
+	assert_int_equal(p->inline_data, TGT_INLINE_DATA);
+	assert_int_equal(p->max_queue_size, TGT_MAX_QUEUE_DEPTH);
 	p = &t.ports[1];
 	assert_true(p->discovery_only);
 	assert_string_equal(p->traddr, "127.0.0.1");
@@ -1211,10 +1231,42 @@ static void test_args_config(void **state)
 	snprintf(line, sizeof(line), "target --config %s --discovery-port 9",
 		 path);
 	args_bad(line, "--config and --discovery-port exclude each other");
+	snprintf(line, sizeof(line), "target --config %s --inline-data-size 0",
+		 path);
+	args_bad(line, "--config and --inline-data-size exclude each other");
 	unlink(path);
 	snprintf(line, sizeof(line), "target --config %s --stats-socket /x",
 		 path);
 	args_bad(line, "No such file or directory");
+}
+
+/* --inline-data-size and --max-queue-size: the --listen port's */
+static void test_args_port_params(void **state)
+{
+	struct tgt t;
+
+	(void)state;
+	args_ok(&t, "target --listen 127.0.0.1:4420 --nqn nqn.a:b --ns x "
+		    "--inline-data-size 131072 --max-queue-size=128 "
+		    "--discovery-port 8009");
+	assert_int_equal(t.ports[0].inline_data, 131072);
+	assert_int_equal(t.ports[0].max_queue_size, 128);
+	assert_int_equal(t.ports[1].inline_data, TGT_INLINE_DATA);
+	assert_int_equal(t.ports[1].max_queue_size, TGT_MAX_QUEUE_DEPTH);
+	tgt_config_free(&t);
+	args_ok(&t, "target --listen 127.0.0.1:4420 --nqn nqn.a:b --ns x "
+		    "--inline-data-size 0");
+	assert_int_equal(t.ports[0].inline_data, 0);
+	tgt_config_free(&t);
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--inline-data-size 131073",
+		 "--inline-data-size: \"131073\" is out of range");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--max-queue-size 15",
+		 "--max-queue-size: \"15\" is out of range");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--max-queue-size 2k",
+		 "--max-queue-size");
 }
 
 static void test_args_refusals(void **state)
@@ -1308,6 +1360,7 @@ int main(void)
 		cmocka_unit_test(test_args_forms),
 		cmocka_unit_test(test_args_help),
 		cmocka_unit_test(test_args_config),
+		cmocka_unit_test(test_args_port_params),
 		cmocka_unit_test(test_args_refusals),
 	};
 

@@ -537,6 +537,29 @@ static int sync_cmd(struct nvt_sock *s, union nvme_command *cmd, void *buf,
 	}
 }
 
+
+/* What a Connect's Invalid Parameter names: its result is the parameter's
+ * offset (IPO, bits 15:0) in the command (IATTR, bit 16, clear) or in its
+ * data (set); nvmf_log_connect_error's reading. */
+static const char *connect_ipo_name(uint32_t result)
+{
+	static const struct {
+		uint32_t ipo; /* IATTR << 16 | IPO */
+		const char *what;
+	} names[] = {
+		{ 1u << 16 | 256, " (invalid parameter: subsystem NQN)" },
+		{ 1u << 16 | 512, " (invalid parameter: host NQN)" },
+		{ 1u << 16 | 16, " (invalid parameter: controller ID)" },
+		{ 44, " (invalid parameter: queue size)" },
+		{ 42, " (invalid parameter: queue ID)" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if ((result & 0x1ffff) == names[i].ipo)
+			return names[i].what;
+	return " (invalid parameter)";
+}
 static int nvt_connect(struct nvt_dev *d, struct nvt_sock *s, uint16_t qid,
 		       uint16_t sqsize, uint16_t *cntlid, char *err,
 		       size_t errlen)
@@ -574,7 +597,7 @@ static int nvt_connect(struct nvt_dev *d, struct nvt_sock *s, uint16_t qid,
 			st == NVME_SC_CONNECT_INVALID_HOST ?
 				" (host not allowed)" :
 			st == NVME_SC_CONNECT_INVALID_PARAM ?
-				" (invalid parameter: unknown subsystem?)" :
+				connect_ipo_name(le32_to_cpu(cqe.result.u32)) :
 				"");
 		return -ECONNREFUSED;
 	}
