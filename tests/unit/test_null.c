@@ -132,6 +132,8 @@ static void test_params_out_of_range_rejected(void **state)
 	expect_einval("null:completion_nsec=-5", "completion_nsec");
 	expect_einval("null:gb=0", "gb");
 	expect_einval("null:requeue_every=x", "requeue_every");
+	expect_einval("null:memory_backed=1,nt_writes=2", "nt_writes");
+	expect_einval("null:nt_writes=1", "nt_writes= needs memory_backed=1");
 }
 
 static void test_params_shared_tags_and_queues(void **state)
