@@ -1575,6 +1575,9 @@ enum opt_id {
 	OPT_BUSY_POLL,
 	OPT_INLINE_DATA_SIZE,
 	OPT_MAX_QUEUE_SIZE,
+	OPT_COALESCE_COUNT,
+	OPT_COALESCE_USECS,
+	OPT_ZEROCOPY,
 	OPT_HELP,
 };
 
@@ -1601,12 +1604,16 @@ static const struct opt opts[] = {
 	{ "busy-poll", 0, false, false, OPT_BUSY_POLL },
 	{ "inline-data-size", 0, true, false, OPT_INLINE_DATA_SIZE },
 	{ "max-queue-size", 0, true, false, OPT_MAX_QUEUE_SIZE },
+	{ "coalesce-count", 0, true, false, OPT_COALESCE_COUNT },
+	{ "coalesce-usecs", 0, true, false, OPT_COALESCE_USECS },
+	{ "zerocopy", 0, true, false, OPT_ZEROCOPY },
 	{ "help", 'h', false, true, OPT_HELP },
 };
 
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 #define MAX_REACTORS 1024
 #define MAX_STALL_MS 3600000u /* an hour */
+#define MAX_COALESCE_USECS 100000u /* 100 ms */
 
 static void usage(FILE *f)
 {
@@ -1658,6 +1665,22 @@ static void usage(FILE *f)
 		"sockets and\n"
 		"                         devices (SPDK's way: lowest latency, "
 		"a CPU each)\n"
+		"  --coalesce-count N     response coalescing: a queue's "
+		"completions wait until N\n"
+		"                         are ready (2..%u) or the oldest "
+		"has waited\n"
+		"  --coalesce-usecs US    US microseconds (1..%u), then go "
+		"in one send; both\n"
+		"                         or neither (default: off, each "
+		"reactor pass sends)\n"
+		"  --zerocopy MODE        off (default), signalled or "
+		"unsignalled: sends of\n"
+		"                         16 KiB and more with MSG_ZEROCOPY; "
+		"its notification\n"
+		"                         read after every send (signalled) "
+		"or once per\n"
+		"                         reactor pass for all sends since "
+		"(unsignalled)\n"
 		"  -v, --verbose          log connections and controllers\n"
 		"  -h, --help             this text\n"
 		"\n"
@@ -1665,7 +1688,8 @@ static void usage(FILE *f)
 		"to the subsystem\n"
 		"(discovery stays open to all).\n",
 		TGT_MAX_INLINE_DATA, TGT_INLINE_DATA, TGT_MIN_QUEUE_DEPTH,
-		TGT_MAX_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH, DEFAULT_STALL_MS);
+		TGT_MAX_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH, DEFAULT_STALL_MS,
+		TGT_MAX_QUEUE_DEPTH, MAX_COALESCE_USECS);
 }
 
 /* What the command line said, before it is checked and applied. */
@@ -2024,6 +2048,41 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 			     &u, err, errlen))
 			goto out;
 		t->stall_ms = (uint32_t)u;
+	}
+	if (!a.val[OPT_COALESCE_COUNT] != !a.val[OPT_COALESCE_USECS]) {
+		aerr(err, errlen,
+		     "--coalesce-count and --coalesce-usecs go together (how "
+		     "many completions, and how long the first may wait)");
+		goto out;
+	}
+	if (a.val[OPT_COALESCE_COUNT]) {
+		if (arg_uint("coalesce-count", a.val[OPT_COALESCE_COUNT], 2,
+			     TGT_MAX_QUEUE_DEPTH, &u, err, errlen))
+			goto out;
+		t->coal_count = (uint32_t)u;
+		if (arg_uint("coalesce-usecs", a.val[OPT_COALESCE_USECS], 1,
+			     MAX_COALESCE_USECS, &u, err, errlen))
+			goto out;
+		t->coal_usecs = (uint32_t)u;
+	}
+	if (a.val[OPT_ZEROCOPY]) {
+		const char *z = a.val[OPT_ZEROCOPY];
+		char q[48];
+
+		if (!strcmp(z, "off")) {
+			t->zerocopy = TGT_ZC_OFF;
+		} else if (!strcmp(z, "signalled")) {
+			t->zerocopy = TGT_ZC_SIGNALLED;
+		} else if (!strcmp(z, "unsignalled")) {
+			t->zerocopy = TGT_ZC_UNSIGNALLED;
+		} else {
+			json_quote(q, sizeof(q), z, strlen(z));
+			aerr(err, errlen,
+			     "--zerocopy: %s: expected off, signalled or "
+			     "unsignalled",
+			     q);
+			goto out;
+		}
 	}
 	if (a.val[OPT_STATS_SOCKET]) {
 		if (!a.val[OPT_STATS_SOCKET][0]) {

@@ -28,6 +28,7 @@ enum tgt_cmd_state {
 	CMD_EXEC, /* at the device (or waiting for a device tag) */
 	CMD_TX, /* response queued or being sent */
 	CMD_AER, /* an outstanding Asynchronous Event Request */
+	CMD_ZC_WAIT, /* answered; a MSG_ZEROCOPY send still refers to it */
 };
 
 /* One command slot of a queue. */
@@ -60,7 +61,11 @@ struct tgt_cmd {
 	uint8_t rsp[32]; /* CapsuleResp (+digest) */
 	uint8_t ddgst[4];
 	struct tgt_cmd *wait_next; /* reactor's wait-for-tag list */
+	bool zc_used; /* its PDUs went out in a MSG_ZEROCOPY send */
+	uint32_t zc_seq; /* the last such send's number */
+	struct tgt_cmd *zc_link; /* the queue's CMD_ZC_WAIT FIFO */
 };
+
 
 /* Per-queue counters (written by the owning reactor, read by stats). */
 struct tgt_queue_stats {
@@ -68,6 +73,15 @@ struct tgt_queue_stats {
 	_Atomic uint64_t read_bytes, write_bytes;
 	_Atomic uint64_t errors, stalls, ddgst_errors;
 	_Atomic uint64_t r2ts; /* R2T PDUs sent (writes past inline_data) */
+	_Atomic uint64_t sends; /* sendmsg calls that sent PDUs */
+	_Atomic uint64_t cqes; /* completions sent (CapsuleResp, or a
+				* C2HData standing for one) */
+	_Atomic uint64_t held; /* flushes put off by coalescing */
+	_Atomic uint64_t zc_sends; /* sendmsg calls with MSG_ZEROCOPY */
+	_Atomic uint64_t zc_reads; /* notifications read (recvmsg calls on
+				    * the error queue that returned one) */
+	_Atomic uint64_t zc_copied; /* sends the kernel copied after all
+				     * (loopback always does) */
 	_Atomic uint64_t lat_ns_sum, lat_count, lat_ns_max;
 	_Atomic uint32_t depth, max_depth;
 };
@@ -127,6 +141,22 @@ struct tgt_queue {
 	/* transmit: a FIFO of commands whose PDUs are queued */
 	struct tgt_cmd *tx_head, *tx_tail;
 	size_t tx_off; /* bytes of tx_head's train already sent */
+	unsigned tx_cqes; /* completions queued, not yet sent */
+	unsigned tx_r2ts; /* R2Ts queued, not yet sent (never held) */
+	uint64_t tx_hold_ns; /* when the oldest queued completion was */
+	/* MSG_ZEROCOPY: sends numbered from 0 as the kernel numbers them;
+	 * every one before zc_done is finished. A command whose PDUs (its
+	 * headers live in the slot, its data in its buffer) went in such a
+	 * send keeps its slot until then: a FIFO, oldest first. Ranges
+	 * reported ahead of zc_done wait in zc_early. */
+	bool zc;
+	uint32_t zc_next, zc_done;
+	struct tgt_cmd *zc_head, *zc_tail;
+	unsigned zc_nr;
+	struct {
+		uint32_t lo, hi;
+	} zc_early[16];
+	unsigned zc_nr_early;
 	uint8_t ctl[160]; /* ICResp or TermReq */
 	uint32_t ctl_len, ctl_off;
 	bool close_after_ctl; /* TermReq: close once sent */
@@ -152,6 +182,8 @@ struct tgt_reactor {
 	unsigned nr_queues;
 
 	struct tgt_queue *flush_list;
+	struct tgt_queue *held_list; /* coalescing: flushes put off */
+	uint64_t held_deadline_ns; /* the earliest of theirs */
 	struct tgt_cmd *wait_head, *wait_tail; /* waiting for a device tag */
 	unsigned dev_inflight;
 	void *bufs[TGT_BUF_CLASSES]; /* free lists through the first word */
@@ -163,6 +195,8 @@ struct tgt_queue *tgt_queue_create(struct tgt_reactor *r, int fd,
 				   struct tgt_port *port);
 void tgt_queue_event(struct tgt_queue *q, uint32_t events);
 void tgt_queue_flush(struct tgt_queue *q);
+/* Coalescing: true when q's flush may wait (until *deadline_ns). */
+bool tgt_queue_hold(struct tgt_queue *q, uint64_t now, uint64_t *deadline_ns);
 void tgt_queue_tick(struct tgt_queue *q, uint64_t now);
 /* Close the connection now; the queue is freed once idle. */
 void tgt_queue_quiesce(struct tgt_queue *q);

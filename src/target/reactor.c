@@ -191,12 +191,33 @@ static void retry_waiters(struct tgt_reactor *r)
 	}
 }
 
+/* Send what each queue has queued; with coalescing, a queue whose
+ * completions may wait goes on the held list, back on the flush list
+ * at the next pass. */
 static void flush_queues(struct tgt_reactor *r)
 {
+	uint64_t now = r->t->coal_count > 1 ? mqblk_clock_ns() : 0;
+
+	while (r->held_list) {
+		struct tgt_queue *q = r->held_list;
+
+		r->held_list = q->flush_next;
+		q->flush_next = r->flush_list;
+		r->flush_list = q;
+	}
+	r->held_deadline_ns = UINT64_MAX;
 	while (r->flush_list) {
 		struct tgt_queue *q = r->flush_list;
+		uint64_t deadline;
 
 		r->flush_list = q->flush_next;
+		if (now && tgt_queue_hold(q, now, &deadline)) {
+			q->flush_next = r->held_list;
+			r->held_list = q;
+			if (deadline < r->held_deadline_ns)
+				r->held_deadline_ns = deadline;
+			continue;
+		}
 		q->tx_queued = false;
 		tgt_queue_flush(q);
 	}
@@ -283,16 +304,20 @@ static void reactor_remove_queue(struct tgt_reactor *r, struct tgt_queue *q)
 		q->next->prev = q->prev;
 	r->nr_queues--;
 	pthread_mutex_unlock(&r->lock);
-	/* not on the flush list any more */
+	/* not on the flush (or held) list any more */
 	if (q->tx_queued) {
+		struct tgt_queue **lists[] = { &r->flush_list, &r->held_list };
 		struct tgt_queue **fp;
+		unsigned l;
 
-		for (fp = &r->flush_list; *fp; fp = &(*fp)->flush_next) {
-			if (*fp == q) {
-				*fp = q->flush_next;
-				break;
+		for (l = 0; l < 2; l++)
+			for (fp = lists[l]; *fp; fp = &(*fp)->flush_next) {
+				if (*fp == q) {
+					*fp = q->flush_next;
+					l = 2;
+					break;
+				}
 			}
-		}
 	}
 	/* nothing of it waits for a tag: tgt_queue_idle() said so */
 	tgt_queue_destroy(q);
@@ -403,7 +428,26 @@ static void reactor_step(struct tgt_reactor *r, int timeout_ms, bool tick_now)
 		if (timeout > timeout_ms)
 			timeout = timeout_ms;
 	}
+	if (timeout && r->held_list) {
+		/* coalesced completions wait microseconds, not a tick: sleep
+		 * no later than the first of them is due */
+		uint64_t wait_ns;
+		struct timespec ts;
+
+		now = mqblk_clock_ns();
+		wait_ns = r->held_deadline_ns > now ? r->held_deadline_ns - now :
+						      0;
+		if (wait_ns < (uint64_t)timeout * 1000000) {
+			ts.tv_sec = (time_t)(wait_ns / 1000000000);
+			ts.tv_nsec = (long)(wait_ns % 1000000000);
+			n = epoll_pwait2(r->epfd, ev, 64, &ts, NULL);
+			if (n >= 0 || errno != ENOSYS)
+				goto events;
+			timeout = 1; /* before Linux 5.11: a millisecond */
+		}
+	}
 	n = epoll_wait(r->epfd, ev, 64, timeout);
+events:
 	for (i = 0; i < n; i++) {
 		void *p = ev[i].data.ptr;
 
@@ -491,10 +535,11 @@ static void stats_dump(struct tgt *t, FILE *f)
 
 	fprintf(f,
 		"%-6s %-4s %-22s %-8s %10s %10s %10s %12s %12s %5s %5s "
-		"%10s %10s %6s %6s %6s %10s\n",
+		"%10s %10s %6s %6s %6s %10s %10s %10s %10s %10s %10s %10s\n",
 		"ctrl", "qid", "peer", "reactor", "cmds", "reads", "writes",
 		"read_bytes", "write_bytes", "depth", "max", "avg_lat_us",
-		"max_lat_us", "errors", "stalls", "ddgst", "r2ts");
+		"max_lat_us", "errors", "stalls", "ddgst", "r2ts", "sends",
+		"cqes", "held", "zc_sends", "zc_reads", "zc_copied");
 	for (i = 0; i < nr_reactors; i++) {
 		struct tgt_reactor *r = &reactors[i];
 		struct tgt_queue *q;
@@ -507,7 +552,8 @@ static void stats_dump(struct tgt *t, FILE *f)
 			fprintf(f,
 				"%-6u %-4u %-22s %-8u %10llu %10llu %10llu "
 				"%12llu %12llu %5u %5u %10.1f %10.1f %6llu "
-				"%6llu %6llu %10llu\n",
+				"%6llu %6llu %10llu %10llu %10llu %10llu %10llu "
+				"%10llu %10llu\n",
 				q->ctrl ? q->ctrl->cntlid : 0, q->qid, q->peer,
 				i, (unsigned long long)atomic_load(&q->st.cmds),
 				(unsigned long long)atomic_load(
@@ -526,7 +572,13 @@ static void stats_dump(struct tgt *t, FILE *f)
 				(unsigned long long)atomic_load(&q->st.stalls),
 				(unsigned long long)atomic_load(
 					&q->st.ddgst_errors),
-				(unsigned long long)atomic_load(&q->st.r2ts));
+				(unsigned long long)atomic_load(&q->st.r2ts),
+				(unsigned long long)atomic_load(&q->st.sends),
+				(unsigned long long)atomic_load(&q->st.cqes),
+				(unsigned long long)atomic_load(&q->st.held),
+				(unsigned long long)atomic_load(&q->st.zc_sends),
+				(unsigned long long)atomic_load(&q->st.zc_reads),
+				(unsigned long long)atomic_load(&q->st.zc_copied));
 		}
 		pthread_mutex_unlock(&r->lock);
 	}

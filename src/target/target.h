@@ -179,6 +179,14 @@ struct tgt {
 	char *stats_path; /* stats socket, NULL = none */
 	bool verbose;
 	bool busy_poll; /* reactors poll sockets and devices, never sleep */
+	/* response coalescing (--coalesce-count/--coalesce-usecs): a
+	 * queue's completions wait until coal_count are queued or the
+	 * oldest has waited coal_usecs; coal_count <= 1: off */
+	uint32_t coal_count, coal_usecs;
+	/* --zerocopy: data-bearing sends with MSG_ZEROCOPY, their
+	 * completion notifications read after every send (signalled) or
+	 * once per reactor pass, many sends in one (unsignalled) */
+	enum tgt_zerocopy { TGT_ZC_OFF, TGT_ZC_SIGNALLED, TGT_ZC_UNSIGNALLED } zerocopy;
 };
 
 /* ---- Admin commands (admin.c) ------------------------------------------ */

@@ -25,6 +25,8 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <linux/errqueue.h>
+#include <poll.h>
 
 #include "internal.h"
 #include "mqblk/mqblk.h"
@@ -78,12 +80,15 @@ struct tgt_queue *tgt_queue_create(struct tgt_reactor *r, int fd,
 	q->conn.host = false;
 	/* the biggest PDU we take: an H2CData of MAXH2CDATA, or a capsule
 	 * with in-capsule data, each with header, padding and digests */
-	/* the largest PDU: H2CData or a capsule with in-capsule data */
 	_Static_assert(TGT_MAX_INLINE_DATA <= TGT_MAXH2CDATA,
 		       "in-capsule data beyond the PDU size limit");
 	q->conn.max_plen = TGT_MAXH2CDATA + 256;
 	q->boot.q = q;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* without SO_ZEROCOPY (an old kernel) sends simply copy */
+	if (q->t->zerocopy != TGT_ZC_OFF &&
+	    !setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)))
+		q->zc = true;
 	if (!getpeername(fd, (struct sockaddr *)&ss, &sl)) {
 		char host[48] = "?";
 		unsigned pport = 0;
@@ -151,8 +156,17 @@ void tgt_queue_destroy(struct tgt_queue *q)
 
 	if (q->fd >= 0)
 		close(q->fd);
-	for (i = 0; i < q->nr_cmds; i++)
-		cmd_release_buf(&q->cmds[i]);
+	for (i = 0; i < q->nr_cmds; i++) {
+		struct tgt_cmd *c = &q->cmds[i];
+
+		/* the kernel may still hold a zero-copy send of it: not
+		 * back in the pool, where another queue would write it */
+		if (c->state == CMD_ZC_WAIT && c->buf) {
+			free(c->buf);
+			c->buf = NULL;
+		}
+		cmd_release_buf(c);
+	}
 	cmd_release_buf(&q->boot);
 	if (q->ctrl) {
 		struct tgt_ctrl *ctrl = q->ctrl;
@@ -252,14 +266,201 @@ static void set_want_out(struct tgt_queue *q, bool on)
 	epoll_ctl(q->r->epfd, EPOLL_CTL_MOD, q->fd, &ev);
 }
 
+/* ---- MSG_ZEROCOPY ------------------------------------------------------ */
+
+/* A send at least this big goes zero-copy (the kernel's advice: below
+ * about 10 KB, page pinning and the notification cost more than a copy) */
+#define TGT_ZC_MIN 16384
+/* unsignalled: commands waiting on notifications before they are read
+ * even while the queue is busy */
+#define TGT_ZC_BATCH 32
+
+static bool zc_seq_before(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+/* Free the commands every send of theirs is finished with. */
+static void zc_release(struct tgt_queue *q)
+{
+	while (q->zc_head && zc_seq_before(q->zc_head->zc_seq, q->zc_done)) {
+		struct tgt_cmd *c = q->zc_head;
+
+		q->zc_head = c->zc_link;
+		if (!q->zc_head)
+			q->zc_tail = NULL;
+		q->zc_nr--;
+		c->zc_used = false;
+		cmd_free(c);
+	}
+}
+
+/* Sends lo..hi are finished: move zc_done past them and any earlier
+ * report they now join. */
+static void zc_finished(struct tgt_queue *q, uint32_t lo, uint32_t hi)
+{
+	unsigned i;
+	bool moved;
+
+	if (zc_seq_before(q->zc_done, lo)) {
+		/* ahead of an unfinished send: kept until that one is */
+		if (q->zc_nr_early < sizeof(q->zc_early) / sizeof(q->zc_early[0])) {
+			q->zc_early[q->zc_nr_early].lo = lo;
+			q->zc_early[q->zc_nr_early].hi = hi;
+			q->zc_nr_early++;
+		}
+		return;
+	}
+	if (!zc_seq_before(hi, q->zc_done))
+		q->zc_done = hi + 1;
+	do {
+		moved = false;
+		for (i = 0; i < q->zc_nr_early; i++) {
+			if (zc_seq_before(q->zc_done, q->zc_early[i].lo))
+				continue;
+			if (!zc_seq_before(q->zc_early[i].hi, q->zc_done))
+				q->zc_done = q->zc_early[i].hi + 1;
+			q->zc_early[i] = q->zc_early[--q->zc_nr_early];
+			moved = true;
+			break;
+		}
+	} while (moved);
+}
+
+/* Read the socket's error queue: zero-copy completion notifications
+ * (each a range of sends; unread ones the kernel merges). Returns how
+ * many were read. */
+static unsigned zc_reap(struct tgt_queue *q)
+{
+	unsigned n = 0;
+
+	for (;;) {
+		union {
+			struct cmsghdr align;
+			char b[CMSG_SPACE(sizeof(struct sock_extended_err)) +
+			       64];
+		} ctl;
+		struct msghdr mh = { .msg_control = ctl.b,
+				     .msg_controllen = sizeof(ctl.b) };
+		struct cmsghdr *cm;
+
+		if (recvmsg(q->fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
+			if (errno == EINTR)
+				continue;
+			break; /* EAGAIN: nothing more */
+		}
+		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+			struct sock_extended_err ee;
+
+			if (!((cm->cmsg_level == SOL_IP &&
+			       cm->cmsg_type == IP_RECVERR) ||
+			      (cm->cmsg_level == SOL_IPV6 &&
+			       cm->cmsg_type == IPV6_RECVERR)))
+				continue;
+			memcpy(&ee, CMSG_DATA(cm), sizeof(ee));
+			if (ee.ee_errno || ee.ee_origin != SO_EE_ORIGIN_ZEROCOPY)
+				continue;
+			n++;
+			stat_add(&q->st.zc_reads, 1);
+			if (ee.ee_code & SO_EE_CODE_ZEROCOPY_COPIED)
+				stat_add(&q->st.zc_copied,
+					 ee.ee_data - ee.ee_info + 1);
+			zc_finished(q, ee.ee_info, ee.ee_data);
+		}
+	}
+	zc_release(q);
+	return n;
+}
+
+/* Every slot waits for a zero-copy send: wait (up to a second) for the
+ * kernel to finish some. */
+static void zc_wait_some(struct tgt_queue *q)
+{
+	struct pollfd pfd = { .fd = q->fd, .events = 0 };
+	unsigned i;
+
+	for (i = 0; i < 100 && q->zc_head && !q->free_cmds; i++) {
+		zc_reap(q);
+		if (q->free_cmds)
+			break;
+		poll(&pfd, 1, 10); /* POLLERR: the error queue has one */
+	}
+}
+
+/* A zero-copy send of sent bytes went out as number seq: the commands
+ * whose PDUs it carried (from the head, past tx_off) keep their slots
+ * until it is finished. */
+static void zc_mark(struct tgt_queue *q, size_t sent, uint32_t seq)
+{
+	size_t off = q->tx_off + sent;
+	struct tgt_cmd *c;
+
+	for (c = q->tx_head; c; c = c->tx_next) {
+		size_t len = nvme_tcp_iov_len(c->iov, c->niov);
+
+		c->zc_used = true;
+		c->zc_seq = seq;
+		if (off <= len)
+			break;
+		off -= len;
+	}
+}
+
 /* A command's train is on the wire: what comes next for it. */
 static void tx_done(struct tgt_cmd *cmd)
 {
+	struct tgt_queue *q = cmd->q;
+
 	if (cmd->state == CMD_R2T) {
+		q->tx_r2ts--;
 		cmd->r2t_sent = true; /* the H2CData may come now */
 		return;
 	}
+	q->tx_cqes--;
+	stat_add(&q->st.cqes, 1);
+	if (cmd->zc_used && zc_seq_before(cmd->zc_seq, q->zc_done))
+		cmd->zc_used = false; /* already done with */
+	if (cmd->zc_used) {
+		cmd->state = CMD_ZC_WAIT;
+		cmd->zc_link = NULL;
+		if (q->zc_tail)
+			q->zc_tail->zc_link = cmd;
+		else
+			q->zc_head = cmd;
+		q->zc_tail = cmd;
+		q->zc_nr++;
+		return;
+	}
 	cmd_free(cmd);
+}
+
+/* A completion joins the send queue (coalescing counts them). */
+static void tx_enqueue_cqe(struct tgt_cmd *cmd)
+{
+	struct tgt_queue *q = cmd->q;
+
+	if (!q->tx_cqes++)
+		q->tx_hold_ns = now_ns();
+	tx_enqueue(cmd);
+}
+
+bool tgt_queue_hold(struct tgt_queue *q, uint64_t now, uint64_t *deadline_ns)
+{
+	const struct tgt *t = q->t;
+	uint64_t deadline;
+
+	/* only completions wait: an R2T, an ICResp or TermReq, a queue
+	 * on its way out, or one the socket already pushed back go now */
+	if (t->coal_count <= 1 || !q->tx_cqes || q->tx_r2ts || q->ctl_len ||
+	    q->closing || q->stopping || q->want_out ||
+	    q->tx_cqes >= t->coal_count)
+		return false;
+	deadline = q->tx_hold_ns + (uint64_t)t->coal_usecs * 1000;
+	if (now >= deadline)
+		return false;
+	*deadline_ns = deadline;
+	stat_add(&q->st.held, 1);
+	return true;
 }
 
 static int send_ctl(struct tgt_queue *q)
@@ -309,12 +510,22 @@ void tgt_queue_flush(struct tgt_queue *q)
 		size_t skip = q->tx_off;
 		unsigned n = 0;
 		ssize_t sent;
+		bool zc;
 
 		for (c = q->tx_head; c && n + 4 <= 64; c = c->tx_next)
 			n += nvme_tcp_iov_append(iov + n, 64 - n, c->iov,
 						 c->niov, &skip);
 		mh.msg_iovlen = n;
-		sent = sendmsg(q->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		zc = q->zc && nvme_tcp_iov_len(iov, n) >= TGT_ZC_MIN;
+		sent = sendmsg(q->fd, &mh,
+			       MSG_DONTWAIT | MSG_NOSIGNAL |
+				       (zc ? MSG_ZEROCOPY : 0));
+		if (sent < 0 && zc && errno == ENOBUFS) {
+			/* past the socket's optmem for notifications: this
+			 * one copies */
+			zc = false;
+			sent = sendmsg(q->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		}
 		if (sent < 0) {
 			if (errno == EINTR)
 				continue;
@@ -323,6 +534,11 @@ void tgt_queue_flush(struct tgt_queue *q)
 				return;
 			}
 			goto drop;
+		}
+		stat_add(&q->st.sends, 1);
+		if (zc && sent > 0) {
+			stat_add(&q->st.zc_sends, 1);
+			zc_mark(q, (size_t)sent, q->zc_next++);
 		}
 		/* retire whole trains */
 		{
@@ -343,6 +559,9 @@ void tgt_queue_flush(struct tgt_queue *q)
 			}
 			q->tx_off = done;
 		}
+		/* signalled: a notification read for every send */
+		if (zc && q->t->zerocopy == TGT_ZC_SIGNALLED)
+			zc_reap(q);
 	}
 	set_want_out(q, false);
 	return;
@@ -357,6 +576,7 @@ drop:
 	}
 	q->tx_tail = NULL;
 	q->tx_off = 0;
+	q->tx_cqes = q->tx_r2ts = 0;
 	tgt_queue_quiesce(q);
 }
 
@@ -456,12 +676,12 @@ static void cmd_complete(struct tgt_cmd *cmd, uint16_t status)
 							cmd->buf, cmd->xfer_len,
 							cmd->ddgst));
 		if (success) {
-			tx_enqueue(cmd);
+			tx_enqueue_cqe(cmd);
 			return;
 		}
 	}
 	cmd_queue_rsp(cmd, status);
-	tx_enqueue(cmd);
+	tx_enqueue_cqe(cmd);
 }
 
 /* Called by admin.c: complete an outstanding AER with DW0. */
@@ -496,6 +716,8 @@ static struct tgt_cmd *cmd_alloc(struct tgt_queue *q)
 			return NULL;
 		cmd = &q->boot;
 	} else {
+		if (!q->free_cmds && q->zc_head)
+			zc_wait_some(q);
 		cmd = q->free_cmds;
 		if (!cmd)
 			return NULL;
@@ -1056,6 +1278,9 @@ static uint16_t do_connect(struct tgt_queue *q, struct tgt_cmd *cmd)
 		return status;
 
 	nr = (unsigned)sqsize + 1;
+	/* zero-copy: answered commands keep their slots a while longer */
+	if (q->zc)
+		nr *= 2;
 	q->cmds = calloc(nr, sizeof(*q->cmds));
 	if (!q->cmds) {
 		/* undo: the queue is not the controller's after all */
@@ -1072,7 +1297,7 @@ static uint16_t do_connect(struct tgt_queue *q, struct tgt_cmd *cmd)
 	q->qid = qid;
 	q->sqsize = sqsize;
 	q->sqflow_off = c->cattr & NVME_CONNECT_DISABLE_SQFLOW;
-	q->sqhd = 1 % nr;
+	q->sqhd = 1 % ((unsigned)sqsize + 1);
 	q->connected = true;
 	atomic_store(&q->ctrl->last_ka_ns, now_ns());
 	cmd->result = q->ctrl->cntlid;
@@ -1268,6 +1493,7 @@ static void send_r2t(struct tgt_cmd *cmd)
 
 	cmd->state = CMD_R2T;
 	stat_add(&q->st.r2ts, 1);
+	q->tx_r2ts++;
 	cmd->iov[0].iov_base = cmd->hdr;
 	cmd->iov[0].iov_len = (size_t)n;
 	cmd->niov = 1;
@@ -1294,7 +1520,7 @@ static void rx_capsule(struct tgt_queue *q, const uint8_t *hdr)
 	cmd->start_ns = now_ns();
 	stat_add(&q->st.cmds, 1);
 	if (q->connected) {
-		q->sqhd = (uint16_t)((q->sqhd + 1u) % q->nr_cmds);
+		q->sqhd = (uint16_t)((q->sqhd + 1u) % (q->sqsize + 1u));
 		atomic_store_explicit(&q->ctrl->last_ka_ns, cmd->start_ns,
 				      memory_order_relaxed);
 	}
@@ -1616,6 +1842,19 @@ void tgt_queue_event(struct tgt_queue *q, uint32_t events)
 		return;
 	if (q->stopping)
 		events &= ~(uint32_t)EPOLLIN;
+	/* zero-copy notifications raise EPOLLERR too. Unsignalled, they
+	 * are read here, and while commands keep coming (EPOLLIN) only
+	 * once TGT_ZC_BATCH sends wait or slots run out: the kernel merges
+	 * the unread ones, so one read covers many sends. Alone, EPOLLERR
+	 * is answered at once (a sleeping reactor would spin on it). */
+	if (q->zc && (events & EPOLLERR) && !(events & EPOLLHUP)) {
+		bool later = q->t->zerocopy == TGT_ZC_UNSIGNALLED &&
+			     (events & EPOLLIN) && q->zc_nr < TGT_ZC_BATCH &&
+			     q->free_cmds;
+
+		if (later || zc_reap(q))
+			events &= ~(uint32_t)EPOLLERR;
+	}
 	if (events & (EPOLLERR | EPOLLHUP)) {
 		if (!(events & EPOLLIN)) {
 			tgt_queue_quiesce(q);

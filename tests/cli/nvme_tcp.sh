@@ -147,6 +147,95 @@ check "inline-data-size=131072: 256k writes need R2Ts ($R2TS)" \
 inline_check 0 4k
 check "inline-data-size=0: even 4k writes need R2Ts ($R2TS)" \
 	test "$R2TS" -gt 0
+# Response coalescing: completions wait for --coalesce-count of them or
+# --coalesce-usecs, then go in one send. Timer completions (50 us apart
+# at random) make every completion its own send without it; with it the
+# target's sends per completion fall to 1/16. Counted, not timed.
+# sends_per_cqe: the I/O queues' sends/cqes (and held) mid-run
+sends_per_cqe()
+{
+	"$MQBLK" target --stats --stats-socket "$TMP/stats.sock" |
+		awk 'NR > 1 && $2 > 0 { s += $18; c += $19; h += $20 }
+			END { if (c) printf "%.3f %d %d\n", s / c, c, h;
+			      else print "none 0 0" }'
+}
+coalesce_run()
+{
+	stop_target
+	start_target --ns null:size=256m,irqmode=2,completion_nsec=50000 \
+		--allow-host "$HOST" "$@"
+	run_bg bench --name=co --filename="$(uri)" --rw=randread --bs=4k \
+		--iodepth=16 --runtime=2 --time_based
+	sleep 1.2
+	read -r RATIO CQES HELD <<<"$(sends_per_cqe)"
+	wait "$BPID" || RC=$?
+	check "coalescing $*: the run completes" test "$RC" = 0
+}
+coalesce_run
+BASE_RATIO=$RATIO
+check "no coalescing: nothing held ($HELD)" test "$HELD" = 0
+coalesce_run --coalesce-count 16 --coalesce-usecs 5000
+check "coalesce 16/5000us: flushes were held ($HELD)" test "$HELD" -gt 0
+check "coalesce 16/5000us: sends per completion $RATIO <= 1/16 + 10% and under half of $BASE_RATIO without ($CQES completions)" \
+	python3 -c "import sys; r, b = float('$RATIO'), float('$BASE_RATIO'); sys.exit(not (r <= 1.1 / 16 and r < b / 2))"
+# fewer in flight than the count: each completion waits out the time
+stop_target
+start_target --ns null:size=256m,memory_backed=1 --allow-host "$HOST" \
+	--coalesce-count 32 --coalesce-usecs 200
+run bench --name=cov --filename="$(uri)" --rw=randwrite --bs=4k --size=4m \
+	--iodepth=4 --verify=crc32c --do_verify=1
+ok "coalesce 32/200us at QD4: write and verify" &&
+	check "coalesce 32/200us at QD4: no verify errors" has "verify_errors=0"
+run target --listen 127.0.0.1:1 --nqn "$NQN" --ns null: --coalesce-count 8
+failed "--coalesce-count without --coalesce-usecs" \
+	"--coalesce-count and --coalesce-usecs go together"
+run target --listen 127.0.0.1:1 --nqn "$NQN" --ns null: --coalesce-count 1 \
+	--coalesce-usecs 5
+failed "--coalesce-count 1" "--coalesce-count: \"1\" is out of range"
+
+# MSG_ZEROCOPY sends (reads' C2HData of 16 KiB and more): data intact;
+# signalled reads a notification after each send, unsignalled once per
+# reactor pass for all sends since (the kernel merges unread ones), so
+# fewer reads per send. On loopback the kernel copies every one
+# (zc_copied), as it says.
+zc_counts()
+{
+	"$MQBLK" target --stats --stats-socket "$TMP/stats.sock" |
+		awk 'NR > 1 && $2 > 0 { s += $21; r += $22; c += $23 }
+			END { print s + 0, r + 0, c + 0 }'
+}
+zc_run()
+{
+	stop_target
+	start_target --ns null:size=256m,memory_backed=1 --allow-host "$HOST" \
+		--zerocopy "$1"
+	run bench --name=zcw --filename="$(uri)" --rw=write --bs=64k \
+		--size=16m --iodepth=8
+	ok "zerocopy $1: fill"
+	run_bg bench --name=zc --filename="$(uri)" --rw=randread --bs=64k \
+		--size=16m --iodepth=8 --runtime=2 --time_based
+	sleep 1.2
+	read -r ZC_SENDS ZC_READS ZC_COPIED <<<"$(zc_counts)"
+	wait "$BPID" || RC=$?
+	check "zerocopy $1: the run completes" test "$RC" = 0
+	run bench --name=zcv --filename="$(uri)" --rw=randwrite --bs=64k \
+		--size=16m --iodepth=8 --verify=crc32c --do_verify=1
+	ok "zerocopy $1: write and verify" &&
+		check "zerocopy $1: no verify errors" has "verify_errors=0"
+}
+zc_run signalled
+SIG="$ZC_SENDS $ZC_READS"
+check "zerocopy signalled: zero-copy sends ($ZC_SENDS), notifications read ($ZC_READS)" \
+	test "$ZC_SENDS" -gt 0 -a "$ZC_READS" -gt 0
+check "zerocopy signalled: loopback copied them ($ZC_COPIED of $ZC_SENDS)" \
+	test "$ZC_COPIED" -gt 0
+zc_run unsignalled
+check "zerocopy: unsignalled reads fewer notifications per send ($ZC_READS per $ZC_SENDS) than signalled ($SIG)" \
+	python3 -c "import sys; s, r = $ZC_SENDS, $ZC_READS; ss, sr = map(int, '$SIG'.split()); sys.exit(not (s > 0 and r / s < sr / ss))"
+run target --listen 127.0.0.1:1 --nqn "$NQN" --ns null: --zerocopy sometimes
+failed "--zerocopy with a bad mode" \
+	"--zerocopy: \"sometimes\": expected off, signalled or unsignalled"
+
 # max_queue_size: CAP.MQES + 1 and MAXCMD; the host sizes its queues to it
 stop_target
 start_target --max-queue-size 16 --ns null:size=256m,memory_backed=1 \
