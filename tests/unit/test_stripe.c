@@ -114,8 +114,8 @@ static void test_bad_uris_refused_with_reason(void **state)
 		    -EINVAL, "member 1 has 4096-byte blocks, member 0 has 512");
 	expect_fail("stripe:chunk=512,members=2,member=null:bs=4k;size=1m",
 		    -EINVAL, "chunk 512 is smaller than the members' 4096");
-	expect_fail("stripe:member0=null:size=1m,member2=null:size=1m",
-		    -EINVAL, "member1 is missing");
+	expect_fail("stripe:member0=null:size=1m,member2=null:size=1m", -EINVAL,
+		    "member1 is missing");
 	expect_fail("stripe:member1=null:size=1m", -EINVAL,
 		    "member0 is missing");
 	expect_fail("stripe:member0=null,member0=null", -EINVAL,
@@ -440,9 +440,10 @@ static void run_policy(const char *member, const char *policy, int path)
 	assert_int_equal(n, 96);
 	mqblk_queue_get_stats(q, &qs);
 	if (path >= 0 && qs.completions[path] != 96)
-		fail_msg("%s under %s: %llu of 96 completions by the expected path",
-			 member, policy,
-			 (unsigned long long)qs.completions[path]);
+		fail_msg(
+			"%s under %s: %llu of 96 completions by the expected path",
+			member, policy,
+			(unsigned long long)qs.completions[path]);
 	assert_int_equal(qs.completions[0] + qs.completions[1] +
 				 qs.completions[2] + qs.completions[3],
 			 96);
@@ -489,8 +490,7 @@ static void test_inline_members_local_and_remote(void **state)
 {
 	(void)state;
 	run_policy("null:size=1m;memory_backed=1", "local", MQBLK_PATH_LOCAL);
-	run_policy("null:size=1m;memory_backed=1", "remote",
-		   MQBLK_PATH_LOCAL);
+	run_policy("null:size=1m;memory_backed=1", "remote", MQBLK_PATH_LOCAL);
 	run_policy("null:size=1m;memory_backed=1;irqmode=1", "polled",
 		   MQBLK_PATH_POLLED);
 }
@@ -500,8 +500,9 @@ static void test_inline_members_local_and_remote(void **state)
 static void test_member_busy_is_retried(void **state)
 {
 	(void)state;
-	run_policy("null:size=1m;memory_backed=1;irqmode=2;completion_nsec=20000;requeue_every=3",
-		   "local", MQBLK_PATH_LOCAL);
+	run_policy(
+		"null:size=1m;memory_backed=1;irqmode=2;completion_nsec=20000;requeue_every=3",
+		"local", MQBLK_PATH_LOCAL);
 	run_policy("null:size=1m;memory_backed=1;requeue_every=2", "remote",
 		   -1);
 }
@@ -567,9 +568,10 @@ static void run_threads(const char *policy)
 	struct stripe_stats st;
 	unsigned i;
 
-	snprintf(uri, sizeof(uri),
-		 "stripe:chunk=4k,members=2,member=null:size=2m;memory_backed=1;irqmode=2;completion_nsec=10000,nr_hw_queues=2,complete=%s",
-		 policy);
+	snprintf(
+		uri, sizeof(uri),
+		"stripe:chunk=4k,members=2,member=null:size=2m;memory_backed=1;irqmode=2;completion_nsec=10000,nr_hw_queues=2,complete=%s",
+		policy);
 	wk[0].dev = wk[1].dev = open_opts(uri, 2);
 	assert_int_equal(mqblk_dev_nr_hw_queues(wk[0].dev), 2);
 	for (i = 0; i < 2; i++) {

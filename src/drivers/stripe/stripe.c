@@ -83,7 +83,7 @@ struct stripe_hctx {
 	struct {
 		struct mqblk_rq *rq;
 		unsigned m;
-	} *scratch; /* children of one parent, before submit */
+	} * scratch; /* children of one parent, before submit */
 	unsigned scratch_cap;
 };
 
@@ -163,34 +163,37 @@ static int stripe_open_members(struct mqblk_dev *dev, struct stripe_dev *sd,
 		if (!bs)
 			bs = mqblk_dev_block_size(sd->member[i]);
 		if (mqblk_dev_block_size(sd->member[i]) != bs) {
-			snprintf(err, errlen,
-				 "stripe: member %u has %u-byte blocks, member 0 has %u",
-				 i, mqblk_dev_block_size(sd->member[i]), bs);
+			snprintf(
+				err, errlen,
+				"stripe: member %u has %u-byte blocks, member 0 has %u",
+				i, mqblk_dev_block_size(sd->member[i]), bs);
 			ret = -EINVAL;
 			i++;
 			goto out_close;
 		}
 		size = mqblk_dev_size(sd->member[i]);
 		if (size < sd->chunk) {
-			snprintf(err, errlen,
-				 "stripe: member %u (%llu bytes) is smaller than one chunk (%llu)",
-				 i, (unsigned long long)size,
-				 (unsigned long long)sd->chunk);
+			snprintf(
+				err, errlen,
+				"stripe: member %u (%llu bytes) is smaller than one chunk (%llu)",
+				i, (unsigned long long)size,
+				(unsigned long long)sd->chunk);
 			ret = -EINVAL;
 			i++;
 			goto out_close;
 		}
 		if (size < smallest)
 			smallest = size;
-		if (!i || mqblk_dev_queue_depth(sd->member[i]) <
-				  sd->max_per_member)
+		if (!i ||
+		    mqblk_dev_queue_depth(sd->member[i]) < sd->max_per_member)
 			sd->max_per_member =
 				mqblk_dev_queue_depth(sd->member[i]);
 	}
 	if (sd->chunk < bs) {
-		snprintf(err, errlen,
-			 "stripe: chunk %llu is smaller than the members' %u-byte blocks",
-			 (unsigned long long)sd->chunk, bs);
+		snprintf(
+			err, errlen,
+			"stripe: chunk %llu is smaller than the members' %u-byte blocks",
+			(unsigned long long)sd->chunk, bs);
 		ret = -EINVAL;
 		goto out_close;
 	}
@@ -501,8 +504,9 @@ static enum mqblk_status stripe_queue_rq(struct mqblk_hctx *hctx,
 	} else {
 		uint64_t off = rq->offset, left = rq->len;
 		char *buf = rq->buf;
-		uint64_t pieces = ((rq->offset + rq->len - 1) >> sd->chunk_shift) -
-				  (rq->offset >> sd->chunk_shift) + 1;
+		uint64_t pieces =
+			((rq->offset + rq->len - 1) >> sd->chunk_shift) -
+			(rq->offset >> sd->chunk_shift) + 1;
 
 		if ((pieces + sd->nr - 1) / sd->nr > sd->max_per_member) {
 			/* more children on one member than it has tags:

@@ -76,9 +76,10 @@ int stripe_conf_parse(struct mqblk_params *params, struct stripe_conf *c,
 					    &c->chunk, err, errlen))
 				goto out_free;
 			if (c->chunk & (c->chunk - 1)) {
-				snprintf(err, errlen,
-					 "stripe: chunk %llu is not a power of two",
-					 (unsigned long long)c->chunk);
+				snprintf(
+					err, errlen,
+					"stripe: chunk %llu is not a power of two",
+					(unsigned long long)c->chunk);
 				goto out_free;
 			}
 		} else if (!strcmp(p->key, "members")) {
@@ -98,9 +99,10 @@ int stripe_conf_parse(struct mqblk_params *params, struct stripe_conf *c,
 			p->used = true;
 		} else if ((idx = member_index(p->key)) >= 0) {
 			if (idx >= STRIPE_MAX_MEMBERS) {
-				snprintf(err, errlen,
-					 "stripe: member index out of range (at most %d members)",
-					 STRIPE_MAX_MEMBERS);
+				snprintf(
+					err, errlen,
+					"stripe: member index out of range (at most %d members)",
+					STRIPE_MAX_MEMBERS);
 				goto out_free;
 			}
 			if (c->member[idx]) {
@@ -118,14 +120,16 @@ int stripe_conf_parse(struct mqblk_params *params, struct stripe_conf *c,
 		}
 	}
 	if (tmpl && listed) {
-		snprintf(err, errlen,
-			 "stripe: member= (one URI for all) and memberK= (a list) exclude each other");
+		snprintf(
+			err, errlen,
+			"stripe: member= (one URI for all) and memberK= (a list) exclude each other");
 		goto out_free;
 	}
 	if (tmpl) {
 		if (!nr) {
-			snprintf(err, errlen,
-				 "stripe: member= needs members=N (how many copies)");
+			snprintf(
+				err, errlen,
+				"stripe: member= needs members=N (how many copies)");
 			goto out_free;
 		}
 		for (i = 0; i < nr; i++) {
@@ -139,9 +143,10 @@ int stripe_conf_parse(struct mqblk_params *params, struct stripe_conf *c,
 	} else if (listed) {
 		for (i = 0; i < listed; i++) {
 			if (!c->member[i]) {
-				snprintf(err, errlen,
-					 "stripe: member%u is missing (members are numbered from 0 without gaps)",
-					 i);
+				snprintf(
+					err, errlen,
+					"stripe: member%u is missing (members are numbered from 0 without gaps)",
+					i);
 				goto out_free;
 			}
 		}
@@ -153,22 +158,25 @@ int stripe_conf_parse(struct mqblk_params *params, struct stripe_conf *c,
 		}
 		c->nr_members = listed;
 	} else {
-		snprintf(err, errlen,
-			 "stripe: no members: give member=URI,members=N or member0=URI,member1=URI,...");
+		snprintf(
+			err, errlen,
+			"stripe: no members: give member=URI,members=N or member0=URI,member1=URI,...");
 		goto out_free;
 	}
 	for (i = 0; i < c->nr_members; i++) {
 		if (!strncmp(c->member[i], "stripe", 6) &&
 		    (!c->member[i][6] || c->member[i][6] == ':')) {
-			snprintf(err, errlen,
-				 "stripe: member %u is itself a stripe (not supported)",
-				 i);
+			snprintf(
+				err, errlen,
+				"stripe: member %u is itself a stripe (not supported)",
+				i);
 			goto out_free;
 		}
 		if (member_has_key(c->member[i], "complete")) {
-			snprintf(err, errlen,
-				 "stripe: member %u sets complete= (the stripe chooses its members' completion policy)",
-				 i);
+			snprintf(
+				err, errlen,
+				"stripe: member %u sets complete= (the stripe chooses its members' completion policy)",
+				i);
 			goto out_free;
 		}
 	}
