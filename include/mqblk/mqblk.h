@@ -194,6 +194,20 @@ int mqblk_reap(struct mqblk_queue *q, struct mqblk_rq **out, unsigned min,
 unsigned mqblk_queue_inflight(const struct mqblk_queue *q);
 
 /*
+ * An fd that is readable when q may have completions to reap, for a
+ * caller that waits on many queues in one epoll set (the stripe driver
+ * over its members): a LOCAL queue on a hardware queue with an interrupt
+ * gives its epoll set (that irq fd and the queue's wake-up eventfd),
+ * REMOTE and BATCHED queues their wake-up eventfd; -1 when there is none
+ * (POLLED, or a hardware queue without interrupts): poll such a queue
+ * with mqblk_reap(..., timeout 0). A reap with timeout 0 never sleeps and
+ * takes what makes the fd readable (a pending interrupt or wake-up), so
+ * level-triggered waiting on the fd is exact up to one spurious wake.
+ * The fd belongs to q; the owner-thread rule applies to the reap.
+ */
+int mqblk_queue_fd(const struct mqblk_queue *q);
+
+/*
  * Map [base, base+len), memory the caller's requests will use as buffers,
  * into q's hardware queue until q closes: requests whose buffer lies
  * inside it then skip per-I/O set-up (the uring driver registers it with

@@ -583,6 +583,15 @@ unsigned mqblk_queue_inflight(const struct mqblk_queue *q)
 	return q->inflight;
 }
 
+int mqblk_queue_fd(const struct mqblk_queue *q)
+{
+	if (q->epfd >= 0)
+		return q->epfd; /* LOCAL with an irq fd */
+	if (q->policy == MQBLK_COMP_REMOTE || q->policy == MQBLK_COMP_BATCHED)
+		return q->wake_fd;
+	return -1;
+}
+
 int mqblk_queue_map_buf(struct mqblk_queue *q, void *base, size_t len)
 {
 	int ret;
@@ -1013,6 +1022,14 @@ int mqblk_reap(struct mqblk_queue *q, struct mqblk_rq **out, unsigned min,
 	n = queue_collect(q, out, max);
 	if (n >= min)
 		return (int)n;
+	if (timeout_ns == 0 && q->policy != MQBLK_COMP_POLLED) {
+		/* peek, not polled: take a pending interrupt or wake-up
+		 * without sleeping, even with nothing in flight, so the fd
+		 * of mqblk_queue_fd() reads empty again */
+		hctx_run_dispatch(q->hctx, q);
+		queue_wait_step(q, 0);
+		return (int)(n + queue_collect(q, out + n, max - n));
+	}
 	if (timeout_ns > 0)
 		end = clock_now_ns() + (uint64_t)timeout_ns;
 	for (;;) {
