@@ -275,7 +275,8 @@ static void id_ctrl_io(const struct tgt_ctrl *ctrl, struct nvme_id_ctrl *id)
 		cpu_to_le16(NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES);
 	if (ctrl_has_vwc(ctrl))
 		id->vwc = NVME_CTRL_VWC_PRESENT;
-	id->ioccsz = cpu_to_le32((NVME_SQE_SIZE + ctrl->port->inline_data) / 16);
+	id->ioccsz =
+		cpu_to_le32((NVME_SQE_SIZE + ctrl->port->inline_data) / 16);
 	id->iorcsz = cpu_to_le32(NVME_CQE_SIZE / 16);
 	id->icdoff = 0;
 	id->fcatt = 0; /* dynamic controller model */

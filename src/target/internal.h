@@ -66,7 +66,6 @@ struct tgt_cmd {
 	struct tgt_cmd *zc_link; /* the queue's CMD_ZC_WAIT FIFO */
 };
 
-
 /* Per-queue counters (written by the owning reactor, read by stats). */
 struct tgt_queue_stats {
 	_Atomic uint64_t cmds, read_cmds, write_cmds, other_cmds;

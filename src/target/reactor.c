@@ -435,8 +435,9 @@ static void reactor_step(struct tgt_reactor *r, int timeout_ms, bool tick_now)
 		struct timespec ts;
 
 		now = mqblk_clock_ns();
-		wait_ns = r->held_deadline_ns > now ? r->held_deadline_ns - now :
-						      0;
+		wait_ns = r->held_deadline_ns > now ?
+				  r->held_deadline_ns - now :
+				  0;
 		if (wait_ns < (uint64_t)timeout * 1000000) {
 			ts.tv_sec = (time_t)(wait_ns / 1000000000);
 			ts.tv_nsec = (long)(wait_ns % 1000000000);
@@ -576,9 +577,12 @@ static void stats_dump(struct tgt *t, FILE *f)
 				(unsigned long long)atomic_load(&q->st.sends),
 				(unsigned long long)atomic_load(&q->st.cqes),
 				(unsigned long long)atomic_load(&q->st.held),
-				(unsigned long long)atomic_load(&q->st.zc_sends),
-				(unsigned long long)atomic_load(&q->st.zc_reads),
-				(unsigned long long)atomic_load(&q->st.zc_copied));
+				(unsigned long long)atomic_load(
+					&q->st.zc_sends),
+				(unsigned long long)atomic_load(
+					&q->st.zc_reads),
+				(unsigned long long)atomic_load(
+					&q->st.zc_copied));
 		}
 		pthread_mutex_unlock(&r->lock);
 	}

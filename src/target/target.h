@@ -36,7 +36,8 @@ struct tgt_queue;
 #define TGT_ERROR_LOG_ENTRIES 64
 #define TGT_MDTS 8 /* 2^8 pages of 4 KiB: 1 MiB per command */
 #define TGT_MAX_XFER (4096u << TGT_MDTS)
-#define TGT_INLINE_DATA 16384 /* default in-capsule data on I/O queues
+#define TGT_INLINE_DATA \
+	16384 /* default in-capsule data on I/O queues
 				* (IOCCSZ): nvmet-tcp's 4 pages */
 #define TGT_MAX_INLINE_DATA 131072 /* a port's inline_data_size at most */
 #define TGT_ADMIN_INLINE_DATA 8192 /* the host's admin capsules: 8 KiB */
@@ -186,7 +187,11 @@ struct tgt {
 	/* --zerocopy: data-bearing sends with MSG_ZEROCOPY, their
 	 * completion notifications read after every send (signalled) or
 	 * once per reactor pass, many sends in one (unsignalled) */
-	enum tgt_zerocopy { TGT_ZC_OFF, TGT_ZC_SIGNALLED, TGT_ZC_UNSIGNALLED } zerocopy;
+	enum tgt_zerocopy {
+		TGT_ZC_OFF,
+		TGT_ZC_SIGNALLED,
+		TGT_ZC_UNSIGNALLED
+	} zerocopy;
 };
 
 /* ---- Admin commands (admin.c) ------------------------------------------ */

@@ -304,7 +304,8 @@ static void zc_finished(struct tgt_queue *q, uint32_t lo, uint32_t hi)
 
 	if (zc_seq_before(q->zc_done, lo)) {
 		/* ahead of an unfinished send: kept until that one is */
-		if (q->zc_nr_early < sizeof(q->zc_early) / sizeof(q->zc_early[0])) {
+		if (q->zc_nr_early <
+		    sizeof(q->zc_early) / sizeof(q->zc_early[0])) {
 			q->zc_early[q->zc_nr_early].lo = lo;
 			q->zc_early[q->zc_nr_early].hi = hi;
 			q->zc_nr_early++;
@@ -358,7 +359,8 @@ static unsigned zc_reap(struct tgt_queue *q)
 			       cm->cmsg_type == IPV6_RECVERR)))
 				continue;
 			memcpy(&ee, CMSG_DATA(cm), sizeof(ee));
-			if (ee.ee_errno || ee.ee_origin != SO_EE_ORIGIN_ZEROCOPY)
+			if (ee.ee_errno ||
+			    ee.ee_origin != SO_EE_ORIGIN_ZEROCOPY)
 				continue;
 			n++;
 			stat_add(&q->st.zc_reads, 1);
@@ -1157,9 +1159,8 @@ static uint16_t connect_admin(struct tgt_queue *q, struct tgt_cmd *cmd,
 	ctrl->adminq = q;
 	memcpy(ctrl->hostnqn, d->hostnqn, TGT_NQN_MAX);
 	memcpy(ctrl->hostid, d->hostid, sizeof(ctrl->hostid));
-	ctrl->cap =
-		nvme_cap_make(q->port->max_queue_size - 1, 15 /* 7.5 s */,
-			      NVME_CAP_CSS_NVM, 0, 0);
+	ctrl->cap = nvme_cap_make(q->port->max_queue_size - 1, 15 /* 7.5 s */,
+				  NVME_CAP_CSS_NVM, 0, 0);
 	ctrl->vs = NVME_VS(1, 3, 0);
 	ctrl->sqsize = le16_to_cpu(c->sqsize);
 	ctrl->kato_ms = le32_to_cpu(c->kato);

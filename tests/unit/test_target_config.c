@@ -599,7 +599,8 @@ static void test_nvmetcli_saved(void **state)
 	/* "-1" (not yet enabled) and "16384": nvmet-tcp's default both */
 	for (unsigned i = 0; i < t.nr_ports; i++) {
 		assert_int_equal(t.ports[i].inline_data, 16384);
-		assert_int_equal(t.ports[i].max_queue_size, TGT_MAX_QUEUE_DEPTH);
+		assert_int_equal(t.ports[i].max_queue_size,
+				 TGT_MAX_QUEUE_DEPTH);
 	}
 	assert_false(s->ns[2].enabled);
 	assert_ptr_equal(tgt_subsys_ns(s, 1), &s->ns[0]);

@@ -537,7 +537,6 @@ static int sync_cmd(struct nvt_sock *s, union nvme_command *cmd, void *buf,
 	}
 }
 
-
 /* What a Connect's Invalid Parameter names: its result is the parameter's
  * offset (IPO, bits 15:0) in the command (IATTR, bit 16, clear) or in its
  * data (set); nvmf_log_connect_error's reading. */
