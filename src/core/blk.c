@@ -477,16 +477,17 @@ int mqblk_dev_open(const char *uri, const struct mqblk_dev_opts *opts,
 	dev->timeout_ns = o.timeout_ns ? o.timeout_ns : DEFAULT_TIMEOUT_NS;
 	dev->nr_irq_threads = o.irq_threads;
 	dev->sched = co.so.sched > 0 ? (enum core_sched)co.so.sched :
-				      IOSCHED_NONE;
+				       IOSCHED_NONE;
 	dev->dispatch = co.so.dispatch > 0 ?
 				(enum core_dispatch)co.so.dispatch :
 				DISPATCH_BATCH;
 	dev->dd = co.so.dd;
 	if (co.tagset) {
 		if (dev->ops->init_request) {
-			snprintf(err, errlen,
-				 "driver %s cannot share a tagset across devices",
-				 name);
+			snprintf(
+				err, errlen,
+				"driver %s cannot share a tagset across devices",
+				name);
 			ret = -EINVAL;
 			goto out_exit;
 		}
@@ -899,7 +900,7 @@ static inline void rq_start(struct mqblk_dev *dev, struct mqblk_rq *rq)
 
 /* Returns false when the driver said BUSY (rq is back in IDLE). */
 bool issue_one(struct mqblk_hctx *h, struct mqblk_rq *rq, bool last,
-		      struct mqblk_queue *q)
+	       struct mqblk_queue *q)
 {
 	struct mqblk_dev *dev = h->dev;
 	enum mqblk_status sts;
@@ -960,7 +961,8 @@ void hctx_run_dispatch(struct mqblk_hctx *h, struct mqblk_queue *q)
 {
 	struct rq_list list;
 
-	if (h->dev->sched != IOSCHED_NONE || h->dev->dispatch != DISPATCH_BATCH) {
+	if (h->dev->sched != IOSCHED_NONE ||
+	    h->dev->dispatch != DISPATCH_BATCH) {
 		if (atomic_load_explicit(&h->dispatch_nr,
 					 memory_order_relaxed) ||
 		    atomic_load_explicit(&h->queued, memory_order_relaxed))

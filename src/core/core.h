@@ -94,7 +94,6 @@ struct mqblk_tags {
 	_Atomic unsigned nr_hctx; /* hardware queues using this set */
 };
 
-
 static inline struct mqblk_rq *tags_rq(const struct mqblk_tags *t, unsigned tag)
 {
 	return (struct mqblk_rq *)((char *)t->rq_mem +

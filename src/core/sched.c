@@ -57,9 +57,10 @@ int sched_param(struct mqblk_param *p, struct core_sched_opts *so, char *err,
 		} else if (!strcmp(p->val, "mq-deadline")) {
 			so->sched = IOSCHED_DEADLINE;
 		} else {
-			snprintf(err, errlen,
-				 "bad scheduler='%s': expected none or mq-deadline",
-				 core_printable(p->val, pv, sizeof(pv)));
+			snprintf(
+				err, errlen,
+				"bad scheduler='%s': expected none or mq-deadline",
+				core_printable(p->val, pv, sizeof(pv)));
 			return -EINVAL;
 		}
 	} else if (!strcmp(p->key, "dispatch")) {
@@ -353,8 +354,7 @@ static struct mqblk_rq *dd_next(struct dd_queue *dd, int dir)
  * over writes_starved times; start a batch at the FIFO head if it has
  * expired (counted) or nothing lies ahead, else at the next sector.
  */
-static struct mqblk_rq *dd_dispatch(struct mqblk_hctx *h,
-				    struct mqblk_queue *q)
+static struct mqblk_rq *dd_dispatch(struct mqblk_hctx *h, struct mqblk_queue *q)
 {
 	struct dd_queue *dd = &h->dd;
 	const struct dd_tunables *t = &h->dev->dd;

@@ -94,9 +94,10 @@ int tagset_get(const char *name, struct mqblk_dev *dev, unsigned depth,
 			break;
 	if (ts) {
 		if (asked && asked != ts->tags.depth) {
-			snprintf(err, errlen,
-				 "tagset=%s has queue_depth=%u (set by its first device), not %u",
-				 name, ts->tags.depth, asked);
+			snprintf(
+				err, errlen,
+				"tagset=%s has queue_depth=%u (set by its first device), not %u",
+				name, ts->tags.depth, asked);
 			ret = -EINVAL;
 		} else if (ts->ops != dev->ops ||
 			   ts->cmd_size != dev->lim.cmd_size) {

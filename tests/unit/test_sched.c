@@ -108,8 +108,7 @@ static void write_seq16(const char *uri, struct mqblk_queue_stats *st,
 		/* every request comes back as it was submitted */
 		assert_int_equal(rqs[i]->res, BS);
 		assert_int_equal(rqs[i]->len, BS);
-		assert_ptr_equal(rqs[i]->buf,
-				 buf + (rqs[i]->offset - 65536));
+		assert_ptr_equal(rqs[i]->buf, buf + (rqs[i]->offset - 65536));
 	}
 	put_all(rqs, 16);
 	if (check_data) {
@@ -497,8 +496,7 @@ static void run_mt(const char *uri)
 		pthread_join(t[i], NULL);
 		assert_int_equal(a[i].bad, 0);
 		assert_int_equal(a[i].st.submitted, 2000);
-		assert_int_equal(a[i].st.dispatch_locks,
-				 a[i].st.dispatch_runs);
+		assert_int_equal(a[i].st.dispatch_locks, a[i].st.dispatch_runs);
 		dispatched += a[i].st.dispatched + a[i].st.merges;
 	}
 	/* every request reached the driver alone or inside another */
@@ -672,8 +670,7 @@ static void test_bad_values_name_the_key(void **state)
 		{ "null:scheduler=mq-deadline,writes_starved=x",
 		  "writes_starved" },
 		{ "null:scheduler=mq-deadline,fifo_batch=0", "fifo_batch" },
-		{ "null:scheduler=mq-deadline,front_merges=2",
-		  "front_merges" },
+		{ "null:scheduler=mq-deadline,front_merges=2", "front_merges" },
 		{ "null:fifo_batch=4", "fifo_batch" }, /* no scheduler */
 		{ "null:scheduler=none,read_expire=10", "read_expire" },
 		{ "null:tagset=a/b", "tagset" },
