@@ -83,7 +83,7 @@ struct mqblk_rq {
 	uint8_t comp_path; /* enum mqblk_comp_path it completed by */
 
 	/* core */
-	uint8_t __pad;
+	uint8_t core_flags;
 	uint32_t tag;
 	uint32_t gen; /* bumped on every get: lets drivers spot stale ids */
 	_Atomic uint32_t state;
@@ -117,9 +117,31 @@ struct mqblk_queue_stats {
 	uint64_t completions[MQBLK_PATH_NR];
 	uint64_t submitted;
 	uint64_t requeues; /* BUSY from the driver, retried later */
-	uint64_t tag_waits; /* times a tag was not immediately available */
+	/* blocking mqblk_rq_get() calls that had to wait for a tag (once
+	 * per call, however many wake-ups), and the time they waited */
+	uint64_t tag_waits;
+	uint64_t tag_wait_ns;
+	uint64_t tag_nowait_fails; /* MQBLK_RQ_NOWAIT gets that got none */
 	uint64_t timeouts;
 	uint64_t errors;
+
+	/* scheduling (seed 004); "runs" are the dispatch runs this queue's
+	 * thread did, for any software queue of its hardware queue */
+	uint64_t merges; /* requests absorbed into another (mq-deadline) */
+	uint64_t dispatched; /* requests handed to the driver by its runs */
+	uint64_t dispatch_runs;
+	/* queue_rq calls with last=true plus commit_rqs calls: how often
+	 * its runs rang the device's doorbell */
+	uint64_t doorbells;
+	uint64_t sched_expired; /* mq-deadline: FIFO-expired picks */
+	uint64_t dispatch_locks; /* hw queue lock acquisitions by its runs */
+	uint64_t dispatch_lock_contended; /* ... that found it held */
+	uint64_t poll_budget_hits; /* its poll passes that hit poll_budget */
+};
+
+/* Device-wide counters (every thread, interrupt threads included). */
+struct mqblk_dev_stats {
+	uint64_t poll_budget_hits; /* poll passes that reaped the budget */
 };
 
 /* Sets every field of opts to its default (flags: MQBLK_OPEN_WRITE). */
@@ -130,7 +152,10 @@ void mqblk_dev_opts_init(struct mqblk_dev_opts *opts);
  * a path ("/dev/loop0", "./disk.img", optionally "PATH?key=val,...") opens
  * the uring driver on it.
  * Core keys accepted with any driver: complete=local|remote|batched|polled,
- * nr_hw_queues=N, irq_threads=N, timeout=MSEC. URI keys override opts.
+ * nr_hw_queues=N, irq_threads=N, timeout=MSEC, queue_depth=N,
+ * shared_tags=0|1, tagset=NAME, poll_budget=N, scheduler=none|mq-deadline
+ * (with read_expire=MS, write_expire=MS, writes_starved=N, fifo_batch=N,
+ * front_merges=0|1), dispatch=batch|one. URI keys override opts.
  * Returns 0, or -errno with a one-line reason in err (if err != NULL):
  * -EINVAL bad URI or option, -ENODEV no such driver, -ENOMEM.
  */
@@ -157,6 +182,10 @@ int mqblk_queue_open(struct mqblk_dev *dev, struct mqblk_queue **qp);
 void mqblk_queue_close(struct mqblk_queue *q);
 void mqblk_queue_get_stats(const struct mqblk_queue *q,
 			   struct mqblk_queue_stats *st);
+void mqblk_dev_get_stats(const struct mqblk_dev *dev,
+			 struct mqblk_dev_stats *st);
+/* The device's I/O scheduler: "none" or "mq-deadline". */
+const char *mqblk_dev_scheduler(const struct mqblk_dev *dev);
 
 /*
  * Allocate a request (a tag). Without MQBLK_RQ_NOWAIT this waits,

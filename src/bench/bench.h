@@ -71,6 +71,7 @@ struct bench_job {
 	char name[BENCH_NAME_MAX];
 	char *filename; /* device URI or path; NULL = "null" device */
 	char *ioengine; /* fio engine name as given; NULL = default */
+	char *ioscheduler; /* fio's --ioscheduler: the device's scheduler= */
 	enum bench_rw rw;
 	unsigned rwmixread; /* percent reads for mixed rw (default 50) */
 	/* fio's min_bs/max_bs: bs= sets both, bsrange= and bssplit= a range;

@@ -48,7 +48,9 @@ void bench_job_free(struct bench_job *job)
 	free(job->filename);
 	free(job->ioengine);
 	free(job->description);
+	free(job->ioscheduler);
 	job->filename = job->ioengine = job->description = NULL;
+	job->ioscheduler = NULL;
 }
 
 static int dup_str(char **dst, const char *src)
@@ -64,7 +66,8 @@ int bench_job_copy(struct bench_job *dst, const struct bench_job *src)
 	*dst = *src;
 	if (dup_str(&dst->filename, src->filename) ||
 	    dup_str(&dst->ioengine, src->ioengine) ||
-	    dup_str(&dst->description, src->description)) {
+	    dup_str(&dst->description, src->description) ||
+	    dup_str(&dst->ioscheduler, src->ioscheduler)) {
 		bench_job_free(dst);
 		return -1;
 	}
@@ -171,6 +174,7 @@ static const struct opt job_opts[] = {
 	{ "number_ios", OT_U64, J(number_ios), 0, UINT64_MAX },
 	{ "loops", OT_U32, J(loops), 1, 1000000000u },
 	{ "description", OT_STR, J(description), 0, 0 },
+	{ "ioscheduler", OT_STR, J(ioscheduler), 0, 0 },
 	{ "fsync", OT_U32, J(fsync_blocks), 0, UINT32_MAX },
 	{ "fdatasync", OT_U32, J(fdatasync_blocks), 0, UINT32_MAX },
 	{ "end_fsync", OT_BOOL, J(end_fsync), 0, 0 },
@@ -889,6 +893,76 @@ static int job_fixup_uring(struct bench_job *job, char *err, size_t errlen)
 	return 0;
 }
 
+/* The value of key in a device URI's parameters (length in *len), or
+ * NULL. Keys follow ':', '?', ',' or '&'. */
+static const char *uri_key(const char *uri, const char *key, size_t *len)
+{
+	size_t kl = strlen(key);
+	const char *p = strpbrk(uri, ":?");
+
+	if (!strncmp(uri, "nvme-tcp://", 11))
+		p = strchr(uri, '?');
+	while (p) {
+		p++;
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			p += kl + 1;
+			*len = strcspn(p, ",&");
+			return p;
+		}
+		p = strpbrk(p, ",&");
+	}
+	return NULL;
+}
+
+/*
+ * --ioscheduler (fio writes the device's sysfs scheduler file): here it
+ * becomes the core key scheduler=NAME of the job's device URI. The same
+ * key already in the URI must agree with it.
+ */
+static int job_fixup_sched(struct bench_job *job, char *err, size_t errlen)
+{
+	const char *uri = job->filename ? job->filename : "null", *v, *sep;
+	size_t len;
+	char *nu;
+
+	if (!job->ioscheduler)
+		return 0;
+	if (strcmp(job->ioscheduler, "none") &&
+	    strcmp(job->ioscheduler, "mq-deadline"))
+		return bench_err(
+			err, errlen,
+			"%s: bad --ioscheduler '%s': expected none or mq-deadline",
+			job->name, job->ioscheduler);
+	v = uri_key(uri, "scheduler", &len);
+	if (v) {
+		if (len == strlen(job->ioscheduler) &&
+		    !strncmp(v, job->ioscheduler, len))
+			goto done;
+		return bench_err(
+			err, errlen,
+			"%s: --ioscheduler=%s conflicts with scheduler=%.*s in filename '%s'",
+			job->name, job->ioscheduler, (int)len, v, uri);
+	}
+	if (uri_is_path(uri))
+		sep = strchr(uri, '?') ? "," : "?";
+	else if (!strncmp(uri, "nvme-tcp://", 11))
+		sep = strchr(uri, '?') ? "&" : "?";
+	else
+		sep = strchr(uri, ':') ? "," : ":";
+	len = strlen(uri) + strlen(job->ioscheduler) + 16;
+	nu = malloc(len);
+	if (!nu)
+		return bench_err(err, errlen, "out of memory");
+	snprintf(nu, len, "%s%sscheduler=%s", uri, sep, job->ioscheduler);
+	free(job->filename);
+	job->filename = nu;
+done:
+	/* applied: a second fixup must not append again */
+	free(job->ioscheduler);
+	job->ioscheduler = NULL;
+	return 0;
+}
+
 static uint64_t gcd64(uint64_t a, uint64_t b)
 {
 	while (b) {
@@ -1018,6 +1092,7 @@ static int job_fixup(struct bench_job *job, char *err, size_t errlen)
 				 "filename '%s'",
 				 job->name, job->filename);
 	if (job_fixup_uring(job, err, errlen) ||
+	    job_fixup_sched(job, err, errlen) ||
 	    job_fixup_verify(job, err, errlen))
 		return -1;
 	return 0;
@@ -1308,6 +1383,9 @@ void bench_usage(FILE *f)
 		"  --fixedbufs[=0|1]        register the I/O buffers with the device's\n"
 		"                           rings (fio: off; mqblk: on wherever the\n"
 		"                           device takes them; =0 to go without)\n"
+		"  --ioscheduler=none|mq-deadline   the device's I/O scheduler (URI\n"
+		"                           key scheduler=; a different scheduler= in\n"
+		"                           the filename is an error)\n"
 		"  --fsync=N --fdatasync=N  a flush after every N writes (fio's sync)\n"
 		"  --end_fsync              a flush at the end of the job\n"
 		"  --thread                 accepted: mqblk always runs jobs as threads\n"
@@ -1339,5 +1417,9 @@ void bench_usage(FILE *f)
 		"device URIs: null[:size=8g,blocksize=512,submit_queues=N,\n"
 		"  hw_queue_depth=N,shared_tags=0|1,irqmode=0|1|2,completion_nsec=N,\n"
 		"  memory_backed=0|1]; on every URI: complete=local|remote|batched|\n"
-		"  polled, nr_hw_queues=N, queue_depth=N, irq_threads=N, timeout=MS\n");
+		"  polled, nr_hw_queues=N, queue_depth=N, irq_threads=N, timeout=MS,\n"
+		"  shared_tags=0|1, tagset=NAME (tags shared by the devices naming it),\n"
+		"  poll_budget=N (completions per poll pass), dispatch=batch|one,\n"
+		"  scheduler=none|mq-deadline with read_expire=MS, write_expire=MS,\n"
+		"  writes_starved=N, fifo_batch=N, front_merges=0|1\n");
 }

@@ -608,6 +608,15 @@ static void mqblk_json(struct jw *w, const struct job_stats *js)
 	jw_uint(w, "timeouts", mq->timeouts);
 	jw_uint(w, "errors", mq->errors);
 	jw_uint(w, "verify_errors", js->verify_errors);
+	jw_uint(w, "tag_wait_ns", mq->tag_wait_ns);
+	jw_uint(w, "merges", mq->merges);
+	jw_uint(w, "dispatched", mq->dispatched);
+	jw_uint(w, "dispatch_runs", mq->dispatch_runs);
+	jw_uint(w, "doorbells", mq->doorbells);
+	jw_uint(w, "sched_expired", mq->sched_expired);
+	jw_uint(w, "dispatch_locks", mq->dispatch_locks);
+	jw_uint(w, "dispatch_lock_contended", mq->dispatch_lock_contended);
+	jw_uint(w, "poll_budget_hits", mq->poll_budget_hits);
 	jw_obj_end(w);
 }
 

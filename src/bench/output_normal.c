@@ -317,6 +317,16 @@ static void show_mqblk(FILE *f, const struct job_stats *js)
 		mq->comp_local, mq->comp_remote, mq->comp_batched,
 		mq->comp_polled, remote, mq->requeues, mq->tag_waits,
 		mq->timeouts, mq->errors, js->verify_errors);
+	fprintf(f,
+		"  mqblk sched  : merges=%" PRIu64 ", dispatched=%" PRIu64
+		", runs=%" PRIu64 ", doorbells=%" PRIu64 ", expired=%" PRIu64
+		", dispatch_lock=%" PRIu64 "/%" PRIu64
+		" contended, budget_hits=%" PRIu64 ", tag_wait_usec=%" PRIu64
+		"\n",
+		mq->merges, mq->dispatched, mq->dispatch_runs, mq->doorbells,
+		mq->sched_expired, mq->dispatch_locks,
+		mq->dispatch_lock_contended, mq->poll_budget_hits,
+		mq->tag_wait_ns / 1000);
 }
 
 static void show_header(FILE *f, const struct job_stats *js)

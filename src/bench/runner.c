@@ -877,9 +877,14 @@ static void *job_thread_fn(void *arg)
 	for (i = 0; i < stride * depth / 8; i++)
 		((uint64_t *)bufmem)[i] = bench_rng_next(&g.rng);
 	for (i = 0; i < depth; i++) {
-		units[i].buf = bufmem + (size_t)i * stride;
-		units[i].next_free = free_units;
-		free_units = &units[i];
+		/* pushed from the top so the first I/Os get ascending,
+		 * contiguous buffers: a scheduler can merge sequential
+		 * I/O only when the buffers are contiguous too */
+		unsigned k = depth - 1 - i;
+
+		units[k].buf = bufmem + (size_t)k * stride;
+		units[k].next_free = free_units;
+		free_units = &units[k];
 	}
 
 	t_start = clock_now_ns();
@@ -1001,6 +1006,13 @@ static void *job_thread_fn(void *arg)
 					if (u->verify && rqs[i]->res >= 0 &&
 					    check_read(jt, &vctx, u))
 						more = false;
+				}
+				/* back in reverse, so the next I/Os reuse
+				 * them in the order they completed (still
+				 * the most recently used first) */
+				for (i = (unsigned)n; i-- > 0;) {
+					struct io_u *u = rqs[i]->private;
+
 					u->next_free = free_units;
 					free_units = u;
 					mqblk_rq_put(rqs[i]);
@@ -1045,6 +1057,15 @@ static void *job_thread_fn(void *arg)
 		js->mq.comp_polled = qs.completions[MQBLK_PATH_POLLED];
 		js->mq.requeues = qs.requeues;
 		js->mq.tag_waits = qs.tag_waits;
+		js->mq.tag_wait_ns = qs.tag_wait_ns;
+		js->mq.merges = qs.merges;
+		js->mq.dispatched = qs.dispatched;
+		js->mq.dispatch_runs = qs.dispatch_runs;
+		js->mq.doorbells = qs.doorbells;
+		js->mq.sched_expired = qs.sched_expired;
+		js->mq.dispatch_locks = qs.dispatch_locks;
+		js->mq.dispatch_lock_contended = qs.dispatch_lock_contended;
+		js->mq.poll_budget_hits = qs.poll_budget_hits;
 		js->mq.timeouts = qs.timeouts;
 		js->mq.errors = qs.errors;
 	}

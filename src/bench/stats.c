@@ -277,6 +277,15 @@ void stats_merge(struct job_stats *dst, const struct job_stats *src)
 	m->comp_polled += s->comp_polled;
 	m->requeues += s->requeues;
 	m->tag_waits += s->tag_waits;
+	m->tag_wait_ns += s->tag_wait_ns;
+	m->merges += s->merges;
+	m->dispatched += s->dispatched;
+	m->dispatch_runs += s->dispatch_runs;
+	m->doorbells += s->doorbells;
+	m->sched_expired += s->sched_expired;
+	m->dispatch_locks += s->dispatch_locks;
+	m->dispatch_lock_contended += s->dispatch_lock_contended;
+	m->poll_budget_hits += s->poll_budget_hits;
 	m->timeouts += s->timeouts;
 	m->errors += s->errors;
 }

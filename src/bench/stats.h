@@ -73,8 +73,18 @@ struct mqblk_job_counters {
 	uint64_t comp_polled;
 	uint64_t requeues;
 	uint64_t tag_waits;
+	uint64_t tag_wait_ns;
 	uint64_t timeouts;
 	uint64_t errors;
+	/* scheduling (seed 004) */
+	uint64_t merges;
+	uint64_t dispatched;
+	uint64_t dispatch_runs;
+	uint64_t doorbells;
+	uint64_t sched_expired;
+	uint64_t dispatch_locks;
+	uint64_t dispatch_lock_contended;
+	uint64_t poll_budget_hits;
 };
 
 /*

@@ -169,16 +169,48 @@ static int parse_policy(const char *s, enum mqblk_comp_policy *p)
 	return -EINVAL;
 }
 
+/* Core keys beyond struct mqblk_dev_opts (scheduling, seed 004). */
+struct core_opts {
+	struct core_sched_opts so;
+	const char *tagset;
+	unsigned poll_budget; /* 0: the queue depth */
+};
+
+static int check_tagset_name(const char *s, char *err, size_t errlen)
+{
+	char pv[96];
+	size_t i, n = strlen(s);
+
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+		      s[i] == '-' || s[i] == '.'))
+			break;
+	if (n && n < 64 && i == n)
+		return 0;
+	snprintf(err, errlen,
+		 "bad tagset='%s': expected up to 63 of [A-Za-z0-9_.-]",
+		 core_printable(s, pv, sizeof(pv)));
+	return -EINVAL;
+}
+
 /* Core keys that any device URI may carry. */
 static int core_params(struct mqblk_params *params, struct mqblk_dev_opts *o,
-		       char *err, size_t errlen)
+		       struct core_opts *co, char *err, size_t errlen)
 {
 	unsigned i;
 
 	for (i = 0; i < params->nr; i++) {
 		struct mqblk_param *p = &params->v[i];
 		uint64_t v;
+		int r;
 
+		r = sched_param(p, &co->so, err, errlen);
+		if (r < 0)
+			return r;
+		if (r)
+			continue;
 		if (!strcmp(p->key, "complete")) {
 			enum mqblk_comp_policy pol;
 
@@ -211,6 +243,23 @@ static int core_params(struct mqblk_params *params, struct mqblk_dev_opts *o,
 					    err, errlen))
 				return -EINVAL;
 			o->queue_depth = (unsigned)v;
+		} else if (!strcmp(p->key, "shared_tags")) {
+			bool on;
+
+			/* a driver may read it too (null's own key): both
+			 * see the same value */
+			if (mqblk_param_bool(p, &on, err, errlen))
+				return -EINVAL;
+			o->shared_tags = on;
+		} else if (!strcmp(p->key, "tagset")) {
+			if (check_tagset_name(p->val, err, errlen))
+				return -EINVAL;
+			co->tagset = p->val;
+		} else if (!strcmp(p->key, "poll_budget")) {
+			if (mqblk_param_u64(p, 1, MAX_QUEUE_DEPTH, false, &v,
+					    err, errlen))
+				return -EINVAL;
+			co->poll_budget = (unsigned)v;
 		} else {
 			continue;
 		}
@@ -227,23 +276,55 @@ static void hctx_exit_all(struct mqblk_dev *dev, unsigned nr)
 		if (dev->ops->exit_hctx)
 			dev->ops->exit_hctx(&dev->hctx[i]);
 		pthread_spin_destroy(&dev->hctx[i].lock);
+		pthread_spin_destroy(&dev->hctx[i].sched_lock);
+		atomic_fetch_sub(&dev->hctx[i].tags->nr_hctx, 1);
 	}
 }
 
-static int dev_setup_queues(struct mqblk_dev *dev, char *err, size_t errlen)
+static void dev_free_tags(struct mqblk_dev *dev)
+{
+	unsigned i;
+
+	if (dev->tags && dev->tags->shared) {
+		tagset_put(dev->tags, dev);
+	} else if (dev->tags) {
+		for (i = 0; i < dev->nr_tag_sets; i++)
+			tags_exit(&dev->tags[i], dev);
+		free(dev->tags);
+	}
+	dev->tags = NULL;
+}
+
+static int dev_setup_queues(struct mqblk_dev *dev, const char *tagset,
+			    unsigned asked_depth, char *err, size_t errlen)
 {
 	unsigned i, depth = dev->lim.queue_depth;
 	int ret;
 
 	dev->nr_tag_sets = dev->shared_tags ? 1 : dev->nr_hw_queues;
-	dev->tags = calloc(dev->nr_tag_sets, sizeof(*dev->tags));
 	dev->hctx = aligned_alloc(CORE_CACHELINE,
 				  dev->nr_hw_queues * sizeof(*dev->hctx));
-	if (!dev->tags || !dev->hctx) {
+	if (!dev->hctx)
+		return -ENOMEM;
+	memset(dev->hctx, 0, dev->nr_hw_queues * sizeof(*dev->hctx));
+	if (tagset) {
+		/* one set for every hw queue of every device naming it */
+		ret = tagset_get(tagset, dev, depth, asked_depth, &dev->tags,
+				 err, errlen);
+		if (ret) {
+			free(dev->hctx);
+			dev->hctx = NULL;
+			return ret;
+		}
+		depth = dev->tags->depth; /* fixed by its first device */
+		dev->lim.queue_depth = depth;
+		goto setup_hctx;
+	}
+	dev->tags = calloc(dev->nr_tag_sets, sizeof(*dev->tags));
+	if (!dev->tags) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	memset(dev->hctx, 0, dev->nr_hw_queues * sizeof(*dev->hctx));
 	for (i = 0; i < dev->nr_tag_sets; i++) {
 		ret = tags_init(&dev->tags[i], dev, depth);
 		if (ret) {
@@ -254,6 +335,7 @@ static int dev_setup_queues(struct mqblk_dev *dev, char *err, size_t errlen)
 			goto out_free;
 		}
 	}
+setup_hctx:
 	for (i = 0; i < dev->nr_hw_queues; i++) {
 		struct mqblk_hctx *h = &dev->hctx[i];
 
@@ -266,12 +348,17 @@ static int dev_setup_queues(struct mqblk_dev *dev, char *err, size_t errlen)
 		 * dispatch where more than one of the expected submitters
 		 * lands */
 		h->need_lock = i + dev->nr_hw_queues < dev->nr_queues_expected;
+		h->tags = tagset ? dev->tags : h->tags;
 		rq_list_init(&h->dispatch);
 		pthread_spin_init(&h->lock, PTHREAD_PROCESS_PRIVATE);
+		sched_hctx_init(h);
+		atomic_fetch_add(&h->tags->nr_hctx, 1);
 		if (dev->ops->init_hctx) {
 			ret = dev->ops->init_hctx(h, i);
 			if (ret) {
 				pthread_spin_destroy(&h->lock);
+				pthread_spin_destroy(&h->sched_lock);
+				atomic_fetch_sub(&h->tags->nr_hctx, 1);
 				hctx_exit_all(dev, i);
 				snprintf(err, errlen,
 					 "%s: cannot set up hw queue %u: %s",
@@ -283,8 +370,7 @@ static int dev_setup_queues(struct mqblk_dev *dev, char *err, size_t errlen)
 	return 0;
 
 out_free_tags:
-	for (i = 0; i < dev->nr_tag_sets; i++)
-		tags_exit(&dev->tags[i], dev);
+	dev_free_tags(dev);
 out_free:
 	free(dev->tags);
 	free(dev->hctx);
@@ -297,6 +383,7 @@ int mqblk_dev_open(const char *uri, const struct mqblk_dev_opts *opts,
 		   struct mqblk_dev **devp, char *err, size_t errlen)
 {
 	struct mqblk_dev_opts o;
+	struct core_opts co = { .tagset = NULL };
 	struct mqblk_params params = { 0 };
 	struct mqblk_dev *dev;
 	const char *name;
@@ -341,9 +428,16 @@ int mqblk_dev_open(const char *uri, const struct mqblk_dev_opts *opts,
 		ret = -EINVAL;
 		goto out_free;
 	}
-	ret = core_params(&params, &o, err, errlen);
+	sched_opts_init(&co.so);
+	ret = core_params(&params, &o, &co, err, errlen);
 	if (ret)
 		goto out_free;
+	if (co.so.dd_key && co.so.sched != IOSCHED_DEADLINE) {
+		snprintf(err, errlen, "%s= needs scheduler=mq-deadline",
+			 co.so.dd_key);
+		ret = -EINVAL;
+		goto out_free;
+	}
 	if (o.queue_depth)
 		dev->lim.queue_depth = o.queue_depth;
 	dev->open_flags = o.flags;
@@ -382,6 +476,24 @@ int mqblk_dev_open(const char *uri, const struct mqblk_dev_opts *opts,
 			      dev->lim.default_policy;
 	dev->timeout_ns = o.timeout_ns ? o.timeout_ns : DEFAULT_TIMEOUT_NS;
 	dev->nr_irq_threads = o.irq_threads;
+	dev->sched = co.so.sched > 0 ? (enum core_sched)co.so.sched :
+				       IOSCHED_NONE;
+	dev->dispatch = co.so.dispatch > 0 ?
+				(enum core_dispatch)co.so.dispatch :
+				DISPATCH_BATCH;
+	dev->dd = co.so.dd;
+	if (co.tagset) {
+		if (dev->ops->init_request) {
+			snprintf(
+				err, errlen,
+				"driver %s cannot share a tagset across devices",
+				name);
+			ret = -EINVAL;
+			goto out_exit;
+		}
+		/* host-wide by nature: one set for all hw queues */
+		dev->shared_tags = true;
+	}
 	pthread_mutex_init(&dev->lock, NULL);
 
 	if ((dev->policy == MQBLK_COMP_POLLED) && !dev->ops->poll) {
@@ -389,9 +501,11 @@ int mqblk_dev_open(const char *uri, const struct mqblk_dev_opts *opts,
 		ret = -EINVAL;
 		goto out_exit;
 	}
-	ret = dev_setup_queues(dev, err, errlen);
+	ret = dev_setup_queues(dev, co.tagset, o.queue_depth, err, errlen);
 	if (ret)
 		goto out_exit;
+	dev->poll_budget = co.poll_budget ? co.poll_budget :
+					    dev->lim.queue_depth;
 	ret = irq_threads_start(dev);
 	if (ret) {
 		snprintf(err, errlen, "cannot start interrupt threads: %s",
@@ -413,9 +527,7 @@ out_irq:
 	irq_threads_stop(dev);
 out_queues:
 	hctx_exit_all(dev, dev->nr_hw_queues);
-	for (i = 0; i < dev->nr_tag_sets; i++)
-		tags_exit(&dev->tags[i], dev);
-	free(dev->tags);
+	dev_free_tags(dev);
 	free(dev->hctx);
 out_exit:
 	if (dev->ops->exit)
@@ -429,19 +541,15 @@ out_free:
 
 void mqblk_dev_close(struct mqblk_dev *dev)
 {
-	unsigned i;
-
 	if (!dev)
 		return;
 	timeout_stop(dev);
 	irq_threads_stop(dev);
 	hctx_exit_all(dev, dev->nr_hw_queues);
-	for (i = 0; i < dev->nr_tag_sets; i++)
-		tags_exit(&dev->tags[i], dev);
+	dev_free_tags(dev);
 	if (dev->ops->exit)
 		dev->ops->exit(dev);
 	pthread_mutex_destroy(&dev->lock);
-	free(dev->tags);
 	free(dev->hctx);
 	free(dev);
 }
@@ -499,6 +607,7 @@ int mqblk_queue_open(struct mqblk_dev *dev, struct mqblk_queue **qp)
 	q->hctx = h;
 	q->tags = h->tags;
 	q->tag_hint = (unsigned)(q->idx * 7919u) % q->tags->depth;
+	sched_queue_attach(q);
 
 	if (q->policy == MQBLK_COMP_LOCAL && h->irq_fd >= 0) {
 		struct epoll_event ev = { .events = EPOLLIN };
@@ -523,6 +632,7 @@ int mqblk_queue_open(struct mqblk_dev *dev, struct mqblk_queue **qp)
 	return 0;
 
 out_unmap:
+	sched_queue_detach(q);
 	if (q->epfd >= 0)
 		close(q->epfd);
 	pthread_mutex_lock(&dev->lock);
@@ -562,6 +672,7 @@ void mqblk_queue_close(struct mqblk_queue *q)
 		sched_yield();
 	while (q->nr_bufs)
 		dev->ops->unmap_buf(q->hctx, q->bufs[--q->nr_bufs]);
+	sched_queue_detach(q);
 	pthread_mutex_lock(&dev->lock);
 	q->hctx->nr_ctx--;
 	dev->nr_queues_open--;
@@ -576,6 +687,22 @@ void mqblk_queue_get_stats(const struct mqblk_queue *q,
 			   struct mqblk_queue_stats *st)
 {
 	*st = q->st;
+}
+
+void mqblk_dev_get_stats(const struct mqblk_dev *dev,
+			 struct mqblk_dev_stats *st)
+{
+	unsigned i;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < dev->nr_hw_queues; i++)
+		st->poll_budget_hits += atomic_load_explicit(
+			&dev->hctx[i].budget_hits, memory_order_relaxed);
+}
+
+const char *mqblk_dev_scheduler(const struct mqblk_dev *dev)
+{
+	return sched_name(dev->sched);
 }
 
 unsigned mqblk_queue_inflight(const struct mqblk_queue *q)
@@ -616,6 +743,7 @@ static struct mqblk_rq *rq_init(struct mqblk_queue *q, int tag)
 	rq->hctx = q->hctx;
 	rq->gen++;
 	rq->flags = 0;
+	rq->core_flags = 0;
 	rq->res = 0;
 	rq->nvme_status = 0;
 	rq->next = NULL;
@@ -646,6 +774,7 @@ static void queue_wait_tag(struct mqblk_queue *q)
 struct mqblk_rq *mqblk_rq_get(struct mqblk_queue *q, unsigned flags)
 {
 	struct sbitmap_queue *sbq = &q->tags->sbq;
+	uint64_t t0 = 0;
 	unsigned ws_idx;
 	int tag;
 
@@ -656,25 +785,37 @@ struct mqblk_rq *mqblk_rq_get(struct mqblk_queue *q, unsigned flags)
 		if (__builtin_expect(tag >= 0, 1))
 			return rq_init(q, tag);
 	}
-	q->st.tag_waits++;
-	if (flags & MQBLK_RQ_NOWAIT)
+	if (flags & MQBLK_RQ_NOWAIT) {
+		q->st.tag_nowait_fails++;
 		return NULL;
+	}
 	for (;;) {
 		/* every tag is ours: only our own put can free one (a
 		 * completion does not), so waiting would never end, even
 		 * with requests in flight; the caller must reap and put */
-		if (q->held >= q->tags->depth)
-			return NULL;
+		if (q->held >= q->tags->depth) {
+			tag = -1;
+			break;
+		}
 		sbitmap_queue_prepare_wait(sbq, &q->waiter, &ws_idx);
 		tag = sbitmap_queue_get(sbq, &q->tag_hint);
-		if (tag < 0)
+		if (tag < 0) {
+			/* a real wait: counted once per call */
+			if (!t0)
+				t0 = clock_now_ns();
 			queue_wait_tag(q);
+		}
 		sbitmap_queue_finish_wait(sbq, &q->waiter, ws_idx);
 		if (tag < 0)
 			tag = sbitmap_queue_get(sbq, &q->tag_hint);
 		if (tag >= 0)
-			return rq_init(q, tag);
+			break;
 	}
+	if (t0) {
+		q->st.tag_waits++;
+		q->st.tag_wait_ns += clock_now_ns() - t0;
+	}
+	return tag >= 0 ? rq_init(q, tag) : NULL;
 }
 
 void mqblk_rq_put(struct mqblk_rq *rq)
@@ -706,12 +847,38 @@ static inline void hctx_unlock(struct mqblk_hctx *h)
 		pthread_spin_unlock(&h->lock);
 }
 
-/* Fair share of a host-wide tag set (the kernel's hctx_may_queue). */
-static bool hctx_may_queue(struct mqblk_hctx *h)
+/* The dispatch lock of a scheduler/one-at-a-time run, counted: a
+ * trylock first, so a contended acquisition shows. */
+void hctx_lock_counted(struct mqblk_hctx *h, struct mqblk_queue *q)
+{
+	q->st.dispatch_locks++;
+	if (pthread_spin_trylock(&h->lock)) {
+		q->st.dispatch_lock_contended++;
+		pthread_spin_lock(&h->lock);
+	}
+}
+
+/* Append list to h's BUSY list. Lock held. */
+void hctx_busy_add(struct mqblk_hctx *h, struct rq_list *list)
+{
+	*h->dispatch.tailp = list->head;
+	h->dispatch.tailp = list->tailp;
+	h->dispatch.nr += list->nr;
+	atomic_store(&h->dispatch_nr, h->dispatch.nr);
+	rq_list_init(list);
+}
+
+/*
+ * Fair share of a host-wide tag set (the kernel's hctx_may_queue): the
+ * hw queues with requests in flight, of this device or of every device
+ * on a shared tagset, split the depth.
+ */
+bool hctx_may_queue(struct mqblk_hctx *h)
 {
 	unsigned users, share;
 
-	if (!h->dev->shared_tags || h->dev->nr_hw_queues == 1)
+	if (!h->dev->shared_tags ||
+	    atomic_load_explicit(&h->tags->nr_hctx, memory_order_relaxed) <= 1)
 		return true;
 	if (!h->active) {
 		h->active = true;
@@ -741,16 +908,19 @@ static inline void rq_start(struct mqblk_dev *dev, struct mqblk_rq *rq)
 }
 
 /* Returns false when the driver said BUSY (rq is back in IDLE). */
-static bool issue_one(struct mqblk_hctx *h, struct mqblk_rq *rq, bool last,
-		      struct mqblk_queue *q)
+bool issue_one(struct mqblk_hctx *h, struct mqblk_rq *rq, bool last,
+	       struct mqblk_queue *q)
 {
 	struct mqblk_dev *dev = h->dev;
 	enum mqblk_status sts;
 
 	rq_start(dev, rq);
 	sts = dev->ops->queue_rq(h, rq, last);
-	if (__builtin_expect(sts == MQBLK_STS_OK, 1))
+	q->st.doorbells += last;
+	if (__builtin_expect(sts == MQBLK_STS_OK, 1)) {
+		q->st.dispatched++;
 		return true;
+	}
 	if (sts == MQBLK_STS_BUSY) {
 		atomic_store_explicit(&rq->state, RQ_IDLE,
 				      memory_order_relaxed);
@@ -767,8 +937,8 @@ static bool issue_one(struct mqblk_hctx *h, struct mqblk_rq *rq, bool last,
  * Issue a chain (rq->next linked, n long) to h. Whatever the driver
  * refuses stays on h->dispatch, in order. Lock held.
  */
-static void __dispatch_list(struct mqblk_hctx *h, struct rq_list *list,
-			    struct mqblk_queue *q)
+void __dispatch_list(struct mqblk_hctx *h, struct rq_list *list,
+		     struct mqblk_queue *q)
 {
 	bool queued_unterminated = false;
 	struct mqblk_rq *rq;
@@ -790,14 +960,24 @@ static void __dispatch_list(struct mqblk_hctx *h, struct rq_list *list,
 		}
 		queued_unterminated = !last;
 	}
-	if (queued_unterminated && h->dev->ops->commit_rqs)
+	if (queued_unterminated && h->dev->ops->commit_rqs) {
 		h->dev->ops->commit_rqs(h);
+		q->st.doorbells++;
+	}
 }
 
 void hctx_run_dispatch(struct mqblk_hctx *h, struct mqblk_queue *q)
 {
 	struct rq_list list;
 
+	if (h->dev->sched != IOSCHED_NONE ||
+	    h->dev->dispatch != DISPATCH_BATCH) {
+		if (atomic_load_explicit(&h->dispatch_nr,
+					 memory_order_relaxed) ||
+		    atomic_load_explicit(&h->queued, memory_order_relaxed))
+			sched_run(h, q);
+		return;
+	}
 	if (!atomic_load_explicit(&h->dispatch_nr, memory_order_relaxed))
 		return;
 	/* taken even with one submitter: it is rare, and it keeps the
@@ -821,6 +1001,12 @@ static void queue_issue_list(struct mqblk_queue *q, struct rq_list *list)
 {
 	struct mqblk_hctx *h = q->hctx;
 
+	if (__builtin_expect(q->dev->sched != IOSCHED_NONE ||
+				     q->dev->dispatch != DISPATCH_BATCH,
+			     0)) {
+		sched_insert_and_run(q, list);
+		return;
+	}
 	if (__builtin_expect(atomic_load_explicit(&h->dispatch_nr,
 						  memory_order_relaxed),
 			     0)) {
@@ -835,7 +1021,9 @@ static void queue_issue_list(struct mqblk_queue *q, struct rq_list *list)
 		hctx_run_dispatch(h, q);
 		return;
 	}
-	hctx_lock(h);
+	q->st.dispatch_runs++;
+	if (h->need_lock)
+		hctx_lock_counted(h, q);
 	__dispatch_list(h, list, q);
 	hctx_unlock(h);
 	if (__builtin_expect(list->head != NULL, 0)) {

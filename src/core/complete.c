@@ -103,10 +103,68 @@ static void comp_batch_add(struct comp_ctx *c, struct mqblk_queue *q,
 	c->nr++;
 }
 
+/* Deliver a completed request to its submitter by the path in force. */
+static inline void rq_route(struct mqblk_rq *rq, struct comp_ctx *c)
+{
+	struct mqblk_queue *q = rq->q;
+
+	if (__builtin_expect(q->tid == tls_tid, 1)) {
+		rq->comp_path = (uint8_t)(c ? c->path : MQBLK_PATH_LOCAL);
+		rq_list_add_tail(&q->done, rq);
+		return;
+	}
+	if (c && c->batching) {
+		rq->comp_path = MQBLK_PATH_BATCHED;
+		comp_batch_add(c, q, rq);
+		return;
+	}
+	rq->comp_path = MQBLK_PATH_REMOTE;
+	queue_hand_over(q, rq, rq);
+}
+
+/* The bytes of a merged transfer's res that fall in [pos, pos + len). */
+static int part_res(int res, uint64_t pos, uint32_t len)
+{
+	if (res < 0)
+		return res;
+	if ((uint64_t)res <= pos)
+		return 0;
+	return (uint64_t)res - pos >= len ? (int)len : (int)(res - pos);
+}
+
+/*
+ * rq carried requests the scheduler merged into it: each completes with
+ * its share of res. Its chain is read before rq is handed over (the
+ * owner may put it, and its tag's scheduler state, at once).
+ */
+static void complete_merged(struct mqblk_rq *rq, int res, uint16_t status,
+			    struct comp_ctx *c)
+{
+	struct sched_rq *s = rq_sched(rq);
+	struct mqblk_rq *a = s->merged;
+	uint64_t start = rq->offset;
+
+	rq->len = s->own_len;
+	rq->core_flags = 0;
+	rq->res = part_res(res, 0, rq->len);
+	rq->nvme_status = status;
+	rq_route(rq, c);
+	while (a) {
+		struct mqblk_rq *next = rq_sched(a)->merged;
+
+		/* never in flight on its own: no timeout can race this */
+		atomic_store_explicit(&a->state, RQ_COMPLETE,
+				      memory_order_relaxed);
+		a->res = part_res(res, a->offset - start, a->len);
+		a->nvme_status = status;
+		rq_route(a, c);
+		a = next;
+	}
+}
+
 bool mqblk_complete_rq(struct mqblk_rq *rq, int res, uint16_t nvme_status)
 {
 	uint32_t exp = RQ_IN_FLIGHT;
-	struct mqblk_queue *q = rq->q;
 	struct comp_ctx *c = tls_comp;
 
 	/* the first completion of this incarnation wins (a timeout and a
@@ -115,23 +173,16 @@ bool mqblk_complete_rq(struct mqblk_rq *rq, int res, uint16_t nvme_status)
 		    &rq->state, &exp, RQ_COMPLETE, memory_order_acq_rel,
 		    memory_order_relaxed))
 		return false;
-	if (q->dev->shared_tags)
+	if (rq->q->dev->shared_tags)
 		atomic_fetch_sub_explicit(&rq->hctx->nr_active, 1,
 					  memory_order_relaxed);
+	if (__builtin_expect(rq->core_flags & RQF_MERGED, 0)) {
+		complete_merged(rq, res, nvme_status, c);
+		return true;
+	}
 	rq->res = res;
 	rq->nvme_status = nvme_status;
-	if (__builtin_expect(q->tid == tls_tid, 1)) {
-		rq->comp_path = (uint8_t)(c ? c->path : MQBLK_PATH_LOCAL);
-		rq_list_add_tail(&q->done, rq);
-		return true;
-	}
-	if (c && c->batching) {
-		rq->comp_path = MQBLK_PATH_BATCHED;
-		comp_batch_add(c, q, rq);
-		return true;
-	}
-	rq->comp_path = MQBLK_PATH_REMOTE;
-	queue_hand_over(q, rq, rq);
+	rq_route(rq, c);
 	return true;
 }
 
@@ -143,6 +194,8 @@ int core_poll_hctx(struct mqblk_hctx *h, struct mqblk_queue *q,
 
 	if (!h->dev->ops->poll)
 		return 0;
+	if (budget > h->dev->poll_budget)
+		budget = h->dev->poll_budget;
 	if (!atomic_compare_exchange_strong_explicit(&h->polling, &exp, 1,
 						     memory_order_acquire,
 						     memory_order_relaxed))
@@ -157,6 +210,14 @@ int core_poll_hctx(struct mqblk_hctx *h, struct mqblk_queue *q,
 	atomic_store_explicit(&h->polling, 0, memory_order_release);
 	if (c.nr)
 		comp_flush(&c);
+	if (n >= 0 && (unsigned)n >= budget) {
+		/* irq-poll's "budget exhausted": counted; the caller comes
+		 * back to this hw queue after serving the others */
+		atomic_fetch_add_explicit(&h->budget_hits, 1,
+					  memory_order_relaxed);
+		if (q)
+			q->st.poll_budget_hits++;
+	}
 	return n;
 }
 
@@ -169,18 +230,33 @@ static void *irq_thread_fn(void *arg)
 
 	for (;;) {
 		int i, n = epoll_wait(t->epfd, ev, 16, -1);
+		bool again[16], more;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			abort();
-		for (i = 0; i < n; i++) {
-			struct mqblk_hctx *h = ev[i].data.ptr;
+		/* round robin: a hw queue that used up poll_budget is
+		 * served again only after the others had their pass */
+		for (i = 0; i < n; i++)
+			again[i] = true;
+		do {
+			more = false;
+			for (i = 0; i < n; i++) {
+				struct mqblk_hctx *h = ev[i].data.ptr;
+				int r;
 
-			if (!h)
-				return NULL;
-			core_poll_hctx(h, NULL, MQBLK_PATH_REMOTE, h->depth);
-		}
+				if (!h)
+					return NULL;
+				if (!again[i])
+					continue;
+				r = core_poll_hctx(h, NULL, MQBLK_PATH_REMOTE,
+						   h->depth);
+				again[i] = r > 0 &&
+					   (unsigned)r >= h->dev->poll_budget;
+				more |= again[i];
+			}
+		} while (more);
 	}
 }
 

@@ -28,6 +28,55 @@ enum rq_state {
 	RQ_COMPLETE = 2,
 };
 
+/* rq->core_flags */
+#define RQF_MERGED (1u << 0) /* carries absorbed requests (sched_rq) */
+
+/* I/O scheduler of a device (sched.c) */
+enum core_sched {
+	IOSCHED_NONE = 0,
+	IOSCHED_DEADLINE = 1,
+};
+
+/* How a hardware queue takes requests from the submitters (seed 004) */
+enum core_dispatch {
+	DISPATCH_BATCH = 0, /* a plug's list goes to the driver in one go */
+	DISPATCH_ONE = 1, /* per-software-queue lists, pulled one by one */
+};
+
+/* mq-deadline's tunables, per device (the kernel's sysfs iosched/) */
+struct dd_tunables {
+	uint64_t expire_ns[2]; /* read, write */
+	unsigned writes_starved;
+	unsigned fifo_batch;
+	bool front_merges;
+};
+
+/*
+ * A request's scheduler state, in a side array of its tag set indexed by
+ * tag (as timing_out), so the request itself stays small. Sort and FIFO
+ * links are valid while it waits in mq-deadline; merged/own_len while it
+ * carries absorbed requests (RQF_MERGED).
+ */
+struct sched_rq {
+	struct mqblk_rq *sort_prev, *sort_next;
+	struct mqblk_rq *fifo_prev, *fifo_next;
+	struct mqblk_rq *merged; /* next absorbed request, sector order */
+	struct mqblk_rq *merged_tail; /* lead only: last absorbed */
+	uint64_t expire_ns;
+	uint32_t own_len; /* lead only: its length before merging */
+};
+
+/* mq-deadline's state for one hardware queue; under hctx->sched_lock */
+struct dd_queue {
+	struct mqblk_rq *sort_head[2]; /* ascending offset, per direction */
+	struct mqblk_rq *fifo_head[2], *fifo_tail[2];
+	unsigned nr[2];
+	uint64_t last_pos[2]; /* end of the last dispatched, per direction */
+	int last_dir; /* -1 before the first dispatch */
+	unsigned batching; /* dispatched in the current batch */
+	unsigned starved; /* read batches while writes waited */
+};
+
 /* A tag set: a scalable bitmap plus one preallocated request per tag. */
 struct mqblk_tags {
 	struct sbitmap_queue sbq;
@@ -39,6 +88,10 @@ struct mqblk_tags {
 	_Atomic unsigned active_queues;
 	/* rq->timing_out lives in a side array so the request stays small */
 	_Atomic uint8_t *timing_out;
+	struct sched_rq *sched; /* per tag, see struct sched_rq */
+	/* a host-wide set shared by devices (tagset=NAME), else NULL */
+	struct core_tagset *shared;
+	_Atomic unsigned nr_hctx; /* hardware queues using this set */
 };
 
 static inline struct mqblk_rq *tags_rq(const struct mqblk_tags *t, unsigned tag)
@@ -70,7 +123,23 @@ struct mqblk_hctx {
 	_Atomic int polling;
 
 	struct irq_thread *irq; /* serving thread, REMOTE/BATCHED */
+
+	/* scheduler / one-at-a-time dispatch (sched.c) */
+	_Atomic unsigned queued; /* in the scheduler or software queues */
+	pthread_spinlock_t sched_lock; /* the scheduler's (dd->lock) */
+	struct dd_queue dd;
+	/* DISPATCH_ONE without a scheduler: the software queues mapped
+	 * here, a ring through queue->ctx_next; changed under lock */
+	struct mqblk_queue *ctx_rotor;
+
+	/* poll passes that reaped the whole budget (any thread) */
+	_Atomic uint64_t budget_hits;
 } __attribute__((aligned(CORE_CACHELINE)));
+
+static inline struct sched_rq *rq_sched(const struct mqblk_rq *rq)
+{
+	return &rq->hctx->tags->sched[rq->tag];
+}
 
 struct mqblk_queue {
 	/* hot, owner thread only */
@@ -96,6 +165,13 @@ struct mqblk_queue {
 	int wake_fd; /* eventfd: remote completions, tag wake-ups */
 	int epfd; /* LOCAL policy: wake_fd + this hctx's irq fd */
 	struct sbq_waiter waiter;
+
+	/* DISPATCH_ONE, no scheduler: this software queue's requests wait
+	 * here for the hardware queue to pull them (the kernel's ctx) */
+	pthread_spinlock_t ctx_lock;
+	struct rq_list ctx_list;
+	_Atomic unsigned ctx_nr;
+	struct mqblk_queue *ctx_next; /* ring of hctx's software queues */
 };
 
 struct irq_thread {
@@ -134,6 +210,12 @@ struct mqblk_dev {
 	int timeout_stop_fd;
 	uint64_t timeout_tick_ns;
 	_Atomic uint64_t jiffies_ns;
+
+	/* scheduling (seed 004) */
+	enum core_sched sched;
+	enum core_dispatch dispatch;
+	struct dd_tunables dd;
+	unsigned poll_budget; /* completions per poll pass per hctx */
 };
 
 /* tags.c */
@@ -142,9 +224,47 @@ void tags_exit(struct mqblk_tags *t, struct mqblk_dev *dev);
 
 /* blk.c */
 void hctx_run_dispatch(struct mqblk_hctx *hctx, struct mqblk_queue *q);
+void hctx_lock_counted(struct mqblk_hctx *h, struct mqblk_queue *q);
+bool issue_one(struct mqblk_hctx *h, struct mqblk_rq *rq, bool last,
+	       struct mqblk_queue *q);
+void __dispatch_list(struct mqblk_hctx *h, struct rq_list *list,
+		     struct mqblk_queue *q);
+bool hctx_may_queue(struct mqblk_hctx *h);
+void hctx_busy_add(struct mqblk_hctx *h, struct rq_list *list);
+
+/* sched.c: mq-deadline and one-at-a-time dispatch */
+struct core_sched_opts {
+	int sched; /* enum core_sched, -1 = none */
+	int dispatch; /* enum core_dispatch, -1 = batch */
+	struct dd_tunables dd;
+	const char *dd_key; /* a tunable that was given, for the error */
+};
+void sched_opts_init(struct core_sched_opts *so);
+/* a core key of the scheduler's; 1 consumed, 0 not ours, -EINVAL */
+int sched_param(struct mqblk_param *p, struct core_sched_opts *so, char *err,
+		size_t errlen);
+void sched_hctx_init(struct mqblk_hctx *h);
+/* Hand a list of q's requests to h's scheduler or software queue, then
+ * run h. */
+void sched_insert_and_run(struct mqblk_queue *q, struct rq_list *list);
+/* Dispatch what h holds (BUSY list first), lock taken inside. */
+void sched_run(struct mqblk_hctx *h, struct mqblk_queue *q);
+void sched_queue_attach(struct mqblk_queue *q);
+void sched_queue_detach(struct mqblk_queue *q);
+const char *sched_name(enum core_sched s);
+
+/* tags.c: host-wide tag sets shared by devices (tagset=NAME) */
+struct core_tagset;
+/* depth: for a new set; asked: the opener's explicit depth (0: any) */
+int tagset_get(const char *name, struct mqblk_dev *dev, unsigned depth,
+	       unsigned asked, struct mqblk_tags **tagsp, char *err,
+	       size_t errlen);
+void tagset_put(struct mqblk_tags *tags, struct mqblk_dev *dev);
 
 /* complete.c: completion routing and interrupt threads */
 struct comp_ctx;
+/* Reap up to min(budget, dev->poll_budget); a pass that reaps the
+ * whole budget is counted and returns it (the caller comes back). */
 int core_poll_hctx(struct mqblk_hctx *hctx, struct mqblk_queue *q,
 		   enum mqblk_comp_path path, unsigned budget);
 void queue_wake(struct mqblk_queue *q);

@@ -53,9 +53,11 @@ static void timeout_scan(struct mqblk_dev *dev, uint64_t now)
 		for (i = 0; i < t->depth; i++) {
 			struct mqblk_rq *rq = tags_rq(t, i);
 
+			/* a shared tagset holds other devices' too */
 			if (atomic_load_explicit(&rq->state,
 						 memory_order_acquire) ==
 				    RQ_IN_FLIGHT &&
+			    rq->hctx->dev == dev &&
 			    __atomic_load_n(&rq->deadline_ns,
 					    __ATOMIC_RELAXED) <= now)
 				rq_expire(dev, t, rq, now);

@@ -511,6 +511,15 @@ static struct job_stats *reader(const struct bench_job *job)
 	js->mq.tag_waits = 3;
 	js->mq.timeouts = 4;
 	js->mq.errors = 5;
+	js->mq.merges = 15;
+	js->mq.dispatched = 17;
+	js->mq.dispatch_runs = 6;
+	js->mq.doorbells = 7;
+	js->mq.sched_expired = 1;
+	js->mq.dispatch_locks = 8;
+	js->mq.dispatch_lock_contended = 2;
+	js->mq.poll_budget_hits = 9;
+	js->mq.tag_wait_ns = 12345;
 	return js;
 }
 
@@ -625,7 +634,10 @@ static void test_normal_job_block(void **state)
 		      "percentile=100.00%, depth=4\n");
 	assert_has(t, "\n  mqblk        : completions local=750 remote=250 "
 		      "batched=100 polled=0 (remote=31.8%), requeues=2, "
-		      "tag_waits=3, timeouts=4, errors=5, verify_errors=0\n");
+		      "tag_waits=3, timeouts=4, errors=5, verify_errors=0\n"
+		      "  mqblk sched  : merges=15, dispatched=17, runs=6, "
+		      "doorbells=7, expired=1, dispatch_lock=8/2 contended, "
+		      "budget_hits=9, tag_wait_usec=12\n");
 	assert_has(t, "\nRun status group 0 (all jobs):\n   READ: "
 		      "bw=4000KiB/s (4096kB/s), 4000KiB/s-4000KiB/s "
 		      "(4096kB/s-4096kB/s), io=4000KiB (4096kB), "
@@ -784,7 +796,10 @@ static void test_json_job_keys_match_fio(void **state)
 		    "100", "250", "500", "750", "1000", "2000", ">=2000");
 	ASSERT_KEYS(root, "jobs/0/mqblk", "completions", "remote_pct",
 		    "requeues", "tag_waits", "timeouts", "errors",
-		    "verify_errors");
+		    "verify_errors", "tag_wait_ns", "merges", "dispatched",
+		    "dispatch_runs", "doorbells", "sched_expired",
+		    "dispatch_locks", "dispatch_lock_contended",
+		    "poll_budget_hits");
 	ASSERT_KEYS(root, "jobs/0/mqblk/completions", "local", "remote",
 		    "batched", "polled");
 }
@@ -873,6 +888,9 @@ static void test_json_job_values(void **state)
 	assert_string_equal(jraw(root, "jobs/0/mqblk/remote_pct"), "31.818182");
 	assert_true(jnum(root, "jobs/0/mqblk/requeues") == 2);
 	assert_true(jnum(root, "jobs/0/mqblk/tag_waits") == 3);
+	assert_true(jnum(root, "jobs/0/mqblk/merges") == 15);
+	assert_true(jnum(root, "jobs/0/mqblk/dispatch_lock_contended") == 2);
+	assert_true(jnum(root, "jobs/0/mqblk/tag_wait_ns") == 12345);
 	assert_true(jnum(root, "jobs/0/mqblk/timeouts") == 4);
 	assert_true(jnum(root, "jobs/0/mqblk/errors") == 5);
 }
