@@ -112,6 +112,9 @@ struct bench_job {
 	bool stonewall; /* wait for the jobs before this one to finish */
 	bool new_group; /* stonewall implies this too */
 	bool gtod_reduce; /* no per-I/O latency accounting */
+	bool disable_lat, disable_clat, disable_slat; /* fio's: that one
+						       * latency not measured */
+	bool refill_buffers; /* new random data in every write buffer */
 	bool clat_percentiles; /* default true */
 	bool lat_percentiles; /* default false */
 	bool slat_percentiles; /* default false */

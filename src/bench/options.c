@@ -167,6 +167,10 @@ static const struct opt job_opts[] = {
 	{ "wait_for_previous", OT_BOOL, J(stonewall), 0, 0 },
 	{ "new_group", OT_BOOL, J(new_group), 0, 0 },
 	{ "gtod_reduce", OT_BOOL, J(gtod_reduce), 0, 0 },
+	{ "disable_lat", OT_BOOL, J(disable_lat), 0, 0 },
+	{ "disable_clat", OT_BOOL, J(disable_clat), 0, 0 },
+	{ "disable_slat", OT_BOOL, J(disable_slat), 0, 0 },
+	{ "refill_buffers", OT_BOOL, J(refill_buffers), 0, 0 },
 	{ "clat_percentiles", OT_BOOL, J(clat_percentiles), 0, 0 },
 	{ "lat_percentiles", OT_BOOL, J(lat_percentiles), 0, 0 },
 	{ "slat_percentiles", OT_BOOL, J(slat_percentiles), 0, 0 },
@@ -1079,6 +1083,13 @@ static int job_fixup(struct bench_job *job, char *err, size_t errlen)
 		job->lat_percentiles = false;
 		job->slat_percentiles = false;
 	}
+	/* fio: a latency not measured has no percentiles either */
+	if (job->disable_clat)
+		job->clat_percentiles = false;
+	if (job->disable_lat)
+		job->lat_percentiles = false;
+	if (job->disable_slat)
+		job->slat_percentiles = false;
 	if (job->time_based && !job->runtime_ns)
 		return bench_err(
 			err, errlen,
@@ -1223,6 +1234,45 @@ static int set_global(struct bench_config *cfg, const char *key,
 }
 
 /* Does this option take a value (so "--key value" may use the next arg)? */
+/*
+ * fio parses its command line with getopt_long_only, so a job option may
+ * be cut short while what is left names one option only
+ * (--group_report is --group_reporting); an exact name always wins.
+ * Job files take whole names only, as fio's do. key is rewritten to the
+ * whole name; -1 with a message when the prefix names several.
+ */
+static int complete_key(char *key, size_t size, char *err, size_t errlen)
+{
+	static const char *const globals[] = { "output-format", "output",
+					       "eta", "help", "version" };
+	const char *hit = NULL;
+	char also[128] = "";
+	size_t i, len = strlen(key), n = 0;
+
+	if (find_opt(key))
+		return 0;
+	for (i = 0; i < sizeof(globals) / sizeof(globals[0]); i++)
+		if (!strcmp(globals[i], key))
+			return 0;
+	for (i = 0; i < sizeof(job_opts) / sizeof(job_opts[0]); i++) {
+		if (strncmp(job_opts[i].name, key, len))
+			continue;
+		if (n++)
+			snprintf(also + strlen(also), sizeof(also) - strlen(also),
+				 "%s%s", strlen(also) ? ", " : "",
+				 job_opts[i].name);
+		else
+			hit = job_opts[i].name;
+	}
+	if (n > 1)
+		return bench_err(err, errlen,
+				 "option '--%s' is ambiguous: %s, %s", key, hit,
+				 also);
+	if (n == 1 && strlen(hit) < size)
+		strcpy(key, hit);
+	return 0;
+}
+
 static bool takes_value(const char *key)
 {
 	const struct opt *o = find_opt(key);
@@ -1280,6 +1330,8 @@ int bench_parse_args(int argc, char **argv, struct bench_config *cfg, char *err,
 		}
 		memcpy(key, arg, klen);
 		key[klen] = 0;
+		if (complete_key(key, sizeof(key), err, errlen))
+			goto out;
 		if (val)
 			val++;
 		else if (takes_value(key) && i + 1 < argc)

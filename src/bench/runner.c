@@ -442,6 +442,17 @@ static int next_io(struct gen *g, unsigned inflight, struct next_io *n)
  * down to the minimum (a multiple of it, or the maximum) and capped at the
  * maximum, and drawn again until it fits. 0 when not even the minimum fits.
  */
+/* fio's refill_buffers: fresh random data for every write */
+static void refill(struct gen *g, void *buf, uint64_t len)
+{
+	uint64_t i, v;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		v = bench_rng_next(&g->rng);
+		memcpy((char *)buf + i, &v, 8);
+	}
+}
+
 static uint64_t next_buflen(struct gen *g, enum bench_ddir d, uint64_t room)
 {
 	const struct bench_job *job = g->job;
@@ -934,6 +945,9 @@ static void *job_thread_fn(void *arg)
 			if (n.stamp)
 				verify_stamp(&vctx, u->buf, n.off, n.len,
 					     job->loops - g.loops_left);
+			else if (job->refill_buffers && n.d == DDIR_WRITE &&
+				 !n.sync)
+				refill(&g, u->buf, n.len);
 			rq->op = n.sync ? MQBLK_OP_FLUSH : ddir_op(n.d);
 			rq->offset = n.sync ? 0 : n.off;
 			rq->len = n.sync ? 0 : n.len;

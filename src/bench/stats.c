@@ -39,6 +39,9 @@ void stats_init(struct job_stats *js, const struct bench_job *job)
 	js->want_clat_hist = job->clat_percentiles;
 	js->want_lat_hist = job->lat_percentiles;
 	js->want_slat_hist = job->slat_percentiles;
+	js->no_lat = job->disable_lat;
+	js->no_clat = job->disable_clat;
+	js->no_slat = job->disable_slat;
 }
 
 /*

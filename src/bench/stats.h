@@ -140,6 +140,8 @@ struct job_stats {
 	bool want_clat_hist;
 	bool want_lat_hist;
 	bool want_slat_hist;
+	/* disable_lat/clat/slat: that latency is not recorded at all */
+	bool no_lat, no_clat, no_slat;
 };
 
 /* Zero js and set min fields; copies name/groupid from job. */
@@ -243,9 +245,12 @@ static inline void stats_add_io(struct job_stats *js, enum bench_ddir d,
 	ds->total_ios += n;
 	if (!want_lat)
 		return;
-	lat_stat_add(&ds->slat, slat_ns, n);
-	lat_stat_add(&ds->clat, clat_ns, n);
-	lat_stat_add(&ds->lat, lat_ns, n);
+	if (!js->no_slat)
+		lat_stat_add(&ds->slat, slat_ns, n);
+	if (!js->no_clat)
+		lat_stat_add(&ds->clat, clat_ns, n);
+	if (!js->no_lat)
+		lat_stat_add(&ds->lat, lat_ns, n);
 	if (js->want_clat_hist)
 		ds->clat_hist[plat_val_to_idx(clat_ns)] += n;
 	if (js->want_lat_hist)
