@@ -1243,8 +1243,8 @@ static int set_global(struct bench_config *cfg, const char *key,
  */
 static int complete_key(char *key, size_t size, char *err, size_t errlen)
 {
-	static const char *const globals[] = { "output-format", "output",
-					       "eta", "help", "version" };
+	static const char *const globals[] = { "output-format", "output", "eta",
+					       "help", "version" };
 	const char *hit = NULL;
 	char also[128] = "";
 	size_t i, len = strlen(key), n = 0;
@@ -1258,9 +1258,9 @@ static int complete_key(char *key, size_t size, char *err, size_t errlen)
 		if (strncmp(job_opts[i].name, key, len))
 			continue;
 		if (n++)
-			snprintf(also + strlen(also), sizeof(also) - strlen(also),
-				 "%s%s", strlen(also) ? ", " : "",
-				 job_opts[i].name);
+			snprintf(also + strlen(also),
+				 sizeof(also) - strlen(also), "%s%s",
+				 strlen(also) ? ", " : "", job_opts[i].name);
 		else
 			hit = job_opts[i].name;
 	}
