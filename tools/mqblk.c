@@ -2,12 +2,14 @@
 /*
  * mqblk: the one command-line tool. Subcommands: bench (fio-compatible
  * benchmark), target (NVMe/TCP target), discover, id-ctrl, id-ns and list
- * (nvme-cli's, over mqblk's NVMe/TCP host); later compare, report.
+ * (nvme-cli's, over mqblk's NVMe/TCP host), compare (fio JSON reports,
+ * base against new); later report.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "bench/bench.h"
+#include "compare.h"
 #include "nvme.h"
 #include "target/target.h"
 
@@ -29,6 +31,8 @@ static void usage(FILE *f)
 		"  id-ns     Identify Namespace of an nvme-tcp:// URI\n"
 		"  list      nvme list's summary of nvme-tcp:// URIs\n"
 		"            (mqblk COMMAND --help for the options of each)\n"
+		"  compare   fio/mqblk JSON reports, base against new: change and\n"
+		"            significance per job and metric (mqblk compare --help)\n"
 		"  version   print the version\n"
 		"  help      this text\n");
 }
@@ -138,6 +142,8 @@ int main(int argc, char **argv)
 		return nvme_cmd_id_ns(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list"))
 		return nvme_cmd_list(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "compare"))
+		return cmp_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
 		printf("mqblk-%s\n", MQBLK_VERSION);
 		return 0;

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of mqblk compare's statistics and reader (tools/compare.c):
+ * Student's t critical values against the printed table, Welch's test
+ * against hand-computed cases, --threshold values, and job matching.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compare.h"
+
+/* The two-sided 95 % column of any t table, to its 3 decimals. */
+static void test_t_crit(void **state)
+{
+	static const struct {
+		double df, t;
+	} table[] = {
+		{ 1, 12.706 }, { 2, 4.303 },  { 3, 3.182 },  { 4, 2.776 },
+		{ 5, 2.571 },  { 10, 2.228 }, { 30, 2.042 }, { 1e6, 1.960 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		assert_true(fabs(cmp_t_crit95(table[i].df) - table[i].t) <
+			    0.0006);
+}
+
+static void test_welch(void **state)
+{
+	const double a[] = { 10, 11, 12 }, b[] = { 13, 14, 15 };
+	const double c[] = { 11, 12, 13 }, d[] = { 20, 24, 28, 32 };
+	const double same[] = { 7, 7 }, other[] = { 8, 8 };
+	double p;
+
+	/* t = 3.674, df = 4, p = 0.0213 */
+	assert_int_equal(cmp_welch(a, 3, b, 3, &p), 1);
+	assert_true(fabs(p - 0.02131) < 1e-4);
+	/* t = 1.225, df = 4, p = 0.2879 */
+	assert_int_equal(cmp_welch(a, 3, c, 3, &p), 0);
+	assert_true(fabs(p - 0.28786) < 1e-4);
+	/* unequal variances: t = 5.669, df = 3.295, p = 0.00839 */
+	assert_int_equal(cmp_welch(a, 3, d, 4, &p), 1);
+	assert_true(fabs(p - 0.008393) < 1e-5);
+	/* symmetric in the sides */
+	assert_int_equal(cmp_welch(d, 4, a, 3, &p), 1);
+	assert_true(fabs(p - 0.008393) < 1e-5);
+	/* no spread: equal means are noise, different ones are not */
+	assert_int_equal(cmp_welch(same, 2, same, 2, &p), 0);
+	assert_true(p == 1);
+	assert_int_equal(cmp_welch(same, 2, other, 2, &p), 1);
+	assert_true(p == 0);
+	/* identical samples with spread */
+	assert_int_equal(cmp_welch(a, 3, a, 3, &p), 0);
+	assert_true(fabs(p - 1) < 1e-12);
+}
+
+static void test_threshold(void **state)
+{
+	static const char *const bad[] = { "",	   "%",	    "-5",  "abc", "5%%",
+					   "0x10", "1e3",   "nan", "inf", " 5",
+					   "5 ",   "1.2.3", ".",   "5%5" };
+	double v;
+	size_t i;
+
+	assert_int_equal(cmp_parse_threshold("5%", &v), 0);
+	assert_true(v == 5);
+	assert_int_equal(cmp_parse_threshold("5", &v), 0);
+	assert_true(v == 5);
+	assert_int_equal(cmp_parse_threshold("2.5%", &v), 0);
+	assert_true(v == 2.5);
+	assert_int_equal(cmp_parse_threshold("0", &v), 0);
+	assert_true(v == 0);
+	assert_int_equal(cmp_parse_threshold(".5", &v), 0);
+	assert_true(v == 0.5);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(cmp_parse_threshold(bad[i], &v), -1);
+}
+
+/* Clones of a job (same name and group) match by their order; leading
+ * text is skipped, line numbers in errors still count it. */
+static void test_load(void **state)
+{
+	static const char two[] =
+		"note: a warning\n"
+		"{\"jobs\": [{\"jobname\": \"c\", \"groupid\": 1,"
+		" \"read\": {\"total_ios\": 5, \"iops\": 100,"
+		" \"clat_ns\": {\"mean\": 2000, \"percentile\":"
+		" {\"99.000000\": 3000}}}},"
+		" {\"jobname\": \"c\", \"groupid\": 1,"
+		" \"read\": {\"total_ios\": 5, \"iops\": 50}}]}";
+	static const char broken[] = "note: x\nnote: y\n{\"jobs\": [}";
+	struct cmp_run run;
+	char err[256];
+
+	assert_int_equal(cmp_run_load_buf(&run, "t", two, strlen(two), err,
+					  sizeof(err)),
+			 0);
+	assert_int_equal(run.nr_jobs, 2);
+	assert_int_equal(run.jobs[0].ordinal, 0);
+	assert_int_equal(run.jobs[1].ordinal, 1);
+	assert_int_equal(run.jobs[0].groupid, 1);
+	assert_true(run.jobs[0].dir[CMP_READ].io);
+	assert_true(run.jobs[0].dir[CMP_READ].val[CMP_IOPS] == 100);
+	assert_true(run.jobs[1].dir[CMP_READ].val[CMP_IOPS] == 50);
+	assert_true(run.jobs[0].dir[CMP_READ].have[CMP_CLAT_P99]);
+	assert_false(run.jobs[0].dir[CMP_READ].have[CMP_CLAT_P9999]);
+	assert_false(run.jobs[0].dir[CMP_WRITE].io);
+	cmp_run_free(&run);
+
+	assert_int_equal(cmp_run_load_buf(&run, "b", broken, strlen(broken),
+					  err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "b: not JSON: 3:"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_t_crit),
+		cmocka_unit_test(test_welch),
+		cmocka_unit_test(test_threshold),
+		cmocka_unit_test(test_load),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

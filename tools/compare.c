@@ -1,0 +1,1024 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mqblk compare: reads fio 3.x JSON reports (fio's own, or mqblk bench's,
+ * json or json+) of a base and a new side and prints, per job and
+ * direction, IOPS, bandwidth and completion latency side by side, with
+ * the change and whether it is beyond run-to-run noise (Welch's t-test).
+ * Calls only libc, libm and the target's JSON parser (so the fuzzer can
+ * link it alone).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "target/json.h"
+
+#define CMP_ERRLEN 1024
+#define NAME_SHOW_MAX 40 /* a job name's width in the table, at most */
+
+static const char *const dir_key[CMP_NR_DIRS] = { "read", "write", "trim" };
+
+static const char *const metric_label[CMP_NR_METRICS] = {
+	"iops",		 "bw (MiB/s)",	     "clat mean (us)",
+	"clat p99 (us)", "clat p99.99 (us)",
+};
+
+/* ---- reading one report ---- */
+
+/* The offset of the first line whose first non-blank byte is '{' (a
+ * UTF-8 byte order mark before it is blank too), or len if none. */
+static size_t json_start(const char *buf, size_t len)
+{
+	size_t p = 0;
+
+	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+		p = 3;
+	while (p < len) {
+		while (p < len &&
+		       (buf[p] == ' ' || buf[p] == '\t' || buf[p] == '\r'))
+			p++;
+		if (p < len && buf[p] == '{')
+			return p;
+		while (p < len && buf[p] != '\n')
+			p++;
+		if (p < len)
+			p++;
+	}
+	return len;
+}
+
+/* A number member of obj: 0 with *have false when absent, -1 when it is
+ * there but not a number. */
+static int get_num(const struct json_value *obj, const char *key, double *out,
+		   bool *have)
+{
+	const struct json_value *v = json_get(obj, key);
+
+	*have = false;
+	if (!v)
+		return 0;
+	if (v->type != JSON_NUMBER)
+		return -1;
+	*out = v->u.num.d;
+	*have = true;
+	return 0;
+}
+
+/* An object member of obj, NULL if absent; -1 if there but no object. */
+static int get_obj(const struct json_value *obj, const char *key,
+		   const struct json_value **out)
+{
+	const struct json_value *v = json_get(obj, key);
+
+	*out = NULL;
+	if (!v)
+		return 0;
+	if (v->type != JSON_OBJECT)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int load_dir(const struct json_value *d, struct cmp_dir_vals *dv,
+		    const char *name, size_t idx, const char *dkey, char *err,
+		    size_t errlen)
+{
+	const struct json_value *clat, *pct;
+	const char *field;
+	double ios = 0, bytes = 0, kib;
+	bool have_ios, have_bytes, have_kib;
+
+	field = "total_ios";
+	if (get_num(d, field, &ios, &have_ios))
+		goto bad_num;
+	field = "io_bytes";
+	if (get_num(d, field, &bytes, &have_bytes))
+		goto bad_num;
+	dv->io = (have_ios && ios > 0) || (have_bytes && bytes > 0);
+	field = "iops";
+	if (get_num(d, field, &dv->val[CMP_IOPS], &dv->have[CMP_IOPS]))
+		goto bad_num;
+	/* bw_bytes (fio >= 3.x) is exact; bw is KiB/s */
+	field = "bw_bytes";
+	if (get_num(d, field, &dv->val[CMP_BW], &dv->have[CMP_BW]))
+		goto bad_num;
+	field = "bw";
+	if (get_num(d, field, &kib, &have_kib))
+		goto bad_num;
+	if (!dv->have[CMP_BW] && have_kib) {
+		dv->val[CMP_BW] = kib * 1024;
+		dv->have[CMP_BW] = true;
+	}
+	field = "clat_ns";
+	if (get_obj(d, field, &clat))
+		goto bad_obj;
+	if (!clat)
+		return 0;
+	field = "clat_ns.mean";
+	if (get_num(clat, "mean", &dv->val[CMP_CLAT_MEAN],
+		    &dv->have[CMP_CLAT_MEAN]))
+		goto bad_num;
+	field = "clat_ns.percentile";
+	if (get_obj(clat, "percentile", &pct))
+		goto bad_obj;
+	if (!pct)
+		return 0;
+	field = "clat_ns.percentile.99.000000";
+	if (get_num(pct, "99.000000", &dv->val[CMP_CLAT_P99],
+		    &dv->have[CMP_CLAT_P99]))
+		goto bad_num;
+	field = "clat_ns.percentile.99.990000";
+	if (get_num(pct, "99.990000", &dv->val[CMP_CLAT_P9999],
+		    &dv->have[CMP_CLAT_P9999]))
+		goto bad_num;
+	return 0;
+
+bad_num:
+	snprintf(err, errlen, "%s: jobs[%zu].%s.%s is not a number", name, idx,
+		 dkey, field);
+	return -1;
+bad_obj:
+	snprintf(err, errlen, "%s: jobs[%zu].%s.%s is not an object", name, idx,
+		 dkey, field);
+	return -1;
+}
+
+static int load_job(const struct json_value *j, struct cmp_job *job,
+		    const char *name, size_t idx, char *err, size_t errlen)
+{
+	const struct json_value *v, *d;
+	const char *s;
+	size_t slen;
+	int i;
+
+	if (j->type != JSON_OBJECT) {
+		snprintf(err, errlen, "%s: jobs[%zu] is not an object", name,
+			 idx);
+		return -1;
+	}
+	v = json_get(j, "jobname");
+	s = json_str(v, &slen);
+	if (!s) {
+		snprintf(err, errlen, "%s: jobs[%zu] has no \"jobname\" string",
+			 name, idx);
+		return -1;
+	}
+	if (memchr(s, 0, slen)) {
+		snprintf(err, errlen, "%s: jobs[%zu].jobname holds a NUL", name,
+			 idx);
+		return -1;
+	}
+	job->name = strdup(s);
+	if (!job->name) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		return -1;
+	}
+	job->doc_idx = idx;
+	v = json_get(j, "groupid");
+	if (v && json_int(v, &job->groupid)) {
+		snprintf(err, errlen, "%s: jobs[%zu].groupid is not an integer",
+			 name, idx);
+		return -1;
+	}
+	for (i = 0; i < CMP_NR_DIRS; i++) {
+		if (get_obj(j, dir_key[i], &d)) {
+			snprintf(err, errlen,
+				 "%s: jobs[%zu].%s is not an object", name, idx,
+				 dir_key[i]);
+			return -1;
+		}
+		if (d && load_dir(d, &job->dir[i], name, idx, dir_key[i], err,
+				  errlen))
+			return -1;
+	}
+	return 0;
+}
+
+/* Order by name, group, then document order (which is the ordinal). */
+static int job_cmp(const void *a, const void *b)
+{
+	const struct cmp_job *x = *(const struct cmp_job *const *)a;
+	const struct cmp_job *y = *(const struct cmp_job *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	if (x->groupid != y->groupid)
+		return x->groupid < y->groupid ? -1 : 1;
+	if (x->doc_idx != y->doc_idx)
+		return x->doc_idx < y->doc_idx ? -1 : 1;
+	return 0;
+}
+
+/* The same order on the match key: name, group, ordinal. */
+static int key_cmp(const struct cmp_job *x, const struct cmp_job *y)
+{
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	if (x->groupid != y->groupid)
+		return x->groupid < y->groupid ? -1 : 1;
+	if (x->ordinal != y->ordinal)
+		return x->ordinal < y->ordinal ? -1 : 1;
+	return 0;
+}
+
+static int index_jobs(struct cmp_run *run)
+{
+	size_t i;
+
+	run->by_key = calloc(run->nr_jobs, sizeof(*run->by_key));
+	if (!run->by_key)
+		return -1;
+	for (i = 0; i < run->nr_jobs; i++)
+		run->by_key[i] = &run->jobs[i];
+	qsort(run->by_key, run->nr_jobs, sizeof(*run->by_key), job_cmp);
+	for (i = 1; i < run->nr_jobs; i++) {
+		const struct cmp_job *prev = run->by_key[i - 1];
+
+		if (!strcmp(prev->name, run->by_key[i]->name) &&
+		    prev->groupid == run->by_key[i]->groupid)
+			run->by_key[i]->ordinal = prev->ordinal + 1;
+	}
+	return 0;
+}
+
+void cmp_run_free(struct cmp_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->nr_jobs; i++)
+		free(run->jobs[i].name);
+	free(run->jobs);
+	free(run->by_key);
+	free(run->path);
+	memset(run, 0, sizeof(*run));
+}
+
+int cmp_run_load_buf(struct cmp_run *run, const char *name, const char *buf,
+		     size_t len, char *err, size_t errlen)
+{
+	const struct json_value *jobs;
+	struct json_value *root = NULL;
+	char perr[256], *text;
+	size_t start, i, n;
+
+	memset(run, 0, sizeof(*run));
+	run->path = strdup(name);
+	text = malloc(len + 1);
+	if (!run->path || !text) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		goto out_free;
+	}
+	memcpy(text, buf, len);
+	text[len] = 0;
+	/* fio may print "note: ..." lines before the report: blank them,
+	 * keeping the newlines, so the parser's line:column stay right */
+	start = json_start(text, len);
+	if (start == len) {
+		snprintf(err, errlen, "%s: not JSON (no line starts with '{')",
+			 name);
+		goto out_free;
+	}
+	for (i = 0; i < start; i++)
+		if (text[i] != '\n')
+			text[i] = ' ';
+	if (json_parse(text, len, &root, perr, sizeof(perr))) {
+		snprintf(err, errlen, "%s: not JSON: %s", name, perr);
+		goto out_free;
+	}
+	jobs = json_get(root, "jobs");
+	if (!jobs) {
+		snprintf(err, errlen,
+			 "%s: no \"jobs\" in it (not a fio JSON report?)",
+			 name);
+		goto out_free;
+	}
+	if (jobs->type != JSON_ARRAY) {
+		snprintf(err, errlen, "%s: \"jobs\" is not an array", name);
+		goto out_free;
+	}
+	n = json_count(jobs);
+	if (!n) {
+		snprintf(err, errlen, "%s: \"jobs\" is empty", name);
+		goto out_free;
+	}
+	run->jobs = calloc(n, sizeof(*run->jobs));
+	if (!run->jobs) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		goto out_free;
+	}
+	for (i = 0; i < n; i++) {
+		run->nr_jobs = i + 1; /* so cmp_run_free frees its name */
+		if (load_job(json_at(jobs, i), &run->jobs[i], name, i, err,
+			     errlen))
+			goto out_free;
+	}
+	if (index_jobs(run)) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		goto out_free;
+	}
+	json_free(root);
+	free(text);
+	return 0;
+
+out_free:
+	json_free(root);
+	free(text);
+	cmp_run_free(run);
+	return -1;
+}
+
+int cmp_run_load_file(struct cmp_run *run, const char *path, char *err,
+		      size_t errlen)
+{
+	char *buf;
+	size_t len;
+	int ret;
+
+	memset(run, 0, sizeof(*run));
+	if (json_read_file(path, &buf, &len, err, errlen))
+		return -1;
+	ret = cmp_run_load_buf(run, path, buf, len, err, errlen);
+	free(buf);
+	return ret;
+}
+
+/* ---- statistics ---- */
+
+/*
+ * The continued fraction of the regularized incomplete beta function
+ * I_x(a, b), evaluated by the modified Lentz method. It converges
+ * quickly for x < (a + 1) / (a + b + 2); ibeta() uses the symmetry
+ * I_x(a, b) = 1 - I_{1-x}(b, a) for the rest.
+ */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d, h, num, step;
+	int m;
+
+	d = 1 - (a + b) * x / (a + 1);
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (m = 1; m <= 500; m++) {
+		/* even step: m (b - m) x / ((a + 2m - 1)(a + 2m)) */
+		num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+		d = 1 + num * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + num / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		h *= d * c;
+		/* odd step: -(a + m)(a + b + m) x / ((a + 2m)(a + 2m + 1)) */
+		num = -(a + m) * (a + b + m) * x /
+		      ((a + 2 * m) * (a + 2 * m + 1));
+		d = 1 + num * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + num / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		step = d * c;
+		h *= step;
+		if (fabs(step - 1) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+static double ibeta(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
+		    b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_cf(a, b, x) / a;
+	return 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+/* P(|T| >= t) for Student's t with df degrees of freedom. */
+static double t_two_sided_p(double t, double df)
+{
+	return ibeta(df / 2, 0.5, df / (df + t * t));
+}
+
+double cmp_t_crit95(double df)
+{
+	double lo = 0, hi = 1, mid;
+	int i;
+
+	/* p falls as t grows: bracket 0.05, then bisect */
+	while (t_two_sided_p(hi, df) > 0.05 && hi < 1e9)
+		hi *= 2;
+	for (i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+		mid = (lo + hi) / 2;
+		if (t_two_sided_p(mid, df) > 0.05)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+static void mean_var(const double *x, size_t n, double *mean, double *var)
+{
+	double s = 0, ss = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		s += x[i];
+	*mean = s / n;
+	for (i = 0; i < n; i++)
+		ss += (x[i] - *mean) * (x[i] - *mean);
+	*var = n > 1 ? ss / (n - 1) : 0;
+}
+
+int cmp_welch(const double *a, size_t na, const double *b, size_t nb, double *p)
+{
+	double ma, va, mb, vb, sa, sb, se2, t, df, den, pv;
+
+	mean_var(a, na, &ma, &va);
+	mean_var(b, nb, &mb, &vb);
+	sa = va / na;
+	sb = vb / nb;
+	se2 = sa + sb;
+	if (!(se2 > 0) || !isfinite(se2)) {
+		/* no spread on either side (or beyond double's range):
+		 * different means cannot be noise */
+		pv = ma == mb ? 1 : 0;
+		if (p)
+			*p = pv;
+		return ma != mb;
+	}
+	t = (mb - ma) / sqrt(se2);
+	/* Welch-Satterthwaite; the largest it can be is na + nb - 2 */
+	den = sa * sa / (na - 1) + sb * sb / (nb - 1);
+	df = den > 0 ? se2 * se2 / den : NAN;
+	if (!isfinite(df) || df > (double)(na + nb - 2))
+		df = (double)(na + nb - 2);
+	if (df < 1)
+		df = 1;
+	if (!isfinite(t)) {
+		if (p)
+			*p = 0;
+		return 1;
+	}
+	if (p)
+		*p = t_two_sided_p(t, df);
+	return fabs(t) > cmp_t_crit95(df);
+}
+
+/* ---- the comparison ---- */
+
+static const struct cmp_job *find_job(const struct cmp_run *run,
+				      const struct cmp_job *key)
+{
+	size_t lo = 0, hi = run->nr_jobs, mid;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		c = key_cmp(run->by_key[mid], key);
+		if (!c)
+			return run->by_key[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* "\"name\" (group G)", or "\"name\" #N (group G)" for the Nth entry of
+ * the same name and group (N from 2). */
+static void job_desc(char *out, size_t outlen, const struct cmp_job *job)
+{
+	char q[128];
+
+	json_quote(q, sizeof(q), job->name, strlen(job->name));
+	if (job->ordinal)
+		snprintf(out, outlen, "%s #%u (group %" PRId64 ")", q,
+			 job->ordinal + 1, job->groupid);
+	else
+		snprintf(out, outlen, "%s (group %" PRId64 ")", q,
+			 job->groupid);
+}
+
+/* The first job of a that b lacks, or NULL if every one is in b. */
+static const struct cmp_job *missing_job(const struct cmp_run *a,
+					 const struct cmp_run *b)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr_jobs; i++)
+		if (!find_job(b, &a->jobs[i]))
+			return &a->jobs[i];
+	return NULL;
+}
+
+static int side_agrees(const char *side, const struct cmp_run *runs, size_t nr,
+		       char *err, size_t errlen)
+{
+	const struct cmp_job *j;
+	char desc[256];
+	size_t r;
+
+	for (r = 1; r < nr; r++) {
+		j = missing_job(&runs[0], &runs[r]);
+		if (j) {
+			job_desc(desc, sizeof(desc), j);
+			snprintf(err, errlen,
+				 "%s runs disagree on jobs: %s has job %s, "
+				 "%s does not",
+				 side, runs[0].path, desc, runs[r].path);
+			return -1;
+		}
+		j = missing_job(&runs[r], &runs[0]);
+		if (j) {
+			job_desc(desc, sizeof(desc), j);
+			snprintf(err, errlen,
+				 "%s runs disagree on jobs: %s has job %s, "
+				 "%s does not",
+				 side, runs[r].path, desc, runs[0].path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The values of one metric over a side's runs: latencies only from runs
+ * that did I/O in that direction (fio writes zeros otherwise). */
+static size_t gather(const struct cmp_run *runs, size_t nr,
+		     const struct cmp_job *key, int dir, int metric,
+		     double *out)
+{
+	const struct cmp_dir_vals *dv;
+	size_t r, n = 0;
+
+	for (r = 0; r < nr; r++) {
+		dv = &find_job(&runs[r], key)->dir[dir];
+		if (!dv->have[metric])
+			continue;
+		if (metric >= CMP_CLAT_MEAN && !dv->io)
+			continue;
+		out[n++] = dv->val[metric];
+	}
+	return n;
+}
+
+static bool any_io(const struct cmp_run *runs, size_t nr,
+		   const struct cmp_job *key, int dir)
+{
+	size_t r;
+
+	for (r = 0; r < nr; r++)
+		if (find_job(&runs[r], key)->dir[dir].io)
+			return true;
+	return false;
+}
+
+/* Printable, at most NAME_SHOW_MAX wide: anything but printable ASCII
+ * (and blanks, which would split the column) becomes '?'. */
+static void show_name(char *out, size_t outlen, const struct cmp_job *job)
+{
+	size_t i, n = 0, len = strlen(job->name);
+	char suffix[16] = "";
+
+	if (job->ordinal)
+		snprintf(suffix, sizeof(suffix), "#%u", job->ordinal + 1);
+	for (i = 0; i < len && n + 1 < outlen && n < NAME_SHOW_MAX; i++) {
+		unsigned char ch = (unsigned char)job->name[i];
+
+		out[n++] = isgraph(ch) ? (char)ch : '?';
+	}
+	out[n] = 0;
+	if (i < len && n >= 3)
+		memcpy(out + n - 3, "...", 3);
+	snprintf(out + n, outlen - n, "%s", suffix);
+}
+
+static double metric_scale(int metric)
+{
+	switch (metric) {
+	case CMP_BW:
+		return 1.0 / (1024 * 1024);
+	case CMP_CLAT_MEAN:
+	case CMP_CLAT_P99:
+	case CMP_CLAT_P9999:
+		return 1.0 / 1000;
+	default:
+		return 1;
+	}
+}
+
+/* Latencies in us with 3 decimals (a null engine's are tens of ns),
+ * the rest with 2. */
+static void fmt_val(char *out, size_t outlen, double v, int metric)
+{
+	if (fabs(v) >= 1e12)
+		snprintf(out, outlen, "%.4g", v);
+	else if (metric >= CMP_CLAT_MEAN)
+		snprintf(out, outlen, "%.3f", v);
+	else
+		snprintf(out, outlen, "%.2f", v);
+}
+
+struct cmp_ctx {
+	FILE *out;
+	const struct cmp_run *base, *new_runs;
+	size_t nr_base, nr_new;
+	double threshold;
+	double *a, *b; /* scratch: one value per run */
+	int name_w;
+	unsigned nr_regressions;
+};
+
+static void print_row(struct cmp_ctx *cx, const struct cmp_job *job, int dir,
+		      int metric)
+{
+	char name[NAME_SHOW_MAX + 20], bs[48] = "-", ns[48] = "-";
+	char change[48] = "-", verdict[48] = "-";
+	double ma = 0, mb = 0, va, vb, pct = 0, p, scale;
+	size_t na, nb;
+	bool have_pct = false, sig = false, higher_better, past;
+	const char *flag = "";
+
+	na = gather(cx->base, cx->nr_base, job, dir, metric, cx->a);
+	nb = gather(cx->new_runs, cx->nr_new, job, dir, metric, cx->b);
+	scale = metric_scale(metric);
+	if (na) {
+		mean_var(cx->a, na, &ma, &va);
+		fmt_val(bs, sizeof(bs), ma * scale, metric);
+	}
+	if (nb) {
+		mean_var(cx->b, nb, &mb, &vb);
+		fmt_val(ns, sizeof(ns), mb * scale, metric);
+	}
+	if (na && nb) {
+		if (ma != 0) {
+			pct = (mb - ma) / fabs(ma) * 100;
+			have_pct = isfinite(pct);
+		} else if (mb == 0) {
+			have_pct = true;
+		}
+		if (have_pct) {
+			if (fabs(pct) >= 1e6)
+				snprintf(change, sizeof(change), "%+.3g%%",
+					 pct);
+			else
+				snprintf(change, sizeof(change), "%+.2f%%",
+					 pct);
+		}
+		if (na >= 2 && nb >= 2) {
+			sig = cmp_welch(cx->a, na, cx->b, nb, &p);
+			if (p < 0.001)
+				snprintf(verdict, sizeof(verdict),
+					 "%s (p<0.001)",
+					 sig ? "significant" : "noise");
+			else
+				snprintf(verdict, sizeof(verdict),
+					 "%s (p=%.3f)",
+					 sig ? "significant" : "noise", p);
+		} else {
+			snprintf(verdict, sizeof(verdict), "n/a (1 run)");
+			sig = true; /* cannot be judged: the change counts */
+		}
+	}
+	if (cx->threshold >= 0 && have_pct) {
+		higher_better = metric == CMP_IOPS || metric == CMP_BW;
+		past = higher_better ? pct < -cx->threshold :
+				       pct > cx->threshold;
+		if (past && sig) {
+			flag = "  REGRESSION";
+			cx->nr_regressions++;
+		}
+	}
+	show_name(name, sizeof(name), job);
+	fprintf(cx->out,
+		"%-*s %5" PRId64 "  %-5s  %-16s %14s %14s %10s  %s%s\n",
+		cx->name_w, name, job->groupid, dir_key[dir],
+		metric_label[metric], bs, ns, change, verdict, flag);
+}
+
+static void print_side(FILE *out, const char *label, const struct cmp_run *runs,
+		       size_t nr)
+{
+	size_t r;
+
+	fprintf(out, "%s %zu run%s:", label, nr, nr == 1 ? "" : "s");
+	for (r = 0; r < nr; r++)
+		fprintf(out, " %s", runs[r].path);
+	fputc('\n', out);
+}
+
+int cmp_report(FILE *out, const struct cmp_run *base, size_t nr_base,
+	       const struct cmp_run *new_runs, size_t nr_new, double threshold,
+	       char *err, size_t errlen)
+{
+	struct cmp_ctx cx = {
+		.out = out,
+		.base = base,
+		.new_runs = new_runs,
+		.nr_base = nr_base,
+		.nr_new = nr_new,
+		.threshold = threshold,
+		.name_w = 3,
+	};
+	const struct cmp_job *j;
+	char desc[256], name[NAME_SHOW_MAX + 20];
+	size_t i;
+	int dir, metric, shown = 0;
+
+	if (!nr_base || !nr_new) {
+		snprintf(err, errlen, "no %s runs", nr_base ? "new" : "base");
+		return -1;
+	}
+	if (side_agrees("BASE", base, nr_base, err, errlen) ||
+	    side_agrees("NEW", new_runs, nr_new, err, errlen))
+		return -1;
+	j = missing_job(&base[0], &new_runs[0]);
+	if (j) {
+		job_desc(desc, sizeof(desc), j);
+		snprintf(err, errlen,
+			 "job %s is in BASE (%s) but not in NEW (%s)", desc,
+			 base[0].path, new_runs[0].path);
+		return -1;
+	}
+	j = missing_job(&new_runs[0], &base[0]);
+	if (j) {
+		job_desc(desc, sizeof(desc), j);
+		snprintf(err, errlen,
+			 "job %s is in NEW (%s) but not in BASE (%s)", desc,
+			 new_runs[0].path, base[0].path);
+		return -1;
+	}
+	cx.a = calloc(nr_base, sizeof(double));
+	cx.b = calloc(nr_new, sizeof(double));
+	if (!cx.a || !cx.b) {
+		free(cx.a);
+		free(cx.b);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < base[0].nr_jobs; i++) {
+		show_name(name, sizeof(name), &base[0].jobs[i]);
+		if ((int)strlen(name) > cx.name_w)
+			cx.name_w = (int)strlen(name);
+	}
+
+	print_side(out, "base:", base, nr_base);
+	print_side(out, "new: ", new_runs, nr_new);
+	fprintf(out,
+		"test: Welch's t-test, two-sided, 95 %% (needs >= 2 runs a "
+		"side); values are means over runs\n");
+	if (threshold >= 0)
+		fprintf(out, "threshold: %g%% (%s)\n", threshold,
+			nr_base >= 2 && nr_new >= 2 ?
+				"only a significant regression past it counts" :
+				"single run: any regression past it counts");
+	fputc('\n', out);
+	fprintf(out, "%-*s %5s  %-5s  %-16s %14s %14s %10s  %s\n", cx.name_w,
+		"job", "group", "dir", "metric", "base", "new", "change",
+		"significance");
+	for (i = 0; i < base[0].nr_jobs; i++) {
+		j = &base[0].jobs[i];
+		for (dir = 0; dir < CMP_NR_DIRS; dir++) {
+			if (!any_io(base, nr_base, j, dir) &&
+			    !any_io(new_runs, nr_new, j, dir))
+				continue;
+			shown++;
+			for (metric = 0; metric < CMP_NR_METRICS; metric++)
+				print_row(&cx, j, dir, metric);
+		}
+	}
+	if (!shown)
+		fprintf(out, "(no job did any I/O)\n");
+	if (threshold >= 0) {
+		fputc('\n', out);
+		if (cx.nr_regressions)
+			fprintf(out, "%u regression%s past %g%%\n",
+				cx.nr_regressions,
+				cx.nr_regressions == 1 ? "" : "s", threshold);
+		else
+			fprintf(out, "no regression past %g%%\n", threshold);
+	}
+	free(cx.a);
+	free(cx.b);
+	return cx.nr_regressions ? 1 : 0;
+}
+
+/* ---- the command ---- */
+
+int cmp_parse_threshold(const char *s, double *out)
+{
+	size_t i, len = strlen(s), digits = 0, dots = 0;
+	char *end;
+	double v;
+
+	if (len && s[len - 1] == '%')
+		len--;
+	if (!len)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (isdigit((unsigned char)s[i]))
+			digits++;
+		else if (s[i] == '.')
+			dots++;
+		else
+			return -1;
+	}
+	if (!digits || dots > 1)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end != s + len || !isfinite(v) || v < 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void cmp_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mqblk compare BASE.json[,BASE2.json...] "
+		"NEW.json[,NEW2.json...] [--threshold PCT]\n"
+		"\n"
+		"Compares fio JSON reports (fio --output-format=json or json+, or\n"
+		"mqblk bench's, which has the same format) of one or several runs\n"
+		"per side. Jobs match by jobname and groupid. For each job and\n"
+		"direction (read, write, trim) that did I/O it prints IOPS,\n"
+		"bandwidth (MiB/s), mean, p99 and p99.99 completion latency (us):\n"
+		"the base and new values (means over runs), the change in\n"
+		"percent, and whether the change is beyond run-to-run noise.\n"
+		"\n"
+		"Significance: Welch's t-test (unequal variances), two-sided, at\n"
+		"95 %%: |t| against Student's t critical value for the\n"
+		"Welch-Satterthwaite degrees of freedom; p is printed. It needs\n"
+		"at least 2 runs on each side; otherwise \"n/a (1 run)\".\n"
+		"\n"
+		"options:\n"
+		"  --threshold PCT  exit 1 if a metric regressed by more than PCT\n"
+		"                   percent (5%% or 5): IOPS or bandwidth lower,\n"
+		"                   a latency higher. With >= 2 runs a side only\n"
+		"                   a significant regression counts; with a single\n"
+		"                   run on either side any regression past PCT does\n"
+		"  -h, --help       this text\n"
+		"\n"
+		"Text before the first line starting with '{' (fio's \"note:\"\n"
+		"lines) is skipped. File names cannot contain ','.\n"
+		"\n"
+		"exit status: 0 no regression past the threshold (or none given),\n"
+		"1 a regression past it, 2 bad input (one line on stderr)\n");
+}
+
+/* Split a comma-separated list of files and load each. */
+static int load_side(const char *list, struct cmp_run **runs, size_t *nr,
+		     char *err, size_t errlen)
+{
+	const char *p = list, *comma;
+	struct cmp_run *r = NULL, *nr_ptr;
+	size_t n = 0, len;
+	char *path;
+
+	*runs = NULL;
+	*nr = 0;
+	for (;;) {
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		if (!len) {
+			snprintf(err, errlen, "empty file name in '%s'", list);
+			goto out_free;
+		}
+		path = strndup(p, len);
+		nr_ptr = path ? realloc(r, (n + 1) * sizeof(*r)) : NULL;
+		if (!nr_ptr) {
+			free(path);
+			snprintf(err, errlen, "out of memory");
+			goto out_free;
+		}
+		r = nr_ptr;
+		if (cmp_run_load_file(&r[n], path, err, errlen)) {
+			free(path);
+			goto out_free;
+		}
+		free(path);
+		n++;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	*runs = r;
+	*nr = n;
+	return 0;
+
+out_free:
+	while (n)
+		cmp_run_free(&r[--n]);
+	free(r);
+	return -1;
+}
+
+static void free_side(struct cmp_run *runs, size_t nr)
+{
+	while (nr)
+		cmp_run_free(&runs[--nr]);
+	free(runs);
+}
+
+int cmp_cmd(int argc, char **argv)
+{
+	const char *pos[2] = { NULL, NULL }, *tval = NULL;
+	struct cmp_run *base = NULL, *new_runs = NULL;
+	size_t nr_base = 0, nr_new = 0;
+	double threshold = -1;
+	char err[CMP_ERRLEN];
+	int i, nr_pos = 0, ret = 2;
+	bool opts_done = false;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!opts_done && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
+			cmp_usage(stdout);
+			return 0;
+		}
+		if (!opts_done && !strcmp(a, "--")) {
+			opts_done = true;
+		} else if (!opts_done && !strcmp(a, "--threshold")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "mqblk compare: --threshold "
+						"needs a value (e.g. 5%%)\n");
+				return 2;
+			}
+			tval = argv[++i];
+		} else if (!opts_done && !strncmp(a, "--threshold=", 12)) {
+			tval = a + 12;
+		} else if (!opts_done && a[0] == '-' && a[1]) {
+			fprintf(stderr,
+				"mqblk compare: unknown option '%s' (try "
+				"mqblk compare --help)\n",
+				a);
+			return 2;
+		} else if (nr_pos < 2) {
+			pos[nr_pos++] = a;
+		} else {
+			fprintf(stderr,
+				"mqblk compare: one more argument than "
+				"BASE and NEW: '%s'\n",
+				a);
+			return 2;
+		}
+	}
+	if (tval && cmp_parse_threshold(tval, &threshold)) {
+		fprintf(stderr,
+			"mqblk compare: bad --threshold '%s' (want a "
+			"percentage like 5%% or 5)\n",
+			tval);
+		return 2;
+	}
+	if (nr_pos < 2) {
+		fprintf(stderr,
+			"mqblk compare: want BASE.json[,...] NEW.json[,...] "
+			"(try mqblk compare --help)\n");
+		return 2;
+	}
+	if (load_side(pos[0], &base, &nr_base, err, sizeof(err)) ||
+	    load_side(pos[1], &new_runs, &nr_new, err, sizeof(err))) {
+		fprintf(stderr, "mqblk compare: %s\n", err);
+		goto out_free;
+	}
+	ret = cmp_report(stdout, base, nr_base, new_runs, nr_new, threshold,
+			 err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "mqblk compare: %s\n", err);
+		ret = 2;
+	}
+	if (fflush(stdout)) {
+		fprintf(stderr, "mqblk compare: writing the report: %s\n",
+			strerror(errno));
+		ret = 2;
+	}
+
+out_free:
+	free_side(base, nr_base);
+	free_side(new_runs, nr_new);
+	return ret;
+}
