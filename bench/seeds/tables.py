@@ -1,0 +1,284 @@
+# SPDX-License-Identifier: MIT
+# Tables for bench/seeds/run: reads the run directory (mqblk bench JSON or
+# normal reports, mqblk target --stats dumps) and prints each seed's table
+# in the shape of its thread. Also expands seed 002's job file over N
+# subsystems. Usage: python3 tables.py SEED DIR [args] | expand002 FILE N
+import json
+import os
+import re
+import sys
+
+
+def load_json(path):
+    try:
+        text = open(path).read()
+        return json.loads(text[text.index("{"):])
+    except (OSError, ValueError):
+        return None
+
+
+def header(d):
+    print(open(os.path.join(d, "header")).read(), end="")
+
+
+def kiops(v):
+    k = v / 1000
+    return "%.1f" % k if k < 100 else "%.0f" % k
+
+
+# ---- 003 ----------------------------------------------------------------
+def seed003(d):
+    header(d)
+    rows = [(1, 1, 1), (1, 32, 8), (2, 32, 8), (16, 32, 8)]
+    for mode, title in (("polled", "using 'hipri' polling option (--hipri):"),
+                        ("interrupt", "not using 'hipri' polling option:")):
+        print()
+        print(title)
+        for jobs, qd, batch in rows:
+            label = "[%d thread, QD %d, Batch %d]" % (jobs, qd, batch)
+            if jobs == 16:
+                label += "*"
+            j = load_json(os.path.join(d, "%s-%d-%d-%d.out" % (mode, jobs, qd, batch)))
+            if not j or not j.get("jobs"):
+                print("%s failed (see the run's stderr)" % label)
+                continue
+            r = j["jobs"][0]["read"]
+            c = r["clat_ns"]
+            p = c.get("percentile", {}).get("99.990000")
+            print("%s %s, %.2f, %.2f, %s" % (
+                label, kiops(r["iops"]), c["mean"] / 1e3, c["stddev"] / 1e3,
+                "%.2f" % (p / 1e3) if p is not None else "n/a"))
+
+
+# ---- 000 ----------------------------------------------------------------
+def seed000(d):
+    header(d)
+    rows = [("remote", 2, "baseline: complete=remote (the IPI)"),
+            ("batched", 2, "patched: complete=batched (the softirq)"),
+            ("local", 2, "complete=local, 2 queues (submitters reap shared queues)"),
+            ("local", 32, "control: complete=local, a queue per job")]
+    summary = []
+    for policy, hwq, title in rows:
+        tag = "%s-%d" % (policy, hwq)
+        dev = open(os.path.join(d, tag + ".dev")).read().strip()
+        print()
+        print("- %s: --filename=%s" % (title, dev))
+        print()
+        try:
+            text = open(os.path.join(d, tag + ".out")).read()
+        except OSError:
+            text = ""
+        print(text, end="")
+        m = re.search(r"mqblk\s+: completions local=(\d+) remote=(\d+) "
+                      r"batched=(\d+) polled=(\d+) \(remote=([\d.]+)%\)", text)
+        io = re.search(r"read: IOPS=([^,]+),", text)
+        if m:
+            print("remote completion: %s%% (local=%s remote=%s batched=%s)" % (
+                m.group(5), m.group(1), m.group(2), m.group(3)))
+            summary.append((title, io.group(1) if io else "?", m.group(5) + "%"))
+        else:
+            print("remote completion: n/a (run failed)")
+            summary.append((title, "failed", "-"))
+    print()
+    print("%-58s %10s %8s" % ("summary", "IOPS", "remote"))
+    for t, i, r in summary:
+        print("%-58s %10s %8s" % (t, i, r))
+
+
+# ---- 004 ----------------------------------------------------------------
+def seed004(d):
+    header(d)
+    res = {}
+    for tags in ("hctx", "shared"):
+        for disp in ("batch", "one"):
+            j = load_json(os.path.join(d, "%s-%s.out" % (disp, tags)))
+            if j and j.get("jobs"):
+                jobs = j["jobs"]
+                iops = sum(x["read"]["iops"] for x in jobs)
+                m = {}
+                for x in jobs:
+                    for k, v in x.get("mqblk", {}).items():
+                        if isinstance(v, (int, float)):
+                            m[k] = m.get(k, 0) + v
+                res[(disp, tags)] = (iops, m)
+    print()
+    print("%-32s| %-22s| %-22s" % ("", "v4.14 (dispatch=batch)", "patched (dispatch=one)"))
+    print("%-32s| %-22s| %-22s" % ("", "mq-none", "mq-none"))
+    print("-" * 78)
+    for tags, name in (("hctx", "randread \"iops\", per-hctx tags"),
+                       ("shared", "randread \"iops\", shared tagset")):
+        cells = []
+        for disp in ("batch", "one"):
+            r = res.get((disp, tags))
+            cells.append("%.0fk" % (r[0] / 1e3) if r else "failed")
+        drop = ""
+        if (("batch", tags) in res and ("one", tags) in res
+                and res[("batch", tags)][0]):
+            drop = "  (%+.1f%%)" % (100.0 * (res[("one", tags)][0] /
+                                            res[("batch", tags)][0] - 1))
+        print("%-32s| %-22s| %-22s%s" % (name, cells[0], cells[1], drop))
+    print()
+    print("mqblk's counters (both jobs' threads summed; the `mqblk sched :` line):")
+    cols = ("IOPS", "disp/run", "doorbells", "lock acq", "contended",
+            "tag_waits", "tag_wait_ms", "remote")
+    print("%-16s" % "row" + "".join("%12s" % c for c in cols))
+    for tags in ("hctx", "shared"):
+        for disp in ("batch", "one"):
+            r = res.get((disp, tags))
+            name = "%s/%s" % (disp, tags)
+            if not r:
+                print("%-16s%12s" % (name, "failed"))
+                continue
+            iops, m = r
+            runs = m.get("dispatch_runs", 0)
+            locks = m.get("dispatch_locks", 0)
+            cont = m.get("dispatch_lock_contended", 0)
+            comp = m.get("completions")
+            vals = ["%.0fk" % (iops / 1e3),
+                    "%.2f" % (m.get("dispatched", 0) / runs) if runs else "-",
+                    "%d" % m.get("doorbells", 0),
+                    "%d" % locks,
+                    "%d (%.1f%%)" % (cont, 100.0 * cont / locks) if locks else "0",
+                    "%d" % m.get("tag_waits", 0),
+                    "%.0f" % (m.get("tag_wait_ns", 0) / 1e6),
+                    "-"]
+            print("%-16s" % name + "".join("%12s" % v for v in vals))
+    print("(disp/run = requests per dispatch run; lock acq = hctx dispatch lock acquisitions, contended = found held)")
+
+
+# ---- 001 ----------------------------------------------------------------
+def stats_sums(path):
+    """Sum the target's --stats columns over its queues, by header name."""
+    want = ("sends", "cqes", "zc_sends", "zc_reads", "zc_copied")
+    sums = dict.fromkeys(want, 0)
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        return None
+    names = None
+    for line in lines:
+        f = line.split()
+        if not f:
+            continue
+        if f[0] == "ctrl":
+            names = f
+            continue
+        if names and len(f) == len(names):
+            for k in want:
+                if k in names:
+                    sums[k] += int(f[names.index(k)])
+    return sums if names else None
+
+
+def fio2_iops(v):
+    return "%.1fK" % (v / 1e3) if v >= 1e6 else "%d" % v
+
+
+def seed001(d, sizes):
+    header(d)
+    modes = (("sig-mod", "Signal with moderation"),
+             ("sig-nomod", "Signal without moderation"),
+             ("nosig-mod", "No SEND Signal with moderation"),
+             ("nosig-nomod", "No SEND Signal without moderation"))
+    for rw, title in (("read", "READ"), ("write", "Write")):
+        for mode, mtitle in modes:
+            print()
+            head = "%s: %s" % (title, mtitle)
+            print(head)
+            print("+" * len(head))
+            tot = dict.fromkeys(("sends", "cqes", "zc_sends", "zc_reads", "zc_copied"), 0)
+            for jobs in (32, 64):
+                for bs in sizes:
+                    tag = "%s-%s-%s-%d" % (mode, rw, bs, jobs)
+                    label = "%s (%s, %d jobs, iodepth=128)" % (
+                        rw, "512B" if bs == "512" else bs, jobs)
+                    j = load_json(os.path.join(d, tag + ".out"))
+                    s = stats_sums(os.path.join(d, tag + ".stats"))
+                    extra = ""
+                    if s:
+                        for k in tot:
+                            tot[k] += s[k]
+                        extra = "  [sends/cqe=%s zc_reads/zc_send=%s]" % (
+                            "%.2f" % (s["sends"] / s["cqes"]) if s["cqes"] else "-",
+                            "%.2f" % (s["zc_reads"] / s["zc_sends"]) if s["zc_sends"] else "-")
+                    if not j or not j.get("jobs"):
+                        print("%s: failed%s" % (label, extra))
+                        continue
+                    r = j["jobs"][0][rw]
+                    print("%s: io=%.0fMB, bw=%.1fMB/s, iops=%s, runt=%6dmsec%s" % (
+                        label, r["io_bytes"] / 1048576.0,
+                        r["bw_bytes"] / 1048576.0, fio2_iops(r["iops"]),
+                        r["runtime"], extra))
+            print("target, this mode: sends/cqe=%s, zc_reads/zc_send=%s, zc_copied=%d of %d zero-copy sends" % (
+                "%.3f" % (tot["sends"] / tot["cqes"]) if tot["cqes"] else "-",
+                "%.3f" % (tot["zc_reads"] / tot["zc_sends"]) if tot["zc_sends"] else "- (no send of 16 KiB or more)",
+                tot["zc_copied"], tot["zc_sends"]))
+
+
+# ---- 002 ----------------------------------------------------------------
+def expand002(path, n):
+    """Repeat every job section once per subsystem."""
+    sections, cur = [], None
+    for line in open(path).read().splitlines():
+        m = re.match(r"\s*\[([^\]]+)\]", line)
+        if m:
+            cur = [m.group(1), []]
+            sections.append(cur)
+        elif cur is None:
+            print(line)
+        else:
+            cur[1].append(line)
+    for name, body in sections:
+        if name == "global":
+            print("[global]")
+            for line in body:
+                if not line.strip().startswith("filename="):
+                    print(line)
+            continue
+        for s in range(n):
+            print("[%s-s%d]" % (name, s))
+            print("filename=${SEED_DEV%d}" % s)
+            for line in body:
+                if s and line.strip() == "stonewall":
+                    continue
+                print(line)
+
+
+def seed002(d):
+    header(d)
+    phases = ["4k seq", "4k rand", "4k seq", "4k rand"]
+    runs = [("sub1", "1 subsys"), ("sub2", "2 subsys"), ("sub4", "4 subsys"),
+            ("null", "null dev")]
+    got = {}
+    for tag, _ in runs:
+        try:
+            text = open(os.path.join(d, tag + ".out")).read()
+        except OSError:
+            text = ""
+        for m in re.finditer(r"Run status group (\d+) \(all jobs\):\n\s+(READ|WRITE): (.*?), io=", text):
+            got[(tag, int(m.group(1)))] = m.group(3)
+    for title, groups in (("write performance:", (0, 1)), ("read performance:", (2, 3))):
+        print()
+        print(title)
+        for tag, name in runs:
+            for g in groups:
+                print("%s, %-6s %s" % (name, phases[g] + ":", got.get((tag, g), "failed")))
+
+
+def main():
+    what = sys.argv[1]
+    if what == "expand002":
+        expand002(sys.argv[2], int(sys.argv[3]))
+    elif what == "003":
+        seed003(sys.argv[2])
+    elif what == "000":
+        seed000(sys.argv[2])
+    elif what == "004":
+        seed004(sys.argv[2])
+    elif what == "001":
+        seed001(sys.argv[2], sys.argv[3:])
+    elif what == "002":
+        seed002(sys.argv[2])
+
+
+main()
