@@ -420,7 +420,8 @@ static void test_memory_backed_nt_writes(void **state)
 		{ 16, 64 << 10, 1 << 20 },
 		{ 8, 64 << 10, 3 << 20 },
 		{ 1, 32 << 10, 5 << 20 },
-		{ 0, (32 << 10) - 512, 6 << 20 }, /* under the threshold */
+		{ 0, 2048, 6 << 20 }, /* under the threshold */
+		{ 0, 4096, 7 << 20 }, /* the threshold */
 		{ 0, 128 << 10, (2 << 20) - (64 << 10) }, /* two segments */
 	};
 	size_t u, c, i;
