@@ -1243,8 +1243,9 @@ static int set_global(struct bench_config *cfg, const char *key,
  */
 static int complete_key(char *key, size_t size, char *err, size_t errlen)
 {
-	static const char *const globals[] = { "output-format", "output", "eta",
-					       "help", "version" };
+	static const char *const globals[] = {
+		"output-format", "output", "eta", "help", "h", "version"
+	};
 	const char *hit = NULL;
 	char also[128] = "";
 	size_t i, len = strlen(key), n = 0;
