@@ -120,7 +120,7 @@ def seed004(d):
     print()
     print("mqblk's counters (both jobs' threads summed; the `mqblk sched :` line):")
     cols = ("IOPS", "disp/run", "doorbells", "lock acq", "contended",
-            "tag_waits", "tag_wait_ms", "remote")
+            "tag_waits", "tag_wait_ms")
     print("%-16s" % "row" + "".join("%12s" % c for c in cols))
     for tags in ("hctx", "shared"):
         for disp in ("batch", "one"):
@@ -133,15 +133,13 @@ def seed004(d):
             runs = m.get("dispatch_runs", 0)
             locks = m.get("dispatch_locks", 0)
             cont = m.get("dispatch_lock_contended", 0)
-            comp = m.get("completions")
             vals = ["%.0fk" % (iops / 1e3),
                     "%.2f" % (m.get("dispatched", 0) / runs) if runs else "-",
                     "%d" % m.get("doorbells", 0),
                     "%d" % locks,
                     "%d (%.1f%%)" % (cont, 100.0 * cont / locks) if locks else "0",
                     "%d" % m.get("tag_waits", 0),
-                    "%.0f" % (m.get("tag_wait_ns", 0) / 1e6),
-                    "-"]
+                    "%.0f" % (m.get("tag_wait_ns", 0) / 1e6)]
             print("%-16s" % name + "".join("%12s" % v for v in vals))
     print("(disp/run = requests per dispatch run; lock acq = hctx dispatch lock acquisitions, contended = found held)")
 
