@@ -1291,7 +1291,8 @@ int bench_parse_args(int argc, char **argv, struct bench_config *cfg, char *err,
 {
 	struct bench_job global, cur;
 	bool in_job = false;
-	int i, ret = -1;
+	const char **files;
+	int i, nr_files = 0, ret = -1;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->output_format = OUTPUT_NORMAL;
@@ -1299,8 +1300,11 @@ int bench_parse_args(int argc, char **argv, struct bench_config *cfg, char *err,
 	bench_job_defaults(&global);
 	bench_job_defaults(&cur);
 	cfg->cmdline = join_args(argc, argv);
-	if (!cfg->cmdline)
+	files = calloc((size_t)argc, sizeof(*files));
+	if (!cfg->cmdline || !files) {
+		free(files);
 		return bench_err(err, errlen, "out of memory");
+	}
 
 	for (i = 1; i < argc; i++) {
 		const char *arg = argv[i], *val;
@@ -1309,17 +1313,10 @@ int bench_parse_args(int argc, char **argv, struct bench_config *cfg, char *err,
 		int r;
 
 		if (arg[0] != '-' || !arg[1]) {
-			/* a job file: command-line globals are its defaults;
-			 * a pending --name job goes first */
-			if (in_job) {
-				if (bench_config_add_job(cfg, &cur, err,
-							 errlen))
-					goto out;
-				bench_job_free(&cur);
-				in_job = false;
-			}
-			if (bench_parse_jobfile(arg, &global, cfg, err, errlen))
-				goto out;
+			/* a job file: read once the whole command line is,
+			 * as fio does, so every command-line global (before
+			 * or after it) is a default of its jobs */
+			files[nr_files++] = arg;
 			continue;
 		}
 		arg += arg[1] == '-' ? 2 : 1;
@@ -1375,12 +1372,17 @@ int bench_parse_args(int argc, char **argv, struct bench_config *cfg, char *err,
 			goto out;
 		in_job = false;
 	}
+	/* fio's order: the command line's own jobs, then the files' */
+	for (i = 0; i < nr_files; i++)
+		if (bench_parse_jobfile(files[i], &global, cfg, err, errlen))
+			goto out;
 	if (cfg->help || cfg->version) {
 		ret = 0;
 		goto out;
 	}
 	ret = bench_config_finish(cfg, err, errlen);
 out:
+	free(files);
 	bench_job_free(&cur);
 	bench_job_free(&global);
 	return ret;

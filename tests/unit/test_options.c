@@ -930,26 +930,38 @@ static void test_job_file_argument(void **state)
 
 	(void)state;
 	path = write_tmp("[global]\nrw=randread\n[f1]\n[f2]\nbs=16k\n");
-	/* command-line globals are the file's defaults; a pending --name
-	 * job goes before the file's jobs; --name after it is a job with
-	 * the command-line globals */
+	/* as fio (getopt first, job files after): command-line globals
+	 * are the file's defaults; the command line's --name jobs come
+	 * first, the file's after */
 	ret = PARSE(&cfg, "--iodepth=4", "--bs=8k", "--name=a", path,
 		    "--name=z");
 	if (ret)
 		fail_msg("refused: %s", err);
 	assert_int_equal(cfg.nr_jobs, 4);
 	assert_string_equal(cfg.jobs[0].name, "a");
-	assert_string_equal(cfg.jobs[1].name, "f1");
-	assert_string_equal(cfg.jobs[2].name, "f2");
-	assert_string_equal(cfg.jobs[3].name, "z");
+	assert_string_equal(cfg.jobs[1].name, "z");
+	assert_string_equal(cfg.jobs[2].name, "f1");
+	assert_string_equal(cfg.jobs[3].name, "f2");
 	assert_int_equal(cfg.jobs[0].rw, RW_READ);
-	assert_int_equal(cfg.jobs[1].rw, RW_RANDREAD);
+	assert_int_equal(cfg.jobs[1].rw, RW_READ);
 	assert_int_equal(cfg.jobs[2].rw, RW_RANDREAD);
-	assert_int_equal(cfg.jobs[3].rw, RW_READ);
+	assert_int_equal(cfg.jobs[3].rw, RW_RANDREAD);
+	assert_int_equal(cfg.jobs[2].iodepth, 4);
+	assert_bs(&cfg.jobs[2], 8192, 8192, 8192);
+	assert_bs(&cfg.jobs[3], 16384, 16384, 16384);
 	assert_int_equal(cfg.jobs[1].iodepth, 4);
-	assert_bs(&cfg.jobs[1], 8192, 8192, 8192);
-	assert_bs(&cfg.jobs[2], 16384, 16384, 16384);
-	assert_int_equal(cfg.jobs[3].iodepth, 4);
+	bench_config_free(&cfg);
+
+	/* globals after the file are its defaults too (seed 004's
+	 * `fio 2vd.fio --bs=4k --iodepth=128 ...`); the file's own
+	 * settings still win */
+	ret = PARSE(&cfg, path, "--iodepth=8", "--bs=4k");
+	if (ret)
+		fail_msg("refused: %s", err);
+	assert_int_equal(cfg.nr_jobs, 2);
+	assert_int_equal(cfg.jobs[0].iodepth, 8);
+	assert_bs(&cfg.jobs[0], 4096, 4096, 4096);
+	assert_bs(&cfg.jobs[1], 16384, 16384, 16384);
 	bench_config_free(&cfg);
 
 	/* an error in the file names the file and line */
