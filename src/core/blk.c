@@ -174,6 +174,7 @@ struct core_opts {
 	struct core_sched_opts so;
 	const char *tagset;
 	unsigned poll_budget; /* 0: the queue depth */
+	unsigned nr_hw_asked; /* the URI's nr_hw_queues= (0: none) */
 };
 
 static int check_tagset_name(const char *s, char *err, size_t errlen)
@@ -227,6 +228,7 @@ static int core_params(struct mqblk_params *params, struct mqblk_dev_opts *o,
 					    errlen))
 				return -EINVAL;
 			o->nr_hw_queues = (unsigned)v;
+			co->nr_hw_asked = (unsigned)v;
 		} else if (!strcmp(p->key, "irq_threads")) {
 			if (mqblk_param_u64(p, 1, MAX_HW_QUEUES, false, &v, err,
 					    errlen))
@@ -464,6 +466,16 @@ int mqblk_dev_open(const char *uri, const struct mqblk_dev_opts *opts,
 		goto out_exit;
 	}
 
+	if (co.nr_hw_asked > dev->lim.max_hw_queues) {
+		/* asked by name and not possible: not quietly fewer */
+		snprintf(err, errlen,
+			 "nr_hw_queues=%u: the %s device offers at most %u "
+			 "hardware queues%s",
+			 co.nr_hw_asked, name, dev->lim.max_hw_queues,
+			 strcmp(name, "null") ? "" : " (raise submit_queues=)");
+		ret = -EINVAL;
+		goto out_exit;
+	}
 	dev->nr_queues_expected = o.nr_queues ? o.nr_queues : 1;
 	want_hw = o.nr_hw_queues ? o.nr_hw_queues : dev->nr_queues_expected;
 	dev->nr_hw_queues = want_hw < dev->lim.max_hw_queues ?

@@ -134,6 +134,9 @@ static void test_params_out_of_range_rejected(void **state)
 	expect_einval("null:requeue_every=x", "requeue_every");
 	expect_einval("null:memory_backed=1,nt_writes=2", "nt_writes");
 	expect_einval("null:nt_writes=1", "nt_writes= needs memory_backed=1");
+	/* more hardware queues than the device has: refused, not fewer */
+	expect_einval("null:submit_queues=2,nr_hw_queues=3",
+		      "nr_hw_queues=3: the null device offers at most 2");
 }
 
 static void test_params_shared_tags_and_queues(void **state)
