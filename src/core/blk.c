@@ -847,12 +847,6 @@ void mqblk_rq_put(struct mqblk_rq *rq)
 
 /* ---- dispatch ---- */
 
-static inline void hctx_lock(struct mqblk_hctx *h)
-{
-	if (h->need_lock)
-		pthread_spin_lock(&h->lock);
-}
-
 static inline void hctx_unlock(struct mqblk_hctx *h)
 {
 	if (h->need_lock)
