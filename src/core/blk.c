@@ -752,7 +752,9 @@ static struct mqblk_rq *rq_init(struct mqblk_queue *q, int tag)
 	struct mqblk_rq *rq = tags_rq(q->tags, (unsigned)tag);
 
 	rq->q = q;
-	rq->hctx = q->hctx;
+	/* the timeout thread reads it to tell devices of a shared tagset
+	 * apart, racing a re-init of a request it just saw in flight */
+	__atomic_store_n(&rq->hctx, q->hctx, __ATOMIC_RELAXED);
 	rq->gen++;
 	rq->flags = 0;
 	rq->core_flags = 0;

@@ -57,7 +57,8 @@ static void timeout_scan(struct mqblk_dev *dev, uint64_t now)
 			if (atomic_load_explicit(&rq->state,
 						 memory_order_acquire) ==
 				    RQ_IN_FLIGHT &&
-			    rq->hctx->dev == dev &&
+			    __atomic_load_n(&rq->hctx, __ATOMIC_RELAXED)->dev ==
+				    dev &&
 			    __atomic_load_n(&rq->deadline_ns,
 					    __ATOMIC_RELAXED) <= now)
 				rq_expire(dev, t, rq, now);

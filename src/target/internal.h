@@ -72,6 +72,9 @@ struct tgt_queue_stats {
 	_Atomic uint64_t read_bytes, write_bytes;
 	_Atomic uint64_t errors, stalls, ddgst_errors;
 	_Atomic uint64_t r2ts; /* R2T PDUs sent (writes past inline_data) */
+	/* the controller and qid once connected, for the stats reader
+	 * (q->ctrl and q->qid are the reactor's own) */
+	_Atomic uint16_t cntlid, qid;
 	_Atomic uint64_t sends; /* sendmsg calls that sent PDUs */
 	_Atomic uint64_t cqes; /* completions sent (CapsuleResp, or a
 				* C2HData standing for one) */

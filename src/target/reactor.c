@@ -555,7 +555,8 @@ static void stats_dump(struct tgt *t, FILE *f)
 				"%12llu %12llu %5u %5u %10.1f %10.1f %6llu "
 				"%6llu %6llu %10llu %10llu %10llu %10llu %10llu "
 				"%10llu %10llu\n",
-				q->ctrl ? q->ctrl->cntlid : 0, q->qid, q->peer,
+				(unsigned)atomic_load(&q->st.cntlid),
+				(unsigned)atomic_load(&q->st.qid), q->peer,
 				i, (unsigned long long)atomic_load(&q->st.cmds),
 				(unsigned long long)atomic_load(
 					&q->st.read_cmds),

@@ -1296,6 +1296,8 @@ static uint16_t do_connect(struct tgt_queue *q, struct tgt_cmd *cmd)
 	}
 	q->nr_cmds = nr;
 	q->qid = qid;
+	atomic_store(&q->st.qid, qid);
+	atomic_store(&q->st.cntlid, q->ctrl->cntlid);
 	q->sqsize = sqsize;
 	q->sqflow_off = c->cattr & NVME_CONNECT_DISABLE_SQFLOW;
 	q->sqhd = 1 % ((unsigned)sqsize + 1);

@@ -270,12 +270,12 @@ static int null_init(struct mqblk_dev *dev, struct mqblk_params *params,
 			r = mqblk_param_bool(p, &nd->memory_backed, err,
 					     errlen);
 		} else if (!strcmp(p->key, "hugepages")) {
-			bool on;
+			bool on = false; /* read only when parsed */
 
 			r = mqblk_param_bool(p, &on, err, errlen);
 			nd->hugepages = on;
 		} else if (!strcmp(p->key, "nt_writes")) {
-			bool on;
+			bool on = false;
 
 			r = mqblk_param_bool(p, &on, err, errlen);
 			nd->nt_writes = on;
