@@ -556,8 +556,8 @@ static void stats_dump(struct tgt *t, FILE *f)
 				"%6llu %6llu %10llu %10llu %10llu %10llu %10llu "
 				"%10llu %10llu\n",
 				(unsigned)atomic_load(&q->st.cntlid),
-				(unsigned)atomic_load(&q->st.qid), q->peer,
-				i, (unsigned long long)atomic_load(&q->st.cmds),
+				(unsigned)atomic_load(&q->st.qid), q->peer, i,
+				(unsigned long long)atomic_load(&q->st.cmds),
 				(unsigned long long)atomic_load(
 					&q->st.read_cmds),
 				(unsigned long long)atomic_load(
