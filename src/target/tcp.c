@@ -441,7 +441,8 @@ static void tx_enqueue_cqe(struct tgt_cmd *cmd)
 {
 	struct tgt_queue *q = cmd->q;
 
-	if (!q->tx_cqes++)
+	/* the clock only when coalescing will ask how long it waited */
+	if (!q->tx_cqes++ && q->t->coal_count > 1)
 		q->tx_hold_ns = now_ns();
 	tx_enqueue(cmd);
 }
