@@ -110,10 +110,18 @@ check "target restarted: no verify error" has "verify_errors=0"
 # In-capsule data follows the port's inline_data_size (IOCCSZ): a write up
 # to it goes in the capsule, a larger one through R2T. The target's r2ts
 # column counts R2Ts, read while a job runs (a queue's row goes with it).
-r2ts_now()
+# stats_sum COLUMN...: the I/O queues' (qid > 0) sums of the named
+# `mqblk target --stats` columns, found by the header's names
+stats_sum()
 {
 	"$MQBLK" target --stats --stats-socket "$TMP/stats.sock" |
-		awk 'NR > 1 && $2 > 0 { n += $17 } END { print n + 0 }'
+		awk -v want="$*" '
+			NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i
+				  n = split(want, w, " "); next }
+			$col["qid"] > 0 { for (k = 1; k <= n; k++) sum[k] += $col[w[k]] }
+			END { for (k = 1; k <= n; k++)
+				      printf "%s%d", (k > 1 ? " " : ""), sum[k]
+			      print "" }'
 }
 # inline_check SIZE BS: a target with --inline-data-size SIZE, BS writes
 inline_check()
@@ -130,7 +138,7 @@ inline_check()
 	run_bg bench --name=ic --filename="$(uri)" --rw=randwrite --bs="$2" \
 		--size=16m --iodepth=4 --runtime=2 --time_based
 	sleep 1
-	R2TS=$(r2ts_now)
+	R2TS=$(stats_sum r2ts)
 	wait "$BPID" || RC=$?
 	check "$name: the run completes" test "$RC" = 0
 	run bench --name=icv --filename="$(uri)" --rw=randwrite --bs="$2" \
@@ -154,10 +162,15 @@ check "inline-data-size=0: even 4k writes need R2Ts ($R2TS)" \
 # sends_per_cqe: the I/O queues' sends/cqes (and held) mid-run
 sends_per_cqe()
 {
-	"$MQBLK" target --stats --stats-socket "$TMP/stats.sock" |
-		awk 'NR > 1 && $2 > 0 { s += $18; c += $19; h += $20 }
-			END { if (c) printf "%.3f %d %d\n", s / c, c, h;
-			      else print "none 0 0" }'
+	local s c h
+
+	read -r s c h <<<"$(stats_sum sends cqes held)"
+	if ((c)); then
+		awk -v s="$s" -v c="$c" -v h="$h" \
+			'BEGIN { printf "%.3f %d %d\n", s / c, c, h }'
+	else
+		echo "none 0 0"
+	fi
 }
 coalesce_run()
 {
@@ -198,12 +211,6 @@ failed "--coalesce-count 1" "--coalesce-count: \"1\" is out of range"
 # reactor pass for all sends since (the kernel merges unread ones), so
 # fewer reads per send. On loopback the kernel copies every one
 # (zc_copied), as it says.
-zc_counts()
-{
-	"$MQBLK" target --stats --stats-socket "$TMP/stats.sock" |
-		awk 'NR > 1 && $2 > 0 { s += $21; r += $22; c += $23 }
-			END { print s + 0, r + 0, c + 0 }'
-}
 zc_run()
 {
 	stop_target
@@ -215,7 +222,7 @@ zc_run()
 	run_bg bench --name=zc --filename="$(uri)" --rw=randread --bs=64k \
 		--size=16m --iodepth=8 --runtime=2 --time_based
 	sleep 1.2
-	read -r ZC_SENDS ZC_READS ZC_COPIED <<<"$(zc_counts)"
+	read -r ZC_SENDS ZC_READS ZC_COPIED <<<"$(stats_sum zc_sends zc_reads zc_copied)"
 	wait "$BPID" || RC=$?
 	check "zerocopy $1: the run completes" test "$RC" = 0
 	run bench --name=zcv --filename="$(uri)" --rw=randwrite --bs=64k \
