@@ -55,6 +55,7 @@ def seed000(d):
     header(d)
     rows = [("remote", 2, "baseline: complete=remote (the IPI)"),
             ("batched", 2, "patched: complete=batched (the softirq)"),
+            ("irq", 2, "complete=irq (finished where they land)"),
             ("local", 2, "complete=local, 2 queues (submitters reap shared queues)"),
             ("local", 32, "control: complete=local, a queue per job")]
     summary = []
@@ -70,19 +71,25 @@ def seed000(d):
             text = ""
         print(text, end="")
         m = re.search(r"mqblk\s+: completions local=(\d+) remote=(\d+) "
-                      r"batched=(\d+) polled=(\d+) \(remote=([\d.]+)%\)", text)
+                      r"batched=(\d+) polled=(\d+) irq=(\d+) "
+                      r"\(remote=([\d.]+)%\), wakeups=(\d+)", text)
         io = re.search(r"read: IOPS=([^,]+),", text)
         if m:
-            print("remote completion: %s%% (local=%s remote=%s batched=%s)" % (
-                m.group(5), m.group(1), m.group(2), m.group(3)))
-            summary.append((title, io.group(1) if io else "?", m.group(5) + "%"))
+            print("remote completion: %s%% (local=%s remote=%s batched=%s "
+                  "irq=%s), wake-ups %s" % (m.group(6), m.group(1), m.group(2),
+                                            m.group(3), m.group(5), m.group(7)))
+            done = sum(int(m.group(i)) for i in range(1, 6))
+            wpc = "%.3f" % (int(m.group(7)) / done) if done else "-"
+            summary.append((title, io.group(1) if io else "?",
+                            m.group(6) + "%", wpc))
         else:
             print("remote completion: n/a (run failed)")
-            summary.append((title, "failed", "-"))
+            summary.append((title, "failed", "-", "-"))
     print()
-    print("%-58s %10s %8s" % ("summary", "IOPS", "remote"))
-    for t, i, r in summary:
-        print("%-58s %10s %8s" % (t, i, r))
+    print("%-58s %10s %8s %12s" % ("summary", "IOPS", "remote",
+                                   "wakes/compl"))
+    for t, i, r, w in summary:
+        print("%-58s %10s %8s %12s" % (t, i, r, w))
 
 
 # ---- 004 ----------------------------------------------------------------

@@ -41,12 +41,21 @@ enum mqblk_op {
  *          per submitter and handed over together with a single wake (the
  *          softirq analogue).
  * POLLED:  no interrupts: the submitter polls its hardware queue (hipri).
+ * IRQ:     completions complete wherever they land (rq_affinity=0): the
+ *          interrupt thread finishes each request there and posts it on
+ *          its submitter's completion list, as an io_uring completion is
+ *          posted to the CQ ring from the interrupt, and wakes the
+ *          submitter only when it sleeps waiting for completions. A
+ *          submitter that is busy finds them at its next reap: no wake-up
+ *          at all. (A queue whose fd was taken with mqblk_queue_fd() may
+ *          sleep outside the core, so it is woken as under REMOTE.)
  */
 enum mqblk_comp_policy {
 	MQBLK_COMP_LOCAL = 0,
 	MQBLK_COMP_REMOTE = 1,
 	MQBLK_COMP_BATCHED = 2,
 	MQBLK_COMP_POLLED = 3,
+	MQBLK_COMP_IRQ = 4,
 };
 
 /* Which path one completion took (counted per queue). */
@@ -55,7 +64,8 @@ enum mqblk_comp_path {
 	MQBLK_PATH_REMOTE = 1,
 	MQBLK_PATH_BATCHED = 2,
 	MQBLK_PATH_POLLED = 3,
-	MQBLK_PATH_NR = 4,
+	MQBLK_PATH_IRQ = 4, /* completed on the interrupt thread it landed on */
+	MQBLK_PATH_NR = 5,
 };
 
 /* mqblk_rq_get() flags */
@@ -124,6 +134,11 @@ struct mqblk_queue_stats {
 	uint64_t tag_nowait_fails; /* MQBLK_RQ_NOWAIT gets that got none */
 	uint64_t timeouts;
 	uint64_t errors;
+	/* eventfd wake-ups other threads wrote to this queue's submitter:
+	 * completions handed over (REMOTE: when its list was empty;
+	 * BATCHED: one per pass; IRQ: only to a sleeping submitter) and
+	 * tag wake-ups */
+	uint64_t wakeups;
 
 	/* scheduling (seed 004); "runs" are the dispatch runs this queue's
 	 * thread did, for any software queue of its hardware queue */
@@ -151,7 +166,8 @@ void mqblk_dev_opts_init(struct mqblk_dev_opts *opts);
  * Open a device: "null", "null:size=8g,irqmode=2,completion_nsec=10000";
  * a path ("/dev/loop0", "./disk.img", optionally "PATH?key=val,...") opens
  * the uring driver on it.
- * Core keys accepted with any driver: complete=local|remote|batched|polled,
+ * Core keys accepted with any driver:
+ * complete=local|remote|batched|polled|irq,
  * nr_hw_queues=N, irq_threads=N, timeout=MSEC, queue_depth=N,
  * shared_tags=0|1, tagset=NAME, poll_budget=N, scheduler=none|mq-deadline
  * (with read_expire=MS, write_expire=MS, writes_starved=N, fifo_batch=N,
@@ -227,14 +243,15 @@ unsigned mqblk_queue_inflight(const struct mqblk_queue *q);
  * caller that waits on many queues in one epoll set (the stripe driver
  * over its members): a LOCAL queue on a hardware queue with an interrupt
  * gives its epoll set (that irq fd and the queue's wake-up eventfd),
- * REMOTE and BATCHED queues their wake-up eventfd; -1 when there is none
+ * REMOTE, BATCHED and IRQ queues their wake-up eventfd (an IRQ queue is
+ * then woken on every hand-over, as REMOTE); -1 when there is none
  * (POLLED, or a hardware queue without interrupts): poll such a queue
  * with mqblk_reap(..., timeout 0). A reap with timeout 0 never sleeps and
  * takes what makes the fd readable (a pending interrupt or wake-up), so
  * level-triggered waiting on the fd is exact up to one spurious wake.
  * The fd belongs to q; the owner-thread rule applies to the reap.
  */
-int mqblk_queue_fd(const struct mqblk_queue *q);
+int mqblk_queue_fd(struct mqblk_queue *q);
 
 /*
  * Map [base, base+len), memory the caller's requests will use as buffers,

@@ -1472,7 +1472,7 @@ void bench_usage(FILE *f)
 		"device URIs: null[:size=8g,blocksize=512,submit_queues=N,\n"
 		"  hw_queue_depth=N,shared_tags=0|1,irqmode=0|1|2,completion_nsec=N,\n"
 		"  memory_backed=0|1]; on every URI: complete=local|remote|batched|\n"
-		"  polled, nr_hw_queues=N, queue_depth=N, irq_threads=N, timeout=MS,\n"
+		"  polled|irq, nr_hw_queues=N, queue_depth=N, irq_threads=N, timeout=MS,\n"
 		"  shared_tags=0|1, tagset=NAME (tags shared by the devices naming it),\n"
 		"  poll_budget=N (completions per poll pass), dispatch=batch|one,\n"
 		"  scheduler=none|mq-deadline with read_expire=MS, write_expire=MS,\n"

@@ -311,11 +311,13 @@ static void show_mqblk(FILE *f, const struct job_stats *js)
 
 	fprintf(f,
 		"  mqblk        : completions local=%" PRIu64 " remote=%" PRIu64
-		" batched=%" PRIu64 " polled=%" PRIu64 " (remote=%.1f%%), "
+		" batched=%" PRIu64 " polled=%" PRIu64 " irq=%" PRIu64
+		" (remote=%.1f%%), wakeups=%" PRIu64 ", "
 		"requeues=%" PRIu64 ", tag_waits=%" PRIu64 ", timeouts=%" PRIu64
 		", errors=%" PRIu64 ", verify_errors=%" PRIu64 "\n",
 		mq->comp_local, mq->comp_remote, mq->comp_batched,
-		mq->comp_polled, remote, mq->requeues, mq->tag_waits,
+		mq->comp_polled, mq->comp_irq, remote, mq->wakeups,
+		mq->requeues, mq->tag_waits,
 		mq->timeouts, mq->errors, js->verify_errors);
 	fprintf(f,
 		"  mqblk sched  : merges=%" PRIu64 ", dispatched=%" PRIu64

@@ -1069,6 +1069,8 @@ static void *job_thread_fn(void *arg)
 		js->mq.comp_remote = qs.completions[MQBLK_PATH_REMOTE];
 		js->mq.comp_batched = qs.completions[MQBLK_PATH_BATCHED];
 		js->mq.comp_polled = qs.completions[MQBLK_PATH_POLLED];
+		js->mq.comp_irq = qs.completions[MQBLK_PATH_IRQ];
+		js->mq.wakeups = qs.wakeups;
 		js->mq.requeues = qs.requeues;
 		js->mq.tag_waits = qs.tag_waits;
 		js->mq.tag_wait_ns = qs.tag_wait_ns;

@@ -278,6 +278,8 @@ void stats_merge(struct job_stats *dst, const struct job_stats *src)
 	m->comp_remote += s->comp_remote;
 	m->comp_batched += s->comp_batched;
 	m->comp_polled += s->comp_polled;
+	m->comp_irq += s->comp_irq;
+	m->wakeups += s->wakeups;
 	m->requeues += s->requeues;
 	m->tag_waits += s->tag_waits;
 	m->tag_wait_ns += s->tag_wait_ns;
@@ -525,7 +527,7 @@ void report_view_free(struct report_view *v)
 
 double stats_remote_pct(const struct mqblk_job_counters *mq)
 {
-	uint64_t cross = mq->comp_remote + mq->comp_batched;
+	uint64_t cross = mq->comp_remote + mq->comp_batched + mq->comp_irq;
 	uint64_t all = cross + mq->comp_local + mq->comp_polled;
 
 	return all ? (double)cross * 100.0 / (double)all : 0.0;

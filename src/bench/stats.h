@@ -71,6 +71,8 @@ struct mqblk_job_counters {
 	uint64_t comp_remote;
 	uint64_t comp_batched;
 	uint64_t comp_polled;
+	uint64_t comp_irq; /* completed on the interrupt thread (IRQ) */
+	uint64_t wakeups; /* eventfd wake-ups other threads wrote */
 	uint64_t requeues;
 	uint64_t tag_waits;
 	uint64_t tag_wait_ns;
@@ -89,8 +91,8 @@ struct mqblk_job_counters {
 
 /*
  * Share (percent) of completions handed to the submitter from another
- * thread: the remote (IPI-like) and batched (softirq-like) paths over all
- * completions. Seed 000's "remote completion" figure.
+ * thread: the remote (IPI-like), batched (softirq-like) and irq (finished
+ * where they landed) paths over all completions. Seed 000's "remote completion" figure.
  */
 double stats_remote_pct(const struct mqblk_job_counters *mq);
 

@@ -27,6 +27,7 @@ static const char *const policy_names[] = {
 	[MQBLK_COMP_REMOTE] = "remote",
 	[MQBLK_COMP_BATCHED] = "batched",
 	[MQBLK_COMP_POLLED] = "polled",
+	[MQBLK_COMP_IRQ] = "irq",
 };
 
 const char *mqblk_comp_policy_name(enum mqblk_comp_policy p)
@@ -218,7 +219,7 @@ static int core_params(struct mqblk_params *params, struct mqblk_dev_opts *o,
 			if (parse_policy(p->val, &pol)) {
 				snprintf(
 					err, errlen,
-					"bad complete='%s': expected local, remote, batched or polled",
+					"bad complete='%s': expected local, remote, batched, polled or irq",
 					p->val);
 				return -EINVAL;
 			}
@@ -699,6 +700,7 @@ void mqblk_queue_get_stats(const struct mqblk_queue *q,
 			   struct mqblk_queue_stats *st)
 {
 	*st = q->st;
+	st->wakeups = atomic_load_explicit(&q->wakeups, memory_order_relaxed);
 }
 
 void mqblk_dev_get_stats(const struct mqblk_dev *dev,
@@ -722,12 +724,19 @@ unsigned mqblk_queue_inflight(const struct mqblk_queue *q)
 	return q->inflight;
 }
 
-int mqblk_queue_fd(const struct mqblk_queue *q)
+int mqblk_queue_fd(struct mqblk_queue *q)
 {
 	if (q->epfd >= 0)
 		return q->epfd; /* LOCAL with an irq fd */
 	if (q->policy == MQBLK_COMP_REMOTE || q->policy == MQBLK_COMP_BATCHED)
 		return q->wake_fd;
+	if (q->policy == MQBLK_COMP_IRQ) {
+		/* its owner will sleep on the fd, where the core cannot
+		 * see it: every hand-over wakes from now on */
+		atomic_store_explicit(&q->sleeping,
+				      QUEUE_SLEEP_ALWAYS, memory_order_seq_cst);
+		return q->wake_fd;
+	}
 	return -1;
 }
 
@@ -773,16 +782,13 @@ static void queue_wait_step(struct mqblk_queue *q, int64_t timeout_ns);
  * they wait for may be theirs to complete. */
 static void queue_wait_tag(struct mqblk_queue *q)
 {
-	struct pollfd pfd = { .fd = q->wake_fd, .events = POLLIN };
-
 	if (q->policy == MQBLK_COMP_POLLED || q->epfd >= 0) {
 		queue_wait_step(q, 1000 * 1000);
 		return;
 	}
 	if (q->policy == MQBLK_COMP_LOCAL && q->hctx->irq_fd < 0)
 		core_poll_hctx(q->hctx, q, MQBLK_PATH_LOCAL, q->hctx->depth);
-	if (poll(&pfd, 1, 1) > 0)
-		queue_drain_wake(q);
+	queue_sleep(q, 1);
 }
 
 struct mqblk_rq *mqblk_rq_get(struct mqblk_queue *q, unsigned flags)
@@ -1197,14 +1203,7 @@ static void queue_wait_step(struct mqblk_queue *q, int64_t timeout_ns)
 		}
 		return;
 	}
-	{
-		struct pollfd pfd = { .fd = q->wake_fd, .events = POLLIN };
-
-		if (!rq_llist_empty(&q->remote))
-			return;
-		if (poll(&pfd, 1, ms) > 0)
-			queue_drain_wake(q);
-	}
+	queue_sleep(q, ms);
 }
 
 int mqblk_reap(struct mqblk_queue *q, struct mqblk_rq **out, unsigned min,

@@ -2,10 +2,13 @@
 /*
  * Completion routing: a driver's completion is handed to the thread that
  * submitted the request, locally, through a lockless list plus an eventfd
- * wake (the IPI), in per-pass batches (the softirq), or found by polling.
- * Also the interrupt threads that serve REMOTE and BATCHED devices.
+ * wake (the IPI), in per-pass batches (the softirq), finished where they
+ * land and posted without a wake unless the submitter sleeps (IRQ), or
+ * found by polling. Also the interrupt threads that serve REMOTE, BATCHED
+ * and IRQ devices.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -26,6 +29,7 @@ struct comp_batch {
 struct comp_ctx {
 	enum mqblk_comp_path path; /* for this thread's own requests */
 	bool batching; /* hand others' completions over in batches */
+	bool landing; /* complete others' where they land (IRQ) */
 	unsigned nr;
 	struct comp_batch b[COMP_BATCH_QUEUES];
 };
@@ -44,6 +48,7 @@ void queue_wake(struct mqblk_queue *q)
 {
 	uint64_t one = 1;
 
+	atomic_fetch_add_explicit(&q->wakeups, 1, memory_order_relaxed);
 	/* EAGAIN means the counter is saturated: a wake is pending anyway */
 	if (write(q->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		abort();
@@ -103,6 +108,52 @@ static void comp_batch_add(struct comp_ctx *c, struct mqblk_queue *q,
 	c->nr++;
 }
 
+/*
+ * IRQ: post rq on its submitter's list from the thread it landed on, and
+ * wake the submitter only if it sleeps (or sleeps outside the core). The
+ * seq_cst fence pairs with queue_sleep()'s: either this thread sees
+ * QUEUE_SLEEP_YES, or the sleeper sees rq on the list and does not sleep.
+ * One of the wakers claims the sleeper (YES -> NO) so it gets one write.
+ */
+static void queue_post_landed(struct mqblk_queue *q, struct mqblk_rq *rq)
+{
+	int s;
+
+	atomic_fetch_add_explicit(&q->producers, 1, memory_order_acquire);
+	rq_llist_add(&q->remote, rq);
+	atomic_thread_fence(memory_order_seq_cst);
+	s = atomic_load_explicit(&q->sleeping, memory_order_relaxed);
+	if (s == QUEUE_SLEEP_ALWAYS ||
+	    (s == QUEUE_SLEEP_YES &&
+	     atomic_compare_exchange_strong_explicit(
+		     &q->sleeping, &s, QUEUE_SLEEP_NO, memory_order_relaxed,
+		     memory_order_relaxed)))
+		queue_wake(q);
+	atomic_fetch_sub_explicit(&q->producers, 1, memory_order_release);
+}
+
+void queue_sleep(struct mqblk_queue *q, int ms)
+{
+	struct pollfd pfd = { .fd = q->wake_fd, .events = POLLIN };
+	bool landing = q->policy == MQBLK_COMP_IRQ && ms != 0;
+	int s = QUEUE_SLEEP_NO;
+
+	if (landing) {
+		atomic_compare_exchange_strong_explicit(
+			&q->sleeping, &s, QUEUE_SLEEP_YES, memory_order_relaxed,
+			memory_order_relaxed);
+		atomic_thread_fence(memory_order_seq_cst);
+	}
+	if (rq_llist_empty(&q->remote) && poll(&pfd, 1, ms) > 0)
+		queue_drain_wake(q);
+	if (landing) {
+		s = QUEUE_SLEEP_YES;
+		atomic_compare_exchange_strong_explicit(
+			&q->sleeping, &s, QUEUE_SLEEP_NO, memory_order_relaxed,
+			memory_order_relaxed);
+	}
+}
+
 /* Deliver a completed request to its submitter by the path in force. */
 static inline void rq_route(struct mqblk_rq *rq, struct comp_ctx *c)
 {
@@ -116,6 +167,11 @@ static inline void rq_route(struct mqblk_rq *rq, struct comp_ctx *c)
 	if (c && c->batching) {
 		rq->comp_path = MQBLK_PATH_BATCHED;
 		comp_batch_add(c, q, rq);
+		return;
+	}
+	if (c && c->landing) {
+		rq->comp_path = MQBLK_PATH_IRQ;
+		queue_post_landed(q, rq);
 		return;
 	}
 	rq->comp_path = MQBLK_PATH_REMOTE;
@@ -202,6 +258,7 @@ int core_poll_hctx(struct mqblk_hctx *h, struct mqblk_queue *q,
 		return 0;
 	c.path = path;
 	c.batching = !q && h->dev->policy == MQBLK_COMP_BATCHED;
+	c.landing = !q && h->dev->policy == MQBLK_COMP_IRQ;
 	c.nr = 0;
 	prev = tls_comp;
 	tls_comp = &c;
@@ -273,7 +330,7 @@ int irq_threads_start(struct mqblk_dev *dev)
 	int ret;
 
 	if (dev->policy != MQBLK_COMP_REMOTE &&
-	    dev->policy != MQBLK_COMP_BATCHED)
+	    dev->policy != MQBLK_COMP_BATCHED && dev->policy != MQBLK_COMP_IRQ)
 		return 0;
 	for (i = 0; i < dev->nr_hw_queues; i++)
 		if (dev->hctx[i].irq_fd >= 0)

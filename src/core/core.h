@@ -20,6 +20,11 @@
 
 #define CORE_CACHELINE 64
 
+/* mqblk_queue.sleeping: the owner of an IRQ-policy queue is busy (a
+ * hand-over needs no wake), asleep waiting on its wake_fd, or gave its
+ * fd away (mqblk_queue_fd: always wake) */
+enum { QUEUE_SLEEP_NO = 0, QUEUE_SLEEP_YES = 1, QUEUE_SLEEP_ALWAYS = 2 };
+
 /* rq->state: the one field both the driver's completion and the timeout
  * handler race on; the transition to COMPLETE happens exactly once. */
 enum rq_state {
@@ -163,6 +168,10 @@ struct mqblk_queue {
 	struct rq_llist remote __attribute__((aligned(CORE_CACHELINE)));
 	_Atomic unsigned producers; /* threads inside queue_hand_over() */
 	int wake_fd; /* eventfd: remote completions, tag wake-ups */
+	_Atomic uint64_t wakeups; /* writes to wake_fd */
+	/* IRQ policy: may a hand-over skip the wake? QUEUE_SLEEP_NO while
+	 * the owner is busy (it reaps what is posted without a wake) */
+	_Atomic int sleeping;
 	int epfd; /* LOCAL policy: wake_fd + this hctx's irq fd */
 	struct sbq_waiter waiter;
 
@@ -272,6 +281,9 @@ void queue_drain_wake(struct mqblk_queue *q);
 int irq_threads_start(struct mqblk_dev *dev);
 void irq_threads_stop(struct mqblk_dev *dev);
 pid_t core_gettid(void);
+/* Sleep up to ms (-1: forever) on q's wake_fd unless completions are
+ * already posted; IRQ queues tell producers they must wake. */
+void queue_sleep(struct mqblk_queue *q, int ms);
 
 /* timeout.c */
 int timeout_start(struct mqblk_dev *dev);

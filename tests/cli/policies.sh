@@ -40,19 +40,25 @@ check("did-io", ios > 0, "no I/O")
 check("paths-add-up", total >= ios, "paths %d < ios %d" % (total, ios))
 check("no-errors", mq["errors"] == 0 and j["error"] == 0, str(mq))
 own = {"local": "local", "remote": "remote", "batched": "batched",
-       "polled": "polled"}[policy]
+       "polled": "polled", "irq": "irq"}[policy]
 check("own-path-used", c[own] > 0, "%s=0: %s" % (own, c))
-if policy in ("remote", "batched"):
+if policy in ("remote", "batched", "irq"):
     # interrupt threads complete everything: nothing is local or polled
     check("no-local", c["local"] == 0 and c["polled"] == 0, str(c))
 if policy == "batched":
     check("no-remote", c["remote"] == 0, str(c))
 if policy == "remote":
-    check("no-batched", c["batched"] == 0, str(c))
+    check("no-batched", c["batched"] == 0 and c["irq"] == 0, str(c))
+if policy == "irq":
+    # finished where they landed; a submitter is woken only when it
+    # sleeps, so never more often than once per completion
+    check("no-handed-over", c["remote"] == 0 and c["batched"] == 0, str(c))
+    check("wakeups-at-most-completions", mq["wakeups"] <= c["irq"],
+          "wakeups %d, irq completions %d" % (mq["wakeups"], c["irq"]))
 if policy == "polled":
     check("no-interrupt-paths", c["batched"] == 0 and c["local"] == 0,
           str(c))
-cross = c["remote"] + c["batched"]
+cross = c["remote"] + c["batched"] + c["irq"]
 want = 100.0 * cross / total if total else 0.0
 check("remote-pct", abs(mq["remote_pct"] - want) < 0.01,
       "remote_pct %s, counters say %.3f" % (mq["remote_pct"], want))
@@ -61,7 +67,7 @@ PY
 }
 
 for irq in 1 2; do
-	for policy in local remote batched polled; do
+	for policy in local remote batched polled irq; do
 		name=irq$irq-$policy
 		run bench --name=p --filename="null:irqmode=$irq,completion_nsec=2000,complete=$policy,submit_queues=2" \
 			--rw=randread --bs=4k --iodepth=8 --numjobs=4 --group_reporting \

@@ -274,6 +274,108 @@ static void test_path_irqmode1_batched_is_batched(void **state)
 	check_path(1, "batched", MQBLK_PATH_BATCHED);
 }
 
+static void test_path_irqmode1_irq_is_irq(void **state)
+{
+	(void)state;
+	check_path(1, "irq", MQBLK_PATH_IRQ);
+	check_path(2, "irq", MQBLK_PATH_IRQ);
+	check_path(0, "irq", MQBLK_PATH_LOCAL); /* no interrupt to land */
+}
+
+/*
+ * A submitter that never sleeps: IRQ completions are posted without a
+ * single wake-up; REMOTE writes one whenever its list was empty. Then
+ * one that sleeps in mqblk_reap: IRQ wakes it (else the reap would hang).
+ */
+static unsigned spin_reap(struct mqblk_queue *q, unsigned nr)
+{
+	struct mqblk_rq *rqs[16];
+	unsigned i, reaped = 0;
+
+	for (i = 0; i < nr; i++)
+		assert_int_equal(mqblk_submit(get_rq(q, MQBLK_OP_READ, i * BS,
+						     BS, rqs)),
+				 0);
+	while (reaped < nr) {
+		int n = mqblk_reap(q, rqs, 0, 16, 0);
+
+		assert_true(n >= 0);
+		for (i = 0; i < (unsigned)n; i++) {
+			assert_int_equal(rqs[i]->res, BS);
+			mqblk_rq_put(rqs[i]);
+		}
+		reaped += (unsigned)n;
+	}
+	return reaped;
+}
+
+static void check_wakeups(const char *complete, bool want_wakes)
+{
+	char uri[256];
+	struct mqblk_dev *dev;
+	struct mqblk_queue *q;
+	struct mqblk_queue_stats st;
+	struct mqblk_rq *rqs[16];
+	unsigned i, round;
+
+	snprintf(uri, sizeof(uri),
+		 "null:size=1m,irqmode=1,complete=%s,completion_nsec=1000",
+		 complete);
+	dev = open_dev(uri, 1);
+	q = open_queue(dev);
+	for (round = 0; round < 8; round++)
+		spin_reap(q, 16);
+	mqblk_queue_get_stats(q, &st);
+	assert_int_equal(st.errors, 0);
+	if (want_wakes)
+		assert_true(st.wakeups > 0);
+	else
+		assert_int_equal(st.wakeups, 0);
+
+	/* now sleep for each completion: a wake-up per sleep at least */
+	for (round = 0; round < 8; round++) {
+		assert_int_equal(mqblk_submit(get_rq(q, MQBLK_OP_READ, 0, BS,
+						     rqs)),
+				 0);
+		assert_int_equal(mqblk_reap(q, rqs, 1, 1, -1), 1);
+		mqblk_rq_put(rqs[0]);
+	}
+	mqblk_queue_get_stats(q, &st);
+	for (i = 0; i < MQBLK_PATH_NR; i++)
+		if (i != MQBLK_PATH_LOCAL)
+			assert_true(st.completions[i] == 0 ||
+				    st.completions[i] == 16 * 8 + 8);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
+static void test_irq_busy_submitter_gets_no_wakeups(void **state)
+{
+	(void)state;
+	check_wakeups("irq", false);
+	check_wakeups("remote", true);
+}
+
+static void test_irq_queue_fd_always_wakes(void **state)
+{
+	struct mqblk_dev *dev;
+	struct mqblk_queue *q;
+	struct mqblk_queue_stats st;
+
+	(void)state;
+	dev = open_dev("null:size=1m,irqmode=1,complete=irq,"
+		       "completion_nsec=1000",
+		       1);
+	q = open_queue(dev);
+	assert_true(mqblk_queue_fd(q) >= 0);
+	spin_reap(q, 16);
+	mqblk_queue_get_stats(q, &st);
+	assert_true(st.wakeups > 0);
+	assert_int_equal(st.completions[MQBLK_PATH_IRQ], 16);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
 static void test_path_irqmode1_polled_is_polled(void **state)
 {
 	(void)state;
@@ -1055,6 +1157,14 @@ static void test_threads_batched_each_reaps_own(void **state)
 	       MQBLK_PATH_BATCHED);
 }
 
+static void test_threads_irq_each_reaps_own(void **state)
+{
+	(void)state;
+	run_mt("null:size=1m,submit_queues=2,shared_tags=1,irqmode=1,"
+	       "complete=irq",
+	       MQBLK_PATH_IRQ);
+}
+
 static void test_threads_local_shared_hctx_each_reaps_own(void **state)
 {
 	struct mqblk_dev_opts o;
@@ -1154,6 +1264,9 @@ int main(void)
 		cmocka_unit_test(test_path_irqmode1_local_is_local),
 		cmocka_unit_test(test_path_irqmode1_remote_is_remote),
 		cmocka_unit_test(test_path_irqmode1_batched_is_batched),
+		cmocka_unit_test(test_path_irqmode1_irq_is_irq),
+		cmocka_unit_test(test_irq_busy_submitter_gets_no_wakeups),
+		cmocka_unit_test(test_irq_queue_fd_always_wakes),
 		cmocka_unit_test(test_path_irqmode1_polled_is_polled),
 		cmocka_unit_test(test_path_irqmode2_local_is_local),
 		cmocka_unit_test(test_path_irqmode2_remote_is_remote),
@@ -1182,6 +1295,7 @@ int main(void)
 		cmocka_unit_test(
 			test_threads_remote_shared_tags_each_reaps_own),
 		cmocka_unit_test(test_threads_batched_each_reaps_own),
+		cmocka_unit_test(test_threads_irq_each_reaps_own),
 		cmocka_unit_test(test_threads_local_shared_hctx_each_reaps_own),
 		cmocka_unit_test(test_queue_open_beyond_expected_is_ebusy),
 		cmocka_unit_test(test_queue_close_with_io_in_flight_drains),
