@@ -95,10 +95,21 @@ def seed000(d):
 # ---- 004 ----------------------------------------------------------------
 def seed004(d):
     header(d)
+    for plug in PLUGS_004:
+        seed004_table(d, plug)
+
+
+# the two plug depths run_004 uses: 1 is the thread's command line (a
+# plug holds one request, so dispatch=batch and one cannot differ); 16
+# is --iodepth_batch_submit=16 --iodepth_batch_complete_min=16
+PLUGS_004 = (1, 16)
+
+
+def seed004_table(d, plug):
     res = {}
     for tags in ("hctx", "shared"):
         for disp in ("batch", "one"):
-            j = load_json(os.path.join(d, "%s-%s.out" % (disp, tags)))
+            j = load_json(os.path.join(d, "%s-%s-b%d.out" % (disp, tags, plug)))
             if j and j.get("jobs"):
                 jobs = j["jobs"]
                 iops = sum(x["read"]["iops"] for x in jobs)
@@ -108,6 +119,12 @@ def seed004(d):
                         if isinstance(v, (int, float)):
                             m[k] = m.get(k, 0) + v
                 res[(disp, tags)] = (iops, m)
+    print()
+    if plug == 1:
+        print("iodepth_batch=1 (the thread's command line: one request per plug)")
+    else:
+        print("iodepth_batch_submit=%d, iodepth_batch_complete_min=%d (plugs of %d)"
+              % (plug, plug, plug))
     print()
     print("%-32s| %-22s| %-22s" % ("", "v4.14 (dispatch=batch)", "patched (dispatch=one)"))
     print("%-32s| %-22s| %-22s" % ("", "mq-none", "mq-none"))
