@@ -603,8 +603,8 @@ static void mqblk_json(struct jw *w, const struct job_stats *js)
 	jw_uint(w, "polled", mq->comp_polled);
 	jw_uint(w, "irq", mq->comp_irq);
 	jw_obj_end(w);
-	jw_uint(w, "wakeups", mq->wakeups);
 	jw_double(w, "remote_pct", stats_remote_pct(mq));
+	jw_uint(w, "wakeups", mq->wakeups);
 	jw_uint(w, "requeues", mq->requeues);
 	jw_uint(w, "tag_waits", mq->tag_waits);
 	jw_uint(w, "timeouts", mq->timeouts);

@@ -271,6 +271,18 @@ static int core_params(struct mqblk_params *params, struct mqblk_dev_opts *o,
 	return 0;
 }
 
+static void hctx_lock_init(struct mqblk_hctx *h)
+{
+	pthread_mutexattr_t a;
+
+	/* spins a little before it sleeps: as cheap as a spinlock while
+	 * the holder runs, and no burnt time slices while it does not */
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+	pthread_mutex_init(&h->lock, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
 static void hctx_exit_all(struct mqblk_dev *dev, unsigned nr)
 {
 	unsigned i;
@@ -278,7 +290,7 @@ static void hctx_exit_all(struct mqblk_dev *dev, unsigned nr)
 	for (i = 0; i < nr; i++) {
 		if (dev->ops->exit_hctx)
 			dev->ops->exit_hctx(&dev->hctx[i]);
-		pthread_spin_destroy(&dev->hctx[i].lock);
+		pthread_mutex_destroy(&dev->hctx[i].lock);
 		pthread_spin_destroy(&dev->hctx[i].sched_lock);
 		atomic_fetch_sub(&dev->hctx[i].tags->nr_hctx, 1);
 	}
@@ -353,13 +365,13 @@ setup_hctx:
 		h->need_lock = i + dev->nr_hw_queues < dev->nr_queues_expected;
 		h->tags = tagset ? dev->tags : h->tags;
 		rq_list_init(&h->dispatch);
-		pthread_spin_init(&h->lock, PTHREAD_PROCESS_PRIVATE);
+		hctx_lock_init(h);
 		sched_hctx_init(h);
 		atomic_fetch_add(&h->tags->nr_hctx, 1);
 		if (dev->ops->init_hctx) {
 			ret = dev->ops->init_hctx(h, i);
 			if (ret) {
-				pthread_spin_destroy(&h->lock);
+				pthread_mutex_destroy(&h->lock);
 				pthread_spin_destroy(&h->sched_lock);
 				atomic_fetch_sub(&h->tags->nr_hctx, 1);
 				hctx_exit_all(dev, i);
@@ -624,6 +636,15 @@ int mqblk_queue_open(struct mqblk_dev *dev, struct mqblk_queue **qp)
 
 	if (q->policy == MQBLK_COMP_LOCAL && h->irq_fd >= 0) {
 		struct epoll_event ev = { .events = EPOLLIN };
+		/* the irq fd is every submitter's of h: edge-triggered and
+		 * exclusive, so one arrival wakes one sleeper, and a thread
+		 * that loses the poll to another does not spin on a fd that
+		 * stays readable until that one has read it (the missed
+		 * flag makes the other poll again) */
+		struct epoll_event irq_ev = {
+			.events = EPOLLIN | EPOLLET | EPOLLEXCLUSIVE,
+			.data.u32 = 1,
+		};
 
 		q->epfd = epoll_create1(EPOLL_CLOEXEC);
 		if (q->epfd < 0) {
@@ -635,8 +656,12 @@ int mqblk_queue_open(struct mqblk_dev *dev, struct mqblk_queue **qp)
 			ret = -errno;
 			goto out_unmap;
 		}
-		ev.data.u32 = 1;
-		if (epoll_ctl(q->epfd, EPOLL_CTL_ADD, h->irq_fd, &ev)) {
+		/* (not for an irq fd that is itself an epoll set, as
+		 * nvme-tcp's: the kernel refuses EPOLLEXCLUSIVE there) */
+		if (epoll_ctl(q->epfd, EPOLL_CTL_ADD, h->irq_fd, &irq_ev) &&
+		    (errno != EINVAL ||
+		     (irq_ev.events &= ~(uint32_t)EPOLLEXCLUSIVE,
+		      epoll_ctl(q->epfd, EPOLL_CTL_ADD, h->irq_fd, &irq_ev)))) {
 			ret = -errno;
 			goto out_unmap;
 		}
@@ -858,7 +883,7 @@ void mqblk_rq_put(struct mqblk_rq *rq)
 static inline void hctx_unlock(struct mqblk_hctx *h)
 {
 	if (h->need_lock)
-		pthread_spin_unlock(&h->lock);
+		pthread_mutex_unlock(&h->lock);
 }
 
 /* The dispatch lock of a scheduler/one-at-a-time run, counted: a
@@ -866,9 +891,9 @@ static inline void hctx_unlock(struct mqblk_hctx *h)
 void hctx_lock_counted(struct mqblk_hctx *h, struct mqblk_queue *q)
 {
 	q->st.dispatch_locks++;
-	if (pthread_spin_trylock(&h->lock)) {
+	if (pthread_mutex_trylock(&h->lock)) {
 		q->st.dispatch_lock_contended++;
-		pthread_spin_lock(&h->lock);
+		pthread_mutex_lock(&h->lock);
 	}
 }
 
@@ -996,7 +1021,7 @@ void hctx_run_dispatch(struct mqblk_hctx *h, struct mqblk_queue *q)
 		return;
 	/* taken even with one submitter: it is rare, and it keeps the
 	 * list consistent with queue_issue_list() appending to it */
-	pthread_spin_lock(&h->lock);
+	pthread_mutex_lock(&h->lock);
 	list = h->dispatch;
 	if (!list.head)
 		list.tailp = &list.head;
@@ -1007,7 +1032,7 @@ void hctx_run_dispatch(struct mqblk_hctx *h, struct mqblk_queue *q)
 		rq_list_init(&h->dispatch);
 	atomic_store_explicit(&h->dispatch_nr, h->dispatch.nr,
 			      memory_order_relaxed);
-	pthread_spin_unlock(&h->lock);
+	pthread_mutex_unlock(&h->lock);
 }
 
 /* Issue a list of requests of q to its hctx. */
@@ -1025,12 +1050,12 @@ static void queue_issue_list(struct mqblk_queue *q, struct rq_list *list)
 						  memory_order_relaxed),
 			     0)) {
 		/* earlier requests are waiting: keep the order */
-		pthread_spin_lock(&h->lock);
+		pthread_mutex_lock(&h->lock);
 		*h->dispatch.tailp = list->head;
 		h->dispatch.tailp = list->tailp;
 		h->dispatch.nr += list->nr;
 		atomic_store(&h->dispatch_nr, h->dispatch.nr);
-		pthread_spin_unlock(&h->lock);
+		pthread_mutex_unlock(&h->lock);
 		rq_list_init(list);
 		hctx_run_dispatch(h, q);
 		return;
@@ -1041,12 +1066,12 @@ static void queue_issue_list(struct mqblk_queue *q, struct rq_list *list)
 	__dispatch_list(h, list, q);
 	hctx_unlock(h);
 	if (__builtin_expect(list->head != NULL, 0)) {
-		pthread_spin_lock(&h->lock);
+		pthread_mutex_lock(&h->lock);
 		*h->dispatch.tailp = list->head;
 		h->dispatch.tailp = list->tailp;
 		h->dispatch.nr += list->nr;
 		atomic_store(&h->dispatch_nr, h->dispatch.nr);
-		pthread_spin_unlock(&h->lock);
+		pthread_mutex_unlock(&h->lock);
 		rq_list_init(list);
 	}
 }
@@ -1196,8 +1221,7 @@ static void queue_wait_step(struct mqblk_queue *q, int64_t timeout_ns)
 
 		for (i = 0; i < n; i++) {
 			if (ev[i].data.u32 == 1)
-				core_poll_hctx(h, q, MQBLK_PATH_LOCAL,
-					       h->depth);
+				core_poll_hctx_irq(h, q, MQBLK_PATH_LOCAL);
 			else
 				queue_drain_wake(q);
 		}

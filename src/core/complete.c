@@ -247,6 +247,7 @@ int core_poll_hctx(struct mqblk_hctx *h, struct mqblk_queue *q,
 {
 	struct comp_ctx c, *prev;
 	int exp = 0, n;
+	bool hit = false;
 
 	if (!h->dev->ops->poll)
 		return 0;
@@ -262,20 +263,53 @@ int core_poll_hctx(struct mqblk_hctx *h, struct mqblk_queue *q,
 	c.nr = 0;
 	prev = tls_comp;
 	tls_comp = &c;
-	n = h->dev->ops->poll(h, budget);
+	n = 0;
+	for (;;) {
+		int r;
+
+		if (atomic_load_explicit(&h->poll_missed, memory_order_relaxed))
+			atomic_store_explicit(&h->poll_missed, 0,
+					      memory_order_seq_cst);
+		r = h->dev->ops->poll(h, budget);
+		if (r > 0)
+			n += r;
+		else if (r < 0 && !n)
+			n = r;
+		hit = r >= 0 && (unsigned)r >= budget;
+		/* pairs with core_poll_hctx_irq(): a thread that found us
+		 * polling set poll_missed first, so we see it here (a pass
+		 * that used its budget returns anyway: its caller comes
+		 * back, and the flag stays for whoever polls next) */
+		atomic_store_explicit(&h->polling, 0, memory_order_seq_cst);
+		if (hit || !atomic_load_explicit(&h->poll_missed,
+						 memory_order_seq_cst))
+			break;
+		exp = 0;
+		if (!atomic_compare_exchange_strong_explicit(
+			    &h->polling, &exp, 1, memory_order_acquire,
+			    memory_order_relaxed))
+			break; /* the new poller sees the flag */
+	}
 	tls_comp = prev;
-	atomic_store_explicit(&h->polling, 0, memory_order_release);
 	if (c.nr)
 		comp_flush(&c);
-	if (n >= 0 && (unsigned)n >= budget) {
+	if (hit) {
 		/* irq-poll's "budget exhausted": counted; the caller comes
 		 * back to this hw queue after serving the others */
 		atomic_fetch_add_explicit(&h->budget_hits, 1,
 					  memory_order_relaxed);
 		if (q)
 			q->st.poll_budget_hits++;
+		return (int)budget > n ? (int)budget : n;
 	}
 	return n;
+}
+
+int core_poll_hctx_irq(struct mqblk_hctx *h, struct mqblk_queue *q,
+		       enum mqblk_comp_path path)
+{
+	atomic_store_explicit(&h->poll_missed, 1, memory_order_seq_cst);
+	return core_poll_hctx(h, q, path, h->depth);
 }
 
 /* ---- interrupt threads ---- */

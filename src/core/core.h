@@ -119,13 +119,21 @@ struct mqblk_hctx {
 	bool active; /* counted in tags->active_queues */
 
 	/* dispatch: serialises queue_rq/commit_rqs and the BUSY list */
-	pthread_spinlock_t lock;
+	/* an adaptive mutex, not a spinlock: it is held across the
+	 * driver's queue_rq (a sendmsg for nvme-tcp), and a user-space
+	 * holder can be preempted, with 64 submitters on 2 CPUs spinning
+	 * out their time slices behind it */
+	pthread_mutex_t lock;
 	struct rq_list dispatch;
 	_Atomic unsigned dispatch_nr;
 	_Atomic unsigned nr_active; /* in flight, shared tags only */
 
 	/* poll() is never run twice at once on one hctx */
 	_Atomic int polling;
+	/* an interrupt was seen while another thread polled: that poller
+	 * polls again before it lets go (NAPI's MISSED), so a thread that
+	 * loses the race can sleep without stranding the interrupt */
+	_Atomic int poll_missed;
 
 	struct irq_thread *irq; /* serving thread, REMOTE/BATCHED */
 
@@ -276,6 +284,11 @@ struct comp_ctx;
  * whole budget is counted and returns it (the caller comes back). */
 int core_poll_hctx(struct mqblk_hctx *hctx, struct mqblk_queue *q,
 		   enum mqblk_comp_path path, unsigned budget);
+/* The same for a thread woken by h's interrupt fd, which may be shared
+ * with other threads' epoll sets (edge-triggered): if another thread is
+ * polling, that one polls again for us. */
+int core_poll_hctx_irq(struct mqblk_hctx *h, struct mqblk_queue *q,
+		       enum mqblk_comp_path path);
 void queue_wake(struct mqblk_queue *q);
 void queue_drain_wake(struct mqblk_queue *q);
 int irq_threads_start(struct mqblk_dev *dev);

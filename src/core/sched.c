@@ -408,7 +408,7 @@ void sched_queue_attach(struct mqblk_queue *q)
 	pthread_spin_init(&q->ctx_lock, PTHREAD_PROCESS_PRIVATE);
 	rq_list_init(&q->ctx_list);
 	atomic_init(&q->ctx_nr, 0);
-	pthread_spin_lock(&h->lock);
+	pthread_mutex_lock(&h->lock);
 	if (!h->ctx_rotor) {
 		q->ctx_next = q;
 		h->ctx_rotor = q;
@@ -416,7 +416,7 @@ void sched_queue_attach(struct mqblk_queue *q)
 		q->ctx_next = h->ctx_rotor->ctx_next;
 		h->ctx_rotor->ctx_next = q;
 	}
-	pthread_spin_unlock(&h->lock);
+	pthread_mutex_unlock(&h->lock);
 }
 
 /* q's list is empty: its requests were all reaped before close. */
@@ -425,7 +425,7 @@ void sched_queue_detach(struct mqblk_queue *q)
 	struct mqblk_hctx *h = q->hctx;
 	struct mqblk_queue *p;
 
-	pthread_spin_lock(&h->lock);
+	pthread_mutex_lock(&h->lock);
 	if (q->ctx_next == q) {
 		h->ctx_rotor = NULL;
 	} else {
@@ -435,7 +435,7 @@ void sched_queue_detach(struct mqblk_queue *q)
 		if (h->ctx_rotor == q)
 			h->ctx_rotor = q->ctx_next;
 	}
-	pthread_spin_unlock(&h->lock);
+	pthread_mutex_unlock(&h->lock);
 	pthread_spin_destroy(&q->ctx_lock);
 }
 
@@ -541,7 +541,7 @@ void sched_run(struct mqblk_hctx *h, struct mqblk_queue *q)
 		}
 	}
 out:
-	pthread_spin_unlock(&h->lock);
+	pthread_mutex_unlock(&h->lock);
 }
 
 void sched_insert_and_run(struct mqblk_queue *q, struct rq_list *list)

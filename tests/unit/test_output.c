@@ -507,6 +507,8 @@ static struct job_stats *reader(const struct bench_job *job)
 	js->mq.comp_remote = 250;
 	js->mq.comp_batched = 100;
 	js->mq.comp_polled = 0;
+	js->mq.comp_irq = 0;
+	js->mq.wakeups = 11;
 	js->mq.requeues = 2;
 	js->mq.tag_waits = 3;
 	js->mq.timeouts = 4;
@@ -633,7 +635,8 @@ static void test_normal_job_block(void **state)
 	assert_has(t, "\n     latency   : target=0, window=0, "
 		      "percentile=100.00%, depth=4\n");
 	assert_has(t, "\n  mqblk        : completions local=750 remote=250 "
-		      "batched=100 polled=0 (remote=31.8%), requeues=2, "
+		      "batched=100 polled=0 irq=0 (remote=31.8%), "
+		      "wakeups=11, requeues=2, "
 		      "tag_waits=3, timeouts=4, errors=5, verify_errors=0\n"
 		      "  mqblk sched  : merges=15, dispatched=17, runs=6, "
 		      "doorbells=7, expired=1, dispatch_lock=8/2 contended, "
@@ -795,13 +798,13 @@ static void test_json_job_keys_match_fio(void **state)
 	ASSERT_KEYS(root, "jobs/0/latency_ms", "2", "4", "10", "20", "50",
 		    "100", "250", "500", "750", "1000", "2000", ">=2000");
 	ASSERT_KEYS(root, "jobs/0/mqblk", "completions", "remote_pct",
-		    "requeues", "tag_waits", "timeouts", "errors",
+		    "wakeups", "requeues", "tag_waits", "timeouts", "errors",
 		    "verify_errors", "tag_wait_ns", "merges", "dispatched",
 		    "dispatch_runs", "doorbells", "sched_expired",
 		    "dispatch_locks", "dispatch_lock_contended",
 		    "poll_budget_hits");
 	ASSERT_KEYS(root, "jobs/0/mqblk/completions", "local", "remote",
-		    "batched", "polled");
+		    "batched", "polled", "irq");
 }
 
 static void test_json_read_values(void **state)
