@@ -275,14 +275,15 @@ int core_poll_hctx(struct mqblk_hctx *h, struct mqblk_queue *q,
 			n += r;
 		else if (r < 0 && !n)
 			n = r;
-		hit = r >= 0 && (unsigned)r >= budget;
+		hit |= r >= 0 && (unsigned)r >= budget;
 		/* pairs with core_poll_hctx_irq(): a thread that found us
-		 * polling set poll_missed first, so we see it here (a pass
-		 * that used its budget returns anyway: its caller comes
-		 * back, and the flag stays for whoever polls next) */
+		 * polling set poll_missed first, so we see it here. Even
+		 * after a pass that used its budget: the driver's re-raised
+		 * interrupt may be the very edge that thread consumed, and
+		 * it sleeps now, counting on us */
 		atomic_store_explicit(&h->polling, 0, memory_order_seq_cst);
-		if (hit || !atomic_load_explicit(&h->poll_missed,
-						 memory_order_seq_cst))
+		if (!atomic_load_explicit(&h->poll_missed,
+					  memory_order_seq_cst))
 			break;
 		exp = 0;
 		if (!atomic_compare_exchange_strong_explicit(
