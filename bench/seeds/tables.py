@@ -145,13 +145,13 @@ def seed004_table(d, plug):
     print("mqblk's counters (both jobs' threads summed; the `mqblk sched :` line):")
     cols = ("IOPS", "disp/run", "doorbells", "lock acq", "contended",
             "tag_waits", "tag_wait_ms")
-    print("%-16s" % "row" + "".join("%12s" % c for c in cols))
+    print("%-16s" % "row" + "".join("%14s" % c for c in cols))
     for tags in ("hctx", "shared"):
         for disp in ("batch", "one"):
             r = res.get((disp, tags))
             name = "%s/%s" % (disp, tags)
             if not r:
-                print("%-16s%12s" % (name, "failed"))
+                print("%-16s%14s" % (name, "failed"))
                 continue
             iops, m = r
             runs = m.get("dispatch_runs", 0)
@@ -164,7 +164,7 @@ def seed004_table(d, plug):
                     "%d (%.1f%%)" % (cont, 100.0 * cont / locks) if locks else "0",
                     "%d" % m.get("tag_waits", 0),
                     "%.0f" % (m.get("tag_wait_ns", 0) / 1e6)]
-            print("%-16s" % name + "".join("%12s" % v for v in vals))
+            print("%-16s" % name + "".join("%14s" % v for v in vals))
     print("(disp/run = requests per dispatch run; lock acq = hctx dispatch lock acquisitions, contended = found held)")
 
 
