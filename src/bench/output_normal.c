@@ -317,8 +317,8 @@ static void show_mqblk(FILE *f, const struct job_stats *js)
 		", errors=%" PRIu64 ", verify_errors=%" PRIu64 "\n",
 		mq->comp_local, mq->comp_remote, mq->comp_batched,
 		mq->comp_polled, mq->comp_irq, remote, mq->wakeups,
-		mq->requeues, mq->tag_waits,
-		mq->timeouts, mq->errors, js->verify_errors);
+		mq->requeues, mq->tag_waits, mq->timeouts, mq->errors,
+		js->verify_errors);
 	fprintf(f,
 		"  mqblk sched  : merges=%" PRIu64 ", dispatched=%" PRIu64
 		", runs=%" PRIu64 ", doorbells=%" PRIu64 ", expired=%" PRIu64

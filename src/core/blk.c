@@ -23,10 +23,8 @@
 #define PLUG_MAX 32
 
 static const char *const policy_names[] = {
-	[MQBLK_COMP_LOCAL] = "local",
-	[MQBLK_COMP_REMOTE] = "remote",
-	[MQBLK_COMP_BATCHED] = "batched",
-	[MQBLK_COMP_POLLED] = "polled",
+	[MQBLK_COMP_LOCAL] = "local",	  [MQBLK_COMP_REMOTE] = "remote",
+	[MQBLK_COMP_BATCHED] = "batched", [MQBLK_COMP_POLLED] = "polled",
 	[MQBLK_COMP_IRQ] = "irq",
 };
 
@@ -758,8 +756,8 @@ int mqblk_queue_fd(struct mqblk_queue *q)
 	if (q->policy == MQBLK_COMP_IRQ) {
 		/* its owner will sleep on the fd, where the core cannot
 		 * see it: every hand-over wakes from now on */
-		atomic_store_explicit(&q->sleeping,
-				      QUEUE_SLEEP_ALWAYS, memory_order_seq_cst);
+		atomic_store_explicit(&q->sleeping, QUEUE_SLEEP_ALWAYS,
+				      memory_order_seq_cst);
 		return q->wake_fd;
 	}
 	return -1;

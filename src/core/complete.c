@@ -139,18 +139,20 @@ void queue_sleep(struct mqblk_queue *q, int ms)
 	int s = QUEUE_SLEEP_NO;
 
 	if (landing) {
-		atomic_compare_exchange_strong_explicit(
-			&q->sleeping, &s, QUEUE_SLEEP_YES, memory_order_relaxed,
-			memory_order_relaxed);
+		atomic_compare_exchange_strong_explicit(&q->sleeping, &s,
+							QUEUE_SLEEP_YES,
+							memory_order_relaxed,
+							memory_order_relaxed);
 		atomic_thread_fence(memory_order_seq_cst);
 	}
 	if (rq_llist_empty(&q->remote) && poll(&pfd, 1, ms) > 0)
 		queue_drain_wake(q);
 	if (landing) {
 		s = QUEUE_SLEEP_YES;
-		atomic_compare_exchange_strong_explicit(
-			&q->sleeping, &s, QUEUE_SLEEP_NO, memory_order_relaxed,
-			memory_order_relaxed);
+		atomic_compare_exchange_strong_explicit(&q->sleeping, &s,
+							QUEUE_SLEEP_NO,
+							memory_order_relaxed,
+							memory_order_relaxed);
 	}
 }
 

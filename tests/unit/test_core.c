@@ -293,9 +293,9 @@ static unsigned spin_reap(struct mqblk_queue *q, unsigned nr)
 	unsigned i, reaped = 0;
 
 	for (i = 0; i < nr; i++)
-		assert_int_equal(mqblk_submit(get_rq(q, MQBLK_OP_READ, i * BS,
-						     BS, rqs)),
-				 0);
+		assert_int_equal(
+			mqblk_submit(get_rq(q, MQBLK_OP_READ, i * BS, BS, rqs)),
+			0);
 	while (reaped < nr) {
 		int n = mqblk_reap(q, rqs, 0, 16, 0);
 
@@ -334,9 +334,8 @@ static void check_wakeups(const char *complete, bool want_wakes)
 
 	/* now sleep for each completion: a wake-up per sleep at least */
 	for (round = 0; round < 8; round++) {
-		assert_int_equal(mqblk_submit(get_rq(q, MQBLK_OP_READ, 0, BS,
-						     rqs)),
-				 0);
+		assert_int_equal(
+			mqblk_submit(get_rq(q, MQBLK_OP_READ, 0, BS, rqs)), 0);
 		assert_int_equal(mqblk_reap(q, rqs, 1, 1, -1), 1);
 		mqblk_rq_put(rqs[0]);
 	}
