@@ -230,7 +230,9 @@ int mqblk_submit(struct mqblk_rq *rq);
  * Reap between min and max completed requests into out. Waits (by the
  * device's completion policy: sleep or poll) until min are available or
  * timeout_ns passes (timeout_ns < 0: forever). Returns the number reaped
- * (may be < min on timeout) or -EINVAL.
+ * (may be < min on timeout) or -EINVAL. min 0 takes only what has already
+ * completed and neither polls nor waits; to peek (one poll pass, or take a
+ * pending interrupt, without sleeping) pass min 1 and timeout_ns 0.
  */
 int mqblk_reap(struct mqblk_queue *q, struct mqblk_rq **out, unsigned min,
 	       unsigned max, int64_t timeout_ns);

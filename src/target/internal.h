@@ -18,6 +18,7 @@ struct mqblk_rq;
 struct tgt_reactor;
 
 #define TGT_BUF_CLASSES 9 /* 4 KiB .. 1 MiB */
+#define TGT_BUF_SLAB 262144 /* buffers are carved from slabs this big */
 #define TGT_RXBUF 65536
 #define TGT_TICK_MS 100
 
@@ -189,6 +190,8 @@ struct tgt_reactor {
 	struct tgt_cmd *wait_head, *wait_tail; /* waiting for a device tag */
 	unsigned dev_inflight;
 	void *bufs[TGT_BUF_CLASSES]; /* free lists through the first word */
+	void **slabs; /* what the buffers were carved from */
+	unsigned nr_slabs, slab_cap;
 	uint64_t next_tick_ns;
 };
 
@@ -213,6 +216,9 @@ void tgt_cmd_retry(struct tgt_cmd *cmd);
 /* reactor.c */
 void *tgt_buf_get(struct tgt_reactor *r, uint32_t len, uint32_t *cap);
 void tgt_buf_put(struct tgt_reactor *r, void *buf, uint32_t cap);
+/* A buffer the kernel may still read (a zero-copy send on a closed
+ * socket): never handed out again; a slab's stays until the reactor ends. */
+void tgt_buf_abandon(struct tgt_reactor *r, void *buf, uint32_t cap);
 /* This reactor's queue on ns's device (opened on first use); NULL with
  * a logged reason if it cannot be opened. */
 struct mqblk_queue *tgt_ns_queue(struct tgt_reactor *r, struct tgt_ns *ns);

@@ -160,9 +160,10 @@ void tgt_queue_destroy(struct tgt_queue *q)
 		struct tgt_cmd *c = &q->cmds[i];
 
 		/* the kernel may still hold a zero-copy send of it: not
-		 * back in the pool, where another queue would write it */
+		 * back in the pool, where another queue would write it; it
+		 * stays in its slab, unused, until the reactor ends */
 		if (c->state == CMD_ZC_WAIT && c->buf) {
-			free(c->buf);
+			tgt_buf_abandon(c->q->r, c->buf, c->buf_cap);
 			c->buf = NULL;
 		}
 		cmd_release_buf(c);
