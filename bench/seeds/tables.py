@@ -285,6 +285,34 @@ def seed002(d):
         for tag, name in runs:
             for g in groups:
                 print("%s, %-6s %s" % (name, phases[g] + ":", got.get((tag, g), "failed")))
+    # The reviewer's complaint: aggregate bandwidth fell from 2 to 4
+    # subsystems. Ours may not (by more than this machine's run-to-run
+    # noise, +-15 %).
+    print()
+    fell = False
+    for title, groups in (("write", (0, 1)), ("read", (2, 3))):
+        for g in groups:
+            a, b = bw_mib(got.get(("sub2", g))), bw_mib(got.get(("sub4", g)))
+            if a is None or b is None:
+                print("2 -> 4 subsystems, %s %s: no figure" % (title, phases[g]))
+                fell = True
+                continue
+            verdict = "holds" if b >= 0.85 * a else "FALLS"
+            fell |= verdict == "FALLS"
+            print("2 -> 4 subsystems, %s %s: %.0f -> %.0f MiB/s (%+.0f %%): %s" % (
+                title, phases[g], a, b, 100 * (b - a) / a if a else 0, verdict))
+    return 1 if fell else 0
+
+
+UNITS = {"B": 1 / 1048576, "KiB": 1 / 1024, "MiB": 1, "GiB": 1024, "TiB": 1048576}
+
+
+def bw_mib(line):
+    """The aggregate bw of a Run status line, in MiB/s (None if absent)."""
+    m = re.match(r"bw=([0-9.]+)([KMGT]?i?B)/s", line or "")
+    if not m or m.group(2) not in UNITS:
+        return None
+    return float(m.group(1)) * UNITS[m.group(2)]
 
 
 def main():
@@ -300,7 +328,7 @@ def main():
     elif what == "001":
         seed001(sys.argv[2], sys.argv[3:])
     elif what == "002":
-        seed002(sys.argv[2])
+        sys.exit(seed002(sys.argv[2]))
 
 
 main()
