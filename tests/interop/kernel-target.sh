@@ -25,6 +25,14 @@
 # backing device and not in the other; a host NQN the subsystem does not
 # allow is refused; nsid 3 doubles in size while a run has it open and
 # the run's device follows (AER, Changed Namespace List, Identify).
+# Multipath: the subsystem is on a second port too (4421, a second
+# hostfwd), and the driver's multipath device (both paths in one URI,
+# iopolicy=round-robin) must: put I/O on both (mp-rr); read nvmet's ANA
+# log at connect and send nothing to a port whose group is inaccessible
+# (mp-ana); see a port go inaccessible mid-run (AEN, ANA statuses) and go
+# on, verified (mp-ana-live); lose a port mid-run (the subsystem unlinked
+# from it: nvmet deletes those controllers) and finish on the other,
+# verified, no error (mp-cut).
 # INTEROP_BIG_IO=1 adds 8 MiB I/Os. At the end: no
 # "resetting" or "reconnected" line from the driver in any run, nvmet
 # logged no errors (the guest's dmesg), no kernel warnings.
@@ -71,11 +79,13 @@ trap 'exit 130' INT TERM
 
 # --- the guest: the target ---------------------------------------------
 PORT=$(iop_free_port)
+PORT2=$(iop_free_port)
+while [ "$PORT2" = "$PORT" ]; do PORT2=$(iop_free_port); done
 cp "$IOP_DIR/guest/target-job.sh" "$RUN/share/job.sh"
 for v in NQN HOSTNQN NULLB_MB NULLB_BS RAM_MB; do iop_env "$v" "${!v}"; done
 if [ "$IOP_ACCEL" = kvm ]; then LIMIT=${INTEROP_TIMEOUT:-600}; else LIMIT=${INTEROP_TIMEOUT:-1800}; fi
 iop_env WAIT_S "$LIMIT"
-iop_boot_hostfwd "$PORT"
+iop_boot_hostfwd "$PORT" "$PORT2"
 if [ "${INTEROP_VERBOSE:-0}" = 1 ]; then
 	tail -s 0.2 -n +1 -F --pid="$IOP_QEMU_PID" "$RUN/console.log" 2>/dev/null | sed -u 's/\r$//' >&2 &
 fi
@@ -103,6 +113,7 @@ READY_S=$(iop_since "$IOP_T0")
 . "$RUN/share/ready"
 iop_log "target ready after $READY_S s: 127.0.0.1:$PORT $NQN, nsid 1 $NS1_BYTES bytes (lba $NS1_LBA), nsid 2 $NS2_BYTES bytes (lba $NS2_LBA, $NS2_KIND)"
 iop_listening "$PORT" || iop_die "nothing listens on 127.0.0.1:$PORT (the hostfwd)"
+iop_listening "$PORT2" || iop_die "nothing listens on 127.0.0.1:$PORT2 (the second hostfwd)"
 
 # --- the host: mqblk bench -------------------------------------------------
 uri() { # uri NSID QUEUES DIGESTS(0|1) [more keys]
@@ -310,6 +321,125 @@ elif bench_ok ns3-aen; then
 fi
 ttime ns3-aen "$SECS"
 
+# ---- multipath: one subsystem on the guest's two ports -------------------
+# mpuri NSID POLICY [more keys]: both paths, port 1 (4420) first
+mpuri() {
+	echo "nvme-tcp://127.0.0.1:$PORT,127.0.0.1:$PORT2/$NQN?hostnqn=$HOSTNQN&nsid=$1&iopolicy=$2&nr_io_queues=2&reconnect_delay=1${3:+&$3}"
+}
+# guest_req WORDS: one request to the guest (target-job.sh's req), waits
+# for its answer (at most 60 s).
+REQ=0
+guest_req() {
+	REQ=$((REQ + 1))
+	echo "$*" >"$RUN/share/req.$REQ.tmp"
+	mv "$RUN/share/req.$REQ.tmp" "$RUN/share/req.$REQ"
+	for _ in $(seq 300); do
+		[ -e "$RUN/share/ack.$REQ" ] && return 0
+		sleep 0.2
+	done
+	fail "guest-req-$REQ" "no answer to '$*' in 60 s"
+	return 1
+}
+# path_field LOG PORT FIELD: FIELD (sent, completed, failovers, ...) of
+# the path to PORT in the run's first paths: line; "state" gives the
+# parenthesised states ("live, optimized, current").
+path_field() {
+	awk -v p="127.0.0.1:$2" -v f="$3" '
+		/^ *paths *:/ && !done {
+			done = 1
+			n = split($0, parts, ";")
+			for (i = 1; i <= n; i++) {
+				if (index(parts[i], p " (") == 0) continue
+				if (f == "state") {
+					s = parts[i]; sub(/^[^(]*\(/, "", s); sub(/\).*/, "", s); print s
+				} else if (match(parts[i], f "=[0-9]+")) {
+					print substr(parts[i], RSTART + length(f) + 1, RLENGTH - length(f) - 1)
+				}
+			}
+		}' "$1"
+}
+
+t=$(iop_now)
+# round-robin over two live optimized paths: both carry I/O
+bench mp-rr --name=rr --filename="$(mpuri 1 round-robin)" --rw=randwrite --bs=4k \
+	--iodepth=8 --size=16m --verify=crc32c --do_verify=1 --verify_fatal=1
+if bench_ok mp-rr; then
+	a=$(path_field "$RUN/bench/mp-rr.log" "$PORT" sent)
+	b=$(path_field "$RUN/bench/mp-rr.log" "$PORT2" sent)
+	if [ "${a:-0}" -gt 0 ] && [ "${b:-0}" -gt 0 ]; then
+		pass mp-rr "16 MiB randwrite+verify over two paths, round-robin: sent $a and $b"
+	else
+		fail mp-rr "want I/O on both paths, sent '${a:-}' and '${b:-}' ($(grep -m1 'paths *:' "$RUN/bench/mp-rr.log"))"
+	fi
+fi
+
+# port 1 inaccessible before the run: the driver reads it from the ANA
+# log at connect and sends nothing there
+if guest_req ana 1 inaccessible; then
+	bench mp-ana --name=ana --filename="$(mpuri 1 round-robin)" --rw=randread --bs=4k \
+		--iodepth=8 --size=8m --number_ios=2000
+	if bench_ok mp-ana; then
+		st=$(path_field "$RUN/bench/mp-ana.log" "$PORT" state)
+		a=$(path_field "$RUN/bench/mp-ana.log" "$PORT" sent)
+		b=$(path_field "$RUN/bench/mp-ana.log" "$PORT2" sent)
+		if [[ $st == *inaccessible* ]] && [ "${a:-1}" = 0 ] && [ "${b:-0}" -gt 0 ]; then
+			pass mp-ana "port 1 '$st' from nvmet's ANA log: sent 0 there, $b on port 2"
+		else
+			fail mp-ana "port 1 state '$st' sent '${a:-}', port 2 sent '${b:-}'"
+		fi
+	fi
+	guest_req ana 1 optimized
+fi
+
+# ANA change under load: port 2 goes inaccessible mid-run (nvmet's AEN
+# and ANA statuses); the run finishes on port 1 with no error, verified
+bench_bg() { # bench_bg NAME ARGS...: bench in the background ($BP)
+	local n=$1
+	shift
+	echo "$MQBLK bench $*" >"$RUN/bench/$n.cmd"
+	timeout -k 10 "$BENCH_TIMEOUT" "$MQBLK" bench --eta=never "$@" \
+		>"$RUN/bench/$n.log" 2>&1 </dev/null &
+	BP=$!
+}
+bench_bg mp-ana-live --name=live --filename="$(mpuri 1 round-robin)" --rw=randwrite \
+	--bs=4k --iodepth=8 --size=8m --loops=1000 --runtime=8 --time_based \
+	--verify=crc32c --do_verify=1 --verify_fatal=1
+sleep 3
+guest_req ana 2 inaccessible
+wait $BP
+RC=$?
+if bench_ok mp-ana-live; then
+	st=$(path_field "$RUN/bench/mp-ana-live.log" "$PORT2" state)
+	if [[ $st == *inaccessible* ]]; then
+		pass mp-ana-live "port 2 inaccessible mid-run: the host saw it ('$st'), randwrite+verify went on, err=0"
+	else
+		fail mp-ana-live "port 2 state at the end: '$st' ($(grep -m1 'paths *:' "$RUN/bench/mp-ana-live.log"))"
+	fi
+fi
+guest_req ana 2 optimized
+
+# path loss under load: the subsystem leaves port 1 (nvmet deletes the
+# controllers there and refuses reconnects); the requests on it go to
+# port 2, none lost or failed, verified
+bench_bg mp-cut --name=cut --filename="$(mpuri 1 round-robin)" --rw=randwrite \
+	--bs=4k --iodepth=8 --size=8m --loops=1000 --runtime=8 --time_based \
+	--verify=crc32c --do_verify=1 --verify_fatal=1
+sleep 3
+guest_req unlink 1
+wait $BP
+RC=$?
+if bench_ok mp-cut; then
+	st=$(path_field "$RUN/bench/mp-cut.log" "$PORT" state)
+	b=$(path_field "$RUN/bench/mp-cut.log" "$PORT2" completed)
+	if [[ $st != live* ]] && [ "${b:-0}" -gt 0 ]; then
+		pass mp-cut "port 1 lost mid-run ('$st'): randwrite+verify finished on port 2 ($b completed), err=0"
+	else
+		fail mp-cut "port 1 '$st', port 2 completed '${b:-}'"
+	fi
+fi
+guest_req link 1
+ttime multipath "$(iop_since "$t")"
+
 # A marker per namespace at the same byte, for the guest to find in the
 # right backing device (raw pattern blocks: the bench's verify=pattern).
 MARK_OFF=$((100 << 20))
@@ -345,7 +475,9 @@ else
 fi
 
 # No run reset the controller (a protocol error, a digest error, a stall).
-if grep -lE 'nvme-tcp:.*(resetting|reconnected|keep alive failed)' "$RUN"/bench/*.log >"$RUN/resets" 2>/dev/null; then
+# (mp-cut loses a path on purpose.)
+if grep -lE 'nvme-tcp:.*(resetting|reconnected|keep alive failed)' "$RUN"/bench/*.log 2>/dev/null |
+	grep -v '/mp-cut\.log$' >"$RUN/resets"; then
 	fail host-resets "$(wc -l <"$RUN/resets") run(s) reset the controller: $(sed 's|.*/||' "$RUN/resets" | tr '\n' ' ')"
 	xargs grep -hE 'nvme-tcp:' <"$RUN/resets" | head -n 20
 else
@@ -363,10 +495,12 @@ iop_stop_vm
 VM_S=$(iop_since "$IOP_T0")
 DMESG=$RUN/share/out/dmesg.txt
 [ -s "$DMESG" ] || DMESG=$RUN/share/out/kmsg.txt
-# nvmet's complaints: everything it logs but its routine connect lines and
-# our deliberate refused host.
+# nvmet's complaints: everything it logs but its routine connect lines,
+# our deliberate refused host, and the writes it refused on a port made
+# ANA inaccessible under mp-ana-live (nvmet-tcp logs "failed cmd" for
+# each command that fails before its in-capsule data is read).
 grep -iE 'nvmet' "$DMESG" 2>/dev/null |
-	grep -vE 'creating (nvm|discovery) controller|adding nsid|enabling port|nvmet_tcp: enabling port|connect by host .*not-allowed|not allowed|allow_any_host' \
+	grep -vE 'creating (nvm|discovery) controller|adding nsid|enabling port|nvmet_tcp: enabling port|connect by host .*not-allowed|not allowed|allow_any_host|nvmet_tcp: failed cmd .* opcode 1,' \
 		>"$RUN/nvmet-complaints" || :
 if [ ! -s "$DMESG" ]; then
 	fail target-log "no kernel log from the guest"

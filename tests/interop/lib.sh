@@ -245,12 +245,15 @@ iop_boot() {
 	iop_boot_net "$net"
 }
 
-# iop_boot_hostfwd HOST_PORT: start QEMU in the background (as iop_boot)
-# with the guest as a server: the host's 127.0.0.1:HOST_PORT (slirp binds
-# the loopback address only) reaches the guest's 10.0.2.15:4420. No
-# guestfwd: the guest reaches nothing.
+# iop_boot_hostfwd HOST_PORT [HOST_PORT2]: start QEMU in the background
+# (as iop_boot) with the guest as a server: the host's 127.0.0.1:HOST_PORT
+# (slirp binds the loopback address only) reaches the guest's
+# 10.0.2.15:4420, and HOST_PORT2 if given its 10.0.2.15:4421 (a second
+# path). No guestfwd: the guest reaches nothing.
 iop_boot_hostfwd() {
-	iop_boot_net "user,id=n0,restrict=on,net=10.0.2.0/24,hostfwd=tcp:127.0.0.1:$1-10.0.2.15:$IOP_IO_PORT"
+	local net="user,id=n0,restrict=on,net=10.0.2.0/24,hostfwd=tcp:127.0.0.1:$1-10.0.2.15:$IOP_IO_PORT"
+	[ -n "${2:-}" ] && net+=",hostfwd=tcp:127.0.0.1:$2-10.0.2.15:$((IOP_IO_PORT + 1))"
+	iop_boot_net "$net"
 }
 
 # iop_boot_net NETDEV: QEMU with -netdev NETDEV (the user network of

@@ -10,6 +10,8 @@
 #           it runs: /job/resize (new size in MiB) -> truncate, nvmet's
 #           revalidate_size (a Namespace Attribute Changed event), then
 #           /job/resized
+# and a second port (4421, hostfwd 127.0.0.1:HOSTPORT2) to the same
+# subsystem, whose ANA state and link the host changes by request (req).
 # Only HOSTNQN may connect (attr_allow_any_host=0). Then it writes
 # /job/ready (the namespaces' sizes) and waits for /job/done from the host
 # (at most WAIT_S s), then saves the kernel log and the block devices'
@@ -93,6 +95,17 @@ mkdir "$P" &&
 	echo 4420 >"$P/addr_trsvcid" || die setup "port"
 ln -s "$S" "$P/subsystems/$NQN" || die setup "linking the subsystem to the port"
 netstat -ltn 2>/dev/null | grep -q ':4420 ' || die setup "nothing listens on :4420"
+# A second path to the same subsystem (the host's multipath scenarios):
+# port 2 on 4421; each port has ANA group 1 (every namespace is in it),
+# optimized until the host asks otherwise.
+P2=$CFG/nvmet/ports/2
+mkdir "$P2" &&
+	echo tcp >"$P2/addr_trtype" &&
+	echo ipv4 >"$P2/addr_adrfam" &&
+	echo 0.0.0.0 >"$P2/addr_traddr" &&
+	echo 4421 >"$P2/addr_trsvcid" &&
+	ln -s "$S" "$P2/subsystems/$NQN" || die setup "port 2 (4421)"
+netstat -ltn 2>/dev/null | grep -q ':4421 ' || die setup "nothing listens on :4421"
 
 bytes() {
 	case $1 in
@@ -122,8 +135,34 @@ printf 'NS1_BYTES=%s\nNS2_BYTES=%s\nNS1_LBA=%s\nNS2_LBA=%s\nNS2_KIND=%s\nNS3_BYT
 mv /job/ready.tmp /job/ready
 echo "--- target ready; waiting for /job/done (at most $WAIT_S s)"
 
+# req K: the host's K-th request (/job/req.K, one line), answered by
+# /job/ack.K: "ana PORTID STATE" sets port PORTID's ANA group 1 (nvmet
+# sends the controllers on it an ANA change event), "unlink PORTID"
+# takes the subsystem off the port (nvmet deletes its controllers there
+# and refuses new ones), "link PORTID" puts it back.
+req() {
+	set -- $(cat "/job/req.$1")
+	case $1 in
+	ana) echo "$3" >"$CFG/nvmet/ports/$2/ana_groups/1/ana_state" &&
+		pass "req-ana-$2-$3" "port $2 group 1: $(cat "$CFG/nvmet/ports/$2/ana_groups/1/ana_state")" ||
+		fail "req-ana-$2-$3" "writing $3 to port $2's ana_state" ;;
+	unlink) rm "$CFG/nvmet/ports/$2/subsystems/$NQN" &&
+		pass "req-unlink-$2" "subsystem off port $2" ||
+		fail "req-unlink-$2" "unlinking port $2" ;;
+	link) ln -s "$S" "$CFG/nvmet/ports/$2/subsystems/$NQN" &&
+		pass "req-link-$2" "subsystem back on port $2" ||
+		fail "req-link-$2" "linking port $2" ;;
+	*) fail req "unknown request '$*'" ;;
+	esac
+}
+k=1
 n=0
-while [ ! -e /job/done ] && [ $n -lt $((WAIT_S * 2)) ]; do
+while [ ! -e /job/done ] && [ $n -lt $((WAIT_S * 10)) ]; do
+	while [ -s /job/req.$k ]; do
+		req $k
+		touch /job/ack.$k
+		k=$((k + 1))
+	done
 	if [ -s /job/resize ] && [ ! -e /job/resized ]; then
 		mb=$(cat /job/resize)
 		if truncate -s "${mb}M" $DEV3 &&
@@ -134,7 +173,7 @@ while [ ! -e /job/done ] && [ $n -lt $((WAIT_S * 2)) ]; do
 		fi
 		touch /job/resized
 	fi
-	sleep 0.5
+	sleep 0.1
 	n=$((n + 1))
 done
 [ -e /job/done ] || fail host-done "no /job/done from the host in $WAIT_S s"
