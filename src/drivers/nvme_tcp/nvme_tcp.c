@@ -1692,6 +1692,11 @@ static void nvt_exit_hctx(struct mqblk_hctx *hctx)
 
 	if (!q)
 		return;
+	/* The device is closing. A reset that is retrying reconnects holds
+	 * queues_lock until it sees stop (a multipath device closes while
+	 * one of its paths is still down): tell it now, not in nvt_exit. */
+	if (!atomic_exchange(&q->d->stop, true) && q->d->ka_running)
+		wake_ctrl(q->d);
 	pthread_mutex_lock(&q->d->queues_lock);
 	if (!q->d->discovery)
 		q->d->queues[q->qid - 1] = NULL;
