@@ -9,6 +9,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/uio.h>
 
 #include "nvme/tcp.h"
@@ -16,6 +17,7 @@
 
 struct mqblk_rq;
 struct tgt_reactor;
+struct tgt_ctl_job;
 
 #define TGT_BUF_CLASSES 9 /* 4 KiB .. 1 MiB */
 #define TGT_RXBUF 65536
@@ -176,7 +178,9 @@ struct tgt_reactor {
 	_Atomic bool stop;
 	_Atomic bool unclean; /* ended with queues still at a device */
 
-	pthread_mutex_t lock; /* inbox and the queue list (stats reads it) */
+	pthread_mutex_t lock; /* inbox, ctl_job and the queue list (stats
+			       * reads it) */
+	struct tgt_ctl_job *ctl_job; /* the control thread's, to run */
 	int *inbox; /* accepted fds, with their port */
 	struct tgt_port **inbox_port;
 	unsigned nr_inbox, inbox_cap;
@@ -231,5 +235,9 @@ void tgt_local_add(struct tgt_reactor *r, int fd, struct tgt_port *port);
 void tgt_local_step(struct tgt_reactor *r, int timeout_ms);
 unsigned tgt_local_nr_queues(const struct tgt_reactor *r);
 void tgt_local_stop(struct tgt_reactor *r);
+/* A control line run against the local reactor (ANA changes post their
+ * events on the spot); its output to out. 0, or -1 with a reason. */
+int tgt_ctl_local(struct tgt *t, const char *line, FILE *out, char *err,
+		  size_t errlen);
 
 #endif
