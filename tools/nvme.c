@@ -1886,6 +1886,25 @@ static int ana_walk(const uint8_t *log, size_t len, enum out_fmt fmt,
 	return 0;
 }
 
+/* The log's length as far as the first have bytes tell: exact once every
+ * descriptor header is in, else more than have. */
+static size_t ana_len(const uint8_t *log, size_t have)
+{
+	const struct nvme_ana_log_hdr *h = (const void *)log;
+	unsigned ngrps = le16_to_cpu(h->ngrps), g;
+	size_t off = sizeof(*h);
+
+	for (g = 0; g < ngrps; g++) {
+		const struct nvme_ana_group_desc *d;
+
+		if (have < off + sizeof(*d))
+			return off + sizeof(*d);
+		d = (const void *)(log + off);
+		off += sizeof(*d) + 4 * (size_t)le32_to_cpu(d->nnsids);
+	}
+	return off;
+}
+
 int nvme_cmd_ana_log(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -1899,7 +1918,7 @@ int nvme_cmd_ana_log(int argc, char **argv)
 	struct mqblk_dev *dev;
 	bool rgo = false;
 	uint8_t *log = NULL;
-	size_t size, off;
+	size_t size, off, need;
 	int c, ret = 1;
 
 	optind = 1;
@@ -1963,8 +1982,10 @@ int nvme_cmd_ana_log(int argc, char **argv)
 			size);
 		goto out_close;
 	}
-	/* in page-sized pieces through LPO: any controller takes those */
-	for (off = 0; off < size; off += ANA_CHUNK) {
+	/* in page-sized pieces through LPO, as far as the log goes (an
+	 * offset past its end is an error): what has arrived says how much
+	 * more there is */
+	for (off = 0, need = sizeof(struct nvme_ana_log_hdr); off < need;) {
 		uint32_t n = size - off < ANA_CHUNK ? (uint32_t)(size - off) :
 						      ANA_CHUNK;
 
@@ -1972,8 +1993,17 @@ int nvme_cmd_ana_log(int argc, char **argv)
 				rgo ? NVME_LOG_LSP_ANA_RGO : 0, NVME_NSID_ALL,
 				off, log + off, n))
 			goto out_close;
+		off += n;
+		need = ana_len(log, off);
+		if (need > size) {
+			fprintf(stderr,
+				"mqblk ana-log: the log is longer (%zu bytes) "
+				"than NANAGRPID and MNAN allow (%zu)\n",
+				need, size);
+			goto out_close;
+		}
 	}
-	if (!ana_walk(log, size, fmt, argv[optind]))
+	if (!ana_walk(log, need, fmt, argv[optind]))
 		ret = 0;
 out_close:
 	mqblk_dev_close(dev);
