@@ -769,8 +769,10 @@ static void ctl_stats(struct tgt *t, FILE *f)
 			struct tgt_queue *q;
 
 			pthread_mutex_lock(&r->lock);
+			/* q->port is set before the queue is listed (under
+			 * this lock); closing is the reactor's own */
 			for (q = r->queues; q; q = q->next)
-				conns += q->port == p && !q->closing;
+				conns += q->port == p;
 			pthread_mutex_unlock(&r->lock);
 		}
 		port_name(p, name, sizeof(name));
