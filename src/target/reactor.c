@@ -470,6 +470,9 @@ static void hand_over(int fd, struct tgt_port *port)
 
 static void do_accept(struct tgt_port *port)
 {
+	/* an event fetched before a port-down job in the same pass */
+	if (port->listen_fd < 0)
+		return;
 	for (;;) {
 		int fd = accept4(port->listen_fd, NULL, NULL,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -1115,6 +1118,12 @@ int tgt_run(struct tgt *t)
 	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
 	if (sfd < 0)
 		goto out_ports;
+	if (t->ctl_path) {
+		/* asked for explicitly: no target without it */
+		ctl_fd = unix_listen(t->ctl_path, "control", "--ctl");
+		if (ctl_fd < 0)
+			goto out_ports;
+	}
 
 	reactors = calloc(nr_reactors, sizeof(*reactors));
 	rpriv = calloc(nr_reactors, sizeof(*rpriv));
@@ -1136,14 +1145,6 @@ int tgt_run(struct tgt *t)
 	if (t->stats_path)
 		stats_fd =
 			unix_listen(t->stats_path, "stats", "--stats-socket");
-	if (t->ctl_path) {
-		/* asked for explicitly: no target without it */
-		ctl_fd = unix_listen(t->ctl_path, "control", "--ctl");
-		if (ctl_fd < 0) {
-			tgt_log("no control socket: stopping");
-			goto out_stop;
-		}
-	}
 
 	for (i = 0; i < t->nr_ports; i++) {
 		struct tgt_port *p = &t->ports[i];
@@ -1227,13 +1228,13 @@ out_reactors:
 		close(stats_fd);
 		unlink(t->stats_path);
 	}
+out_ports:
+	if (sfd >= 0)
+		close(sfd);
 	if (ctl_fd >= 0) {
 		close(ctl_fd);
 		unlink(t->ctl_path);
 	}
-	if (sfd >= 0)
-		close(sfd);
-out_ports:
 	for (i = 0; i < t->nr_ports; i++) {
 		if (t->ports[i].listen_fd >= 0)
 			close(t->ports[i].listen_fd);
