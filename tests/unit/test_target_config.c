@@ -1483,6 +1483,63 @@ static void test_json_ana(void **state)
 		 "ana_grpid");
 }
 
+static void ctl_bad(struct tgt *t, const char *line, const char *want)
+{
+	struct tgt_ctl_cmd cmd;
+	char e[256] = "";
+
+	if (!tgt_ctl_parse(line, strlen(line), &cmd, e, sizeof(e)) &&
+	    tgt_ctl_port(t, &cmd, e, sizeof(e)))
+		fail_msg("accepted '%s', wanted '%s'", line, want);
+	if (!strstr(e, want))
+		fail_msg("'%s': error '%s' lacks '%s'", line, e, want);
+	assert_null(strchr(e, '\n'));
+}
+
+/* Control socket lines: the parser and the port lookup. */
+static void test_ctl_lines(void **state)
+{
+	struct tgt t;
+	struct tgt_ctl_cmd cmd;
+	char e[256];
+
+	(void)state;
+	args_ok(&t, "target --listen 127.0.0.1:4420 --listen [::1]:4421 "
+		    "--nqn nqn.a:b --ns x --ns y --ana-group 2:7 "
+		    "--discovery-port 8009");
+	assert_int_equal(tgt_ctl_parse("ana 7 [::1]:4421 change\n", 24, &cmd, e,
+				       sizeof(e)),
+			 0);
+	assert_int_equal(cmd.op, TGT_CTL_ANA);
+	assert_int_equal(cmd.grp, 7);
+	assert_int_equal(cmd.state, NVME_ANA_CHANGE);
+	assert_ptr_equal(tgt_ctl_port(&t, &cmd, e, sizeof(e)), &t.ports[1]);
+	assert_int_equal(
+		tgt_ctl_parse("\tport-down   1 ", 15, &cmd, e, sizeof(e)), 0);
+	assert_int_equal(cmd.op, TGT_CTL_PORT_DOWN);
+	assert_ptr_equal(tgt_ctl_port(&t, &cmd, e, sizeof(e)), &t.ports[0]);
+	assert_int_equal(tgt_ctl_parse("port-up 3", 9, &cmd, e, sizeof(e)), 0);
+	assert_int_equal(cmd.op, TGT_CTL_PORT_UP);
+	assert_ptr_equal(tgt_ctl_port(&t, &cmd, e, sizeof(e)), &t.ports[2]);
+	assert_int_equal(tgt_ctl_parse("stats", 5, &cmd, e, sizeof(e)), 0);
+	assert_int_equal(cmd.op, TGT_CTL_STATS);
+
+	ctl_bad(&t, "", "empty command");
+	ctl_bad(&t, "ana 1 1", "usage: ana GROUP PORT STATE");
+	ctl_bad(&t, "ana 0 1 optimized", "the ANA group must be 1..128");
+	ctl_bad(&t, "ana 1x 1 optimized", "ana: 1x: the ANA group must be");
+	ctl_bad(&t, "ana 1 1 asleep", "asleep: not an ANA state");
+	ctl_bad(&t, "ana 2 1 optimized", "ANA group 2 does not exist");
+	ctl_bad(&t, "ana 1 3 optimized", "port 3 serves discovery only");
+	ctl_bad(&t, "ana 1 9 optimized", "\"9\": no port with that ID");
+	ctl_bad(&t, "ana 1 10.0.0.1:4420 optimized", "no such port");
+	ctl_bad(&t, "port-down", "usage: port-down PORT");
+	ctl_bad(&t, "stats now", "usage: stats");
+	ctl_bad(&t, "reboot", "reboot: unknown command");
+	ctl_bad(&t, "ana\x01 1", "ana\\x01");
+	tgt_config_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1504,6 +1561,7 @@ int main(void)
 		cmocka_unit_test(test_args_refusals),
 		cmocka_unit_test(test_args_ana),
 		cmocka_unit_test(test_json_ana),
+		cmocka_unit_test(test_ctl_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
