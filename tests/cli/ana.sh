@@ -161,4 +161,29 @@ failed "target: --ana-group of a missing namespace" "no namespace 2"
 run ana-log "nvme-tcp://127.0.0.1:$PORT/nqn.2026-12.io.mqblk:nope?hostnqn=$HOST"
 failed "ana-log: an unknown subsystem" "."
 
+# ---- 300 namespaces: the ANA log past the 228 where a Linux host once
+# failed on another target, through the whole host stack
+stop_target
+args=()
+for _ in $(seq 300); do args+=(--ns null:size=1m); done
+start_target "${args[@]}" --ana-group 299:2 --ana-group 300:2 \
+	--allow-host "$HOST" --reactors 1 || {
+	fail setup "no 300-namespace target"
+	finish
+}
+run ana-log "$(path 1)"
+if ok "ana-log: 300 namespaces"; then
+	check "ana-log: 300 NSIDs, each once" \
+		test "$(grep -E '^	nsid	:	[0-9]+$' "$OUT" | sort -u | wc -l)" = 300
+	check "ana-log: group 1 has 298, group 2 has 2" \
+		test "$(awk '$1 == "nnsids" { printf "%s ", $3 }' "$OUT")" = "298 2 "
+fi
+run ana-log -o json "$(path 1)"
+ok "ana-log -o json: 300 namespaces" &&
+	check "ana-log json: NSIDs 1..300 in order" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = [x["nsid"] for g in d["ANA DESC LIST "] for x in g["NSIDS"]]
+sys.exit(0 if n == list(range(1, 299)) + [299, 300] else 1)' "$OUT"
+
 finish
