@@ -9,7 +9,6 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <sys/uio.h>
 
 #include "nvme/tcp.h"
@@ -235,9 +234,5 @@ void tgt_local_add(struct tgt_reactor *r, int fd, struct tgt_port *port);
 void tgt_local_step(struct tgt_reactor *r, int timeout_ms);
 unsigned tgt_local_nr_queues(const struct tgt_reactor *r);
 void tgt_local_stop(struct tgt_reactor *r);
-/* A control line run against the local reactor (ANA changes post their
- * events on the spot); its output to out. 0, or -1 with a reason. */
-int tgt_ctl_local(struct tgt *t, const char *line, FILE *out, char *err,
-		  size_t errlen);
 
 #endif

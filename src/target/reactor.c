@@ -64,7 +64,6 @@ static struct tgt_reactor *reactors;
 static struct reactor_priv *rpriv;
 static unsigned nr_reactors;
 static _Atomic unsigned next_reactor;
-static bool local_mode; /* tgt_local_start: reactor 0 is the caller */
 
 static int port_socket(const struct tgt_port *p);
 
@@ -718,7 +717,8 @@ static int unix_listen(const char *path, const char *what, const char *opt)
 /* ---- Control socket ---------------------------------------------------- */
 
 /* Hand job to every reactor (or reactor 0 alone) and wait until each has
- * run it. On the caller's thread in local mode (tests). */
+ * run it. The main thread's (tgt_run): not for tgt_local_*, whose one
+ * reactor is the caller. */
 static void ctl_job_post(struct tgt_ctl_job *job, bool only_first)
 {
 	unsigned i, n = only_first ? 1 : nr_reactors;
@@ -733,9 +733,7 @@ static void ctl_job_post(struct tgt_ctl_job *job, bool only_first)
 		pthread_mutex_lock(&r->lock);
 		r->ctl_job = job;
 		pthread_mutex_unlock(&r->lock);
-		if (local_mode)
-			ctl_job_run(r);
-		else if (write(r->wake_fd, &one, sizeof(one)) < 0)
+		if (write(r->wake_fd, &one, sizeof(one)) < 0)
 			tgt_log("cannot wake reactor %u: %s", i,
 				strerror(errno));
 	}
@@ -930,18 +928,6 @@ static void ctl_serve(struct tgt *t, int listen_fd)
 		 ctl_exec(t, &cmd, f, err, sizeof(err)))
 		fprintf(f, "error: %s\n", err);
 	fclose(f);
-}
-
-int tgt_ctl_local(struct tgt *t, const char *line, FILE *out, char *err,
-		  size_t errlen)
-{
-	struct tgt_ctl_cmd cmd;
-
-	if (!local_mode)
-		return -1;
-	if (tgt_ctl_parse(line, strlen(line), &cmd, err, errlen))
-		return -1;
-	return ctl_exec(t, &cmd, out, err, errlen);
 }
 
 /* ---- Start and stop --------------------------------------------------------- */
@@ -1283,7 +1269,6 @@ struct tgt_reactor *tgt_local_start(struct tgt *t)
 	if (reactors)
 		return NULL;
 	nr_reactors = 1;
-	local_mode = true;
 	for (i = 0; i < t->nr_subsys; i++)
 		for (j = 0; j < t->subsys[i]->nr_ns; j++)
 			if (t->subsys[i]->ns[j].enabled &&
@@ -1302,7 +1287,6 @@ fail:
 	free(rpriv);
 	reactors = NULL;
 	rpriv = NULL;
-	local_mode = false;
 	ns_close_all(t);
 	return NULL;
 }
@@ -1337,6 +1321,5 @@ void tgt_local_stop(struct tgt_reactor *r)
 	free(rpriv);
 	reactors = NULL;
 	rpriv = NULL;
-	local_mode = false;
 	ns_close_all(t);
 }

@@ -6,7 +6,9 @@
  * tcp.c and reactor.c.
  *
  * Threads: the configuration (ports, subsystems, namespaces, hosts) is
- * built before any reactor starts and never changes after. Controllers
+ * built before any reactor starts and never changes after, but for what
+ * the control socket changes: a port's ANA states and down flag
+ * (atomics) and its listener (reactor 0's). Controllers
  * are created and destroyed at Connect/teardown under their subsystem's
  * lock; a controller's admin state (registers, features, AER slots,
  * logs) belongs to the reactor that owns its admin queue, except the few
