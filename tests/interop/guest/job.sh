@@ -344,9 +344,15 @@ scenario_multipath() {
 		return
 	fi
 	pass mp2-connect
-	nvme list-subsys >"$OUT/list-subsys.txt" 2>&1
+	# the second controller's namespace scan may still be running (many
+	# namespaces under TCG): until it is listed, at most 60 s
+	for _ in $(seq 120); do
+		nvme list-subsys >"$OUT/list-subsys.txt" 2>&1
+		live=$(grep -E "trsvcid=($IOPORT|$IOPORT2)" "$OUT/list-subsys.txt" | grep -c ' live')
+		[ "$live" = 2 ] && break
+		sleep 0.5
+	done
 	cat "$OUT/list-subsys.txt"
-	live=$(grep -E "trsvcid=($IOPORT|$IOPORT2)" "$OUT/list-subsys.txt" | grep -c ' live')
 	check mp-two-live-paths [ "$live" = 2 ]
 	s1= s2=
 	for _ in $(seq 100); do
