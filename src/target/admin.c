@@ -709,7 +709,7 @@ static uint16_t log_discovery(struct admin_req *r)
 		}
 	}
 	size = sizeof(*hdr) + nr * sizeof(*e);
-	hdr->genctr = cpu_to_le64(ctrl->subsys->genctr);
+	hdr->genctr = cpu_to_le64(atomic_load(&ctrl->subsys->genctr));
 	hdr->numrec = cpu_to_le64(nr);
 	hdr->recfmt = cpu_to_le16(0);
 	status = log_out(r, hdr, size);

@@ -341,6 +341,29 @@ static void reactor_remove_queue(struct tgt_reactor *r, struct tgt_queue *q)
 	tgt_queue_destroy(q);
 }
 
+/*
+ * A port went down or up, so the discovery log changed: the notice to
+ * every discovery controller whose admin queue is on r (any port: the
+ * log lists every port), as nvmet does when a port goes.
+ */
+static void disc_changed(struct tgt_reactor *r)
+{
+	const uint32_t dw0 = NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
+					  NVME_AER_NOTICE_DISC_CHANGED,
+					  NVME_LOG_DISC);
+	struct tgt_queue *q;
+
+	for (q = r->queues; q; q = q->next) {
+		struct tgt_ctrl *ctrl = q->ctrl;
+
+		if (!q->connected || q->qid || q->closing || !ctrl ||
+		    ctrl->adminq != q || !ctrl->subsys->discovery ||
+		    atomic_load(&ctrl->dead))
+			continue;
+		tgt_ctrl_aen(ctrl, dw0);
+	}
+}
+
 /* The job the control thread left for r, if any: run it, say done. */
 static void ctl_job_run(struct tgt_reactor *r)
 {
@@ -354,6 +377,8 @@ static void ctl_job_run(struct tgt_reactor *r)
 	pthread_mutex_unlock(&r->lock);
 	if (!job)
 		return;
+	if (job->op == TGT_CTL_PORT_DOWN || job->op == TGT_CTL_PORT_UP)
+		disc_changed(r);
 	switch (job->op) {
 	case TGT_CTL_ANA:
 		/* every controller whose admin queue is here and came in
@@ -716,12 +741,12 @@ static int unix_listen(const char *path, const char *what, const char *opt)
 
 /* ---- Control socket ---------------------------------------------------- */
 
-/* Hand job to every reactor (or reactor 0 alone) and wait until each has
- * run it. The main thread's (tgt_run): not for tgt_local_*, whose one
- * reactor is the caller. */
-static void ctl_job_post(struct tgt_ctl_job *job, bool only_first)
+/* Hand job to every reactor and wait until each has run it. The main
+ * thread's (tgt_run): not for tgt_local_*, whose one reactor is the
+ * caller. */
+static void ctl_job_post(struct tgt_ctl_job *job)
 {
-	unsigned i, n = only_first ? 1 : nr_reactors;
+	unsigned i, n = nr_reactors;
 	uint64_t one = 1;
 
 	pthread_mutex_init(&job->lock, NULL);
@@ -838,7 +863,7 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		atomic_fetch_add(&t->ana_chgcnt, 1);
 		job.aen_dw0 = NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
 					   NVME_AER_NOTICE_ANA, NVME_LOG_ANA);
-		ctl_job_post(&job, false);
+		ctl_job_post(&job);
 		tgt_log("port %u (%s): ANA group %u %s", p->portid, name,
 			cmd->grp, nvme_ana_state_name(cmd->state));
 		fprintf(out, "ok\n");
@@ -852,7 +877,8 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 			return -1;
 		}
 		atomic_store(&p->down, true);
-		ctl_job_post(&job, false);
+		atomic_fetch_add(&t->disc.genctr, 1);
+		ctl_job_post(&job);
 		tgt_log("port %u (%s): down, %u connections closed", p->portid,
 			name, job.closed);
 		fprintf(out, "ok\nport %u %s down: %u connections closed\n",
@@ -871,8 +897,11 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 				 strerror(errno));
 			return -1;
 		}
-		ctl_job_post(&job, true);
+		/* reactor 0 takes the listener; every reactor tells its
+		 * discovery controllers (the port is back in the log) */
 		atomic_store(&p->down, false);
+		atomic_fetch_add(&t->disc.genctr, 1);
+		ctl_job_post(&job);
 		tgt_log("port %u (%s): up", p->portid, name);
 		fprintf(out, "ok\nport %u %s up\n", p->portid, name);
 		return 0;

@@ -93,7 +93,9 @@ struct tgt_subsys {
 	pthread_mutex_t lock; /* controllers (Connect, teardown) */
 	struct tgt_ctrl *ctrls; /* list through ctrl->next */
 	uint16_t next_cntlid;
-	uint64_t genctr; /* discovery log generation (discovery subsys) */
+	/* discovery log generation (discovery subsys): the control thread
+	 * bumps it when a port goes down or up */
+	_Atomic uint64_t genctr;
 };
 
 /* A port: an address the target listens on, and the subsystems linked

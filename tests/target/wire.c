@@ -2428,18 +2428,77 @@ static int expect_aen(struct ctrl *x, uint16_t cid, uint32_t dw0)
 	return 0;
 }
 
+/* An AER on x's admin queue, not waited for; its command id. */
+static int send_aer(struct ctrl *x, uint16_t *cid)
+{
+	union nvme_command cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.common.opcode = nvme_admin_async_event;
+	*cid = x->admin.next_cid++;
+	cmd.common.command_id = *cid;
+	cmd.common.flags = NVME_CMD_SGL_METABUF;
+	sgl_set(&cmd, NVME_SGL_TCP_TRANSPORT, 0);
+	return wc_send_capsule(&x->admin, &cmd, NULL, 0);
+}
+
+/* A discovery controller on the discovery port with discovery log
+ * change notices enabled and an AER outstanding (*cid). */
+static int disc_watch(struct ctrl *d, uint16_t *cid, uint64_t *genctr)
+{
+	uint8_t log[1024];
+	uint32_t dw0;
+	uint16_t st;
+	int ret = ctrl_admin(d, dport, NVME_DISC_SUBSYS_NAME, HOST_OK, 0, &st);
+
+	if (!ret && st)
+		ret = fail(W_ERR, "Connect: status %#x", st);
+	if (!ret)
+		ret = ctx(wc_enable(&d->admin), "enable");
+	if (!ret)
+		ret = set_features(&d->admin, NVME_FEAT_ASYNC_EVENT, 1u << 31,
+				   &dw0);
+	if (!ret)
+		ret = get_log(&d->admin, NVME_LOG_DISC, log, sizeof(log));
+	if (!ret)
+		*genctr = nvme_get_le64(log);
+	if (!ret)
+		ret = send_aer(d, cid);
+	return ret;
+}
+
+/* The discovery controller's AER completes with the discovery change
+ * notice; the log's generation is then want. Another AER goes out. */
+static int disc_changed(struct ctrl *d, uint16_t *cid, uint64_t want)
+{
+	const uint32_t dw0 = NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
+					  NVME_AER_NOTICE_DISC_CHANGED,
+					  NVME_LOG_DISC);
+	uint8_t log[1024];
+	int ret = expect_aen(d, *cid, dw0);
+
+	if (!ret)
+		ret = get_log(&d->admin, NVME_LOG_DISC, log, sizeof(log));
+	if (!ret && nvme_get_le64(log) != want)
+		ret = fail(W_ERR, "discovery genctr %llu, expected %llu",
+			   (unsigned long long)nvme_get_le64(log),
+			   (unsigned long long)want);
+	if (!ret)
+		ret = send_aer(d, cid);
+	return ret;
+}
+
 static void scenario_i(void)
 {
 	const uint32_t ana_aen = NVME_AER_DW0(
 		NVME_AER_TYPE_NOTICE, NVME_AER_NOTICE_ANA, NVME_LOG_ANA);
 	char words[128];
-	struct ctrl x, y;
-	union nvme_command cmd;
+	struct ctrl x, y, d;
 	uint8_t ns[4096], state = 0;
-	uint64_t chg = 0, chg0 = 0;
+	uint64_t chg = 0, chg0 = 0, gen = 0;
 	uint32_t dw0;
-	uint16_t aer_cid;
-	int ret, fd;
+	uint16_t aer_cid, disc_cid = 0;
+	int ret, fd, dret;
 
 	ret = ctrl_open_at(&x, port2, 0, 1);
 	tap("I: a controller on the second --listen port (another path)", ret);
@@ -2470,14 +2529,8 @@ static void scenario_i(void)
 
 	ret = set_features(&x.admin, NVME_FEAT_ASYNC_EVENT,
 			   NVME_AEN_CFG_ANA_CHANGE, &dw0);
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.common.opcode = nvme_admin_async_event;
-	aer_cid = x.admin.next_cid++;
-	cmd.common.command_id = aer_cid;
-	cmd.common.flags = NVME_CMD_SGL_METABUF;
-	sgl_set(&cmd, NVME_SGL_TCP_TRANSPORT, 0);
 	if (!ret)
-		ret = wc_send_capsule(&x.admin, &cmd, NULL, 0);
+		ret = send_aer(&x, &aer_cid);
 	if (!ret)
 		ret = ana_state(&x, 1, &state, &chg0);
 	if (!ret && state != NVME_ANA_OPTIMIZED)
@@ -2545,6 +2598,8 @@ static void scenario_i(void)
 		ret = fail(W_ERR, "%u discovery entries for port 2",
 			   disc_found2);
 	tap("I: the discovery log has both ports", ret);
+	dret = disc_watch(&d, &disc_cid, &gen);
+	tap("I: a discovery controller with change notices and an AER", dret);
 	snprintf(words, sizeof(words), "port-down 127.0.0.1:%d", port2);
 	ret = ctl(words) ? fail(W_ERR, "mqblk ctl %s", words) : 0;
 	if (!ret)
@@ -2567,6 +2622,11 @@ static void scenario_i(void)
 	tap("I: port-down: its connections close, it refuses new ones, "
 	    "port 1 carries on, the discovery log drops it",
 	    ret);
+	if (!dret)
+		dret = disc_changed(&d, &disc_cid, gen + 1);
+	tap("I: port-down: the discovery controller gets the discovery log "
+	    "change notice (DW0 70F002h), the generation moves",
+	    dret);
 	ctrl_close(&x);
 	snprintf(words, sizeof(words), "port-up 127.0.0.1:%d", port2);
 	ret = ctl(words) ? fail(W_ERR, "mqblk ctl %s", words) : 0;
@@ -2577,6 +2637,10 @@ static void scenario_i(void)
 	if (!ret && ctl(words) != 1)
 		ret = fail(W_ERR, "a second port-up was not refused");
 	tap("I: port-up: the second path connects and reads again", ret);
+	if (!dret)
+		dret = disc_changed(&d, &disc_cid, gen + 2);
+	tap("I: port-up: the discovery change notice again", dret);
+	ctrl_close(&d);
 	ctrl_close(&y);
 	ctl("ana 1 2 optimized");
 }
