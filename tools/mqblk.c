@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * mqblk: the one command-line tool. Subcommands: bench (fio-compatible
- * benchmark), target (NVMe/TCP target), discover, id-ctrl, id-ns and list
- * (nvme-cli's, over mqblk's NVMe/TCP host), compare (fio JSON reports,
- * base against new); later report.
+ * benchmark), target (NVMe/TCP target), ctl (a running target's control
+ * socket), discover, id-ctrl, id-ns, list and ana-log (nvme-cli's, over
+ * mqblk's NVMe/TCP host), compare (fio JSON reports, base against new);
+ * later report.
  */
 #include <stdio.h>
 #include <string.h>
@@ -25,11 +26,17 @@ static void usage(FILE *f)
 		"            (mqblk bench --help for its options)\n"
 		"  target    NVMe/TCP target exporting mqblk devices\n"
 		"            (mqblk target --help for its options)\n"
+		"  ctl       send a command to a running target's --ctl "
+		"socket: ANA\n"
+		"            states, port-down/port-up, stats (mqblk ctl "
+		"--help)\n"
 		"  discover  an NVMe/TCP discovery log, as nvme discover\n"
 		"            (-t tcp -a ADDR -s PORT [-o json])\n"
 		"  id-ctrl   Identify Controller of an nvme-tcp:// URI\n"
 		"  id-ns     Identify Namespace of an nvme-tcp:// URI\n"
 		"  list      nvme list's summary of nvme-tcp:// URIs\n"
+		"  ana-log   the ANA log (page 0Ch) of an nvme-tcp:// URI, as "
+		"nvme ana-log\n"
 		"            (mqblk COMMAND --help for the options of each)\n"
 		"  compare   fio/mqblk JSON reports, base against new: change and\n"
 		"            significance per job and metric (mqblk compare --help)\n"
@@ -142,6 +149,10 @@ int main(int argc, char **argv)
 		return nvme_cmd_id_ns(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list"))
 		return nvme_cmd_list(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "ana-log"))
+		return nvme_cmd_ana_log(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "ctl"))
+		return tgt_ctl_client(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "compare"))
 		return cmp_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mqblk's nvme-cli-style commands: discover, id-ctrl, id-ns, list, run
+ * mqblk's nvme-cli-style commands: discover, id-ctrl, id-ns, list, ana-log, run
  * against remote NVMe/TCP controllers through the public API.
  */
 #ifndef MQBLK_TOOLS_NVME_H
@@ -12,5 +12,6 @@ int nvme_cmd_discover(int argc, char **argv);
 int nvme_cmd_id_ctrl(int argc, char **argv);
 int nvme_cmd_id_ns(int argc, char **argv);
 int nvme_cmd_list(int argc, char **argv);
+int nvme_cmd_ana_log(int argc, char **argv);
 
 #endif

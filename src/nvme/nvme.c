@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * NVMe structures that need more than a layout: the namespace
- * identification descriptor list (Identify CNS 03h), built and walked.
+ * identification descriptor list (Identify CNS 03h), built and walked;
+ * the ANA states' names.
  */
 #include <errno.h>
 #include <string.h>
@@ -62,4 +63,36 @@ int nvme_ns_desc_next(const void *list, size_t len, size_t *off, uint8_t *nidt,
 	*id = b + at + sizeof(struct nvme_ns_id_desc);
 	*off = at + sizeof(struct nvme_ns_id_desc) + *nidl;
 	return 1;
+}
+
+static const struct {
+	uint8_t state;
+	const char *name;
+} ana_names[] = {
+	{ NVME_ANA_OPTIMIZED, "optimized" },
+	{ NVME_ANA_NONOPTIMIZED, "non-optimized" },
+	{ NVME_ANA_INACCESSIBLE, "inaccessible" },
+	{ NVME_ANA_PERSISTENT_LOSS, "persistent-loss" },
+	{ NVME_ANA_CHANGE, "change" },
+};
+
+const char *nvme_ana_state_name(uint8_t state)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ana_names) / sizeof(ana_names[0]); i++)
+		if (ana_names[i].state == state)
+			return ana_names[i].name;
+	return NULL;
+}
+
+uint8_t nvme_ana_state_parse(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ana_names) / sizeof(ana_names[0]); i++)
+		if (strlen(ana_names[i].name) == len &&
+		    !memcmp(ana_names[i].name, name, len))
+			return ana_names[i].state;
+	return 0;
 }

@@ -465,6 +465,7 @@ struct nvme_get_log_page_command {
 };
 
 #define NVME_LOG_LSP_RAE 0x80 /* retain asynchronous event */
+#define NVME_LOG_LSP_ANA_RGO 0x01 /* ANA log: return groups only */
 
 /* Bytes a Get Log Page asks for */
 static inline uint64_t
@@ -1128,6 +1129,53 @@ enum {
 /* Changed Namespace List: 1024 NSIDs; more than that: FFFFFFFFh first */
 #define NVME_MAX_CHANGED_NAMESPACES 1024
 
+/* Asynchronous Event Configuration: ANA change notices (bit 11) */
+#define NVME_AEN_CFG_ANA_CHANGE (1u << 11)
+
+/* ---- Asymmetric Namespace Access (log page 0Ch) ------------------------ */
+
+/* ANA states: a group's, as seen through one controller */
+enum nvme_ana_state {
+	NVME_ANA_OPTIMIZED = 0x01,
+	NVME_ANA_NONOPTIMIZED = 0x02,
+	NVME_ANA_INACCESSIBLE = 0x03,
+	NVME_ANA_PERSISTENT_LOSS = 0x04,
+	NVME_ANA_CHANGE = 0x0f,
+};
+
+/* Identify Controller ANACAP bits */
+#define NVME_ANACAP_OPTIMIZED (1u << 0)
+#define NVME_ANACAP_NONOPTIMIZED (1u << 1)
+#define NVME_ANACAP_INACCESSIBLE (1u << 2)
+#define NVME_ANACAP_PERSISTENT_LOSS (1u << 3)
+#define NVME_ANACAP_CHANGE (1u << 4)
+#define NVME_ANACAP_GRPID_STATIC (1u << 6) /* ANAGRPID fixed while attached */
+
+/* The log page's header: then NGRPS group descriptors */
+struct nvme_ana_log_hdr {
+	nvme_le64 chgcnt; /* change count */
+	nvme_le16 ngrps; /* group descriptors that follow */
+	uint8_t rsvd10[6];
+};
+
+/* One group: its NNSIDS namespace IDs (ascending) follow it, 4 bytes
+ * each; none when the command set RGO (return groups only) */
+struct nvme_ana_group_desc {
+	nvme_le32 grpid; /* ANA group ID, 1.. */
+	nvme_le32 nnsids; /* NSIDs that follow */
+	nvme_le64 chgcnt; /* change count (as the header's, nvmet) */
+	uint8_t state; /* enum nvme_ana_state, bits 3:0 */
+	uint8_t rsvd17[15];
+};
+
+/* An ANA state's name as nvme-cli prints it ("optimized",
+ * "non-optimized", "inaccessible", "persistent-loss", "change"), or
+ * NULL for a value that is no state. */
+const char *nvme_ana_state_name(uint8_t state);
+
+/* The state a name (len bytes, as above) stands for; 0 if none. */
+uint8_t nvme_ana_state_parse(const char *name, size_t len);
+
 /* ---- I/O Command Set Independent Identify Namespace (CNS 08h) ---------- */
 
 struct nvme_id_ns_cs_indep {
@@ -1154,6 +1202,12 @@ struct nvme_id_ns_cs_indep {
 	_Static_assert(offsetof(type, field) == (off), #type "." #field)
 
 NVME_ASSERT_SIZE(struct nvme_sgl_desc, 16);
+NVME_ASSERT_SIZE(struct nvme_ana_log_hdr, 16);
+NVME_ASSERT_OFF(struct nvme_ana_log_hdr, ngrps, 8);
+NVME_ASSERT_SIZE(struct nvme_ana_group_desc, 32);
+NVME_ASSERT_OFF(struct nvme_ana_group_desc, nnsids, 4);
+NVME_ASSERT_OFF(struct nvme_ana_group_desc, chgcnt, 8);
+NVME_ASSERT_OFF(struct nvme_ana_group_desc, state, 16);
 NVME_ASSERT_SIZE(struct nvme_keyed_sgl_desc, 16);
 NVME_ASSERT_SIZE(union nvme_data_ptr, 16);
 NVME_ASSERT_SIZE(struct nvme_common_command, 64);

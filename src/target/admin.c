@@ -40,9 +40,11 @@
 #define AEN_MASK_SMART NVME_AEN_CFG_SMART_MASK
 #define AEN_MASK_NS_ATTR NVME_CTRL_OAES_NS_ATTR
 #define AEN_MASK_DISC NVME_CTRL_OAES_DISC_CHANGE
+#define AEN_MASK_ANA NVME_AEN_CFG_ANA_CHANGE
 
 /* Events a controller may enable (Set Features 0Bh) */
-#define IO_AEC_SUPPORTED (AEN_MASK_SMART | NVME_CTRL_OAES_NS_ATTR)
+#define IO_AEC_SUPPORTED \
+	(AEN_MASK_SMART | NVME_CTRL_OAES_NS_ATTR | NVME_AEN_CFG_ANA_CHANGE)
 #define DISC_AEC_SUPPORTED NVME_CTRL_OAES_DISC_CHANGE
 
 /*
@@ -247,11 +249,13 @@ static void id_ctrl_io(const struct tgt_ctrl *ctrl, struct nvme_id_ctrl *id)
 	/*
 	 * Several ports, several controllers (hosts, or one host's paths):
 	 * a Linux host refuses a second controller of a subsystem without
-	 * MULTI_CTRL. No ANA, so not bit 3.
+	 * MULTI_CTRL; with ANA it reads log 0Ch for each path's state.
 	 */
-	id->cmic = NVME_CTRL_CMIC_MULTI_PORT | NVME_CTRL_CMIC_MULTI_CTRL;
+	id->cmic = NVME_CTRL_CMIC_MULTI_PORT | NVME_CTRL_CMIC_MULTI_CTRL |
+		   NVME_CTRL_CMIC_ANA;
 	id->mdts = TGT_MDTS;
-	id->oaes = cpu_to_le32(NVME_CTRL_OAES_NS_ATTR);
+	id->oaes =
+		cpu_to_le32(NVME_CTRL_OAES_NS_ATTR | NVME_CTRL_OAES_ANA_CHANGE);
 	/*
 	 * Not CTRATT TBKAS (traffic based keep alive): a host then skips
 	 * Keep Alives while I/O flows, and only holds if every command on
@@ -271,6 +275,17 @@ static void id_ctrl_io(const struct tgt_ctrl *ctrl, struct nvme_id_ctrl *id)
 	id->cqes = 0x4 << 4 | 0x4;
 	id->nn = cpu_to_le32(TGT_MAX_NS);
 	id->mnan = cpu_to_le32(TGT_MAX_NS);
+	/*
+	 * ANA: every state can be reported, and a namespace's group is
+	 * fixed while it is attached (nvmet's ANACAP). Linux sizes its log
+	 * buffer from NANAGRPID descriptors plus MNAN NSIDs.
+	 */
+	id->anacap = NVME_ANACAP_OPTIMIZED | NVME_ANACAP_NONOPTIMIZED |
+		     NVME_ANACAP_INACCESSIBLE | NVME_ANACAP_PERSISTENT_LOSS |
+		     NVME_ANACAP_CHANGE | NVME_ANACAP_GRPID_STATIC;
+	id->anatt = TGT_ANATT;
+	id->anagrpmax = cpu_to_le32(TGT_MAX_ANA_GROUPS);
+	id->nanagrpid = cpu_to_le32(TGT_MAX_ANA_GROUPS);
 	id->oncs =
 		cpu_to_le16(NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES);
 	if (ctrl_has_vwc(ctrl))
@@ -308,6 +323,7 @@ static void id_ns(const struct tgt_ns *ns, struct nvme_id_ns *id)
 	if (ns->has_eui64)
 		memcpy(id->eui64, ns->eui64, sizeof(id->eui64));
 	id->lbaf[0].ds = (uint8_t)ns->lba_shift;
+	id->anagrpid = cpu_to_le32(ns->anagrpid);
 }
 
 static void id_ns_indep(const struct tgt_ns *ns, struct nvme_id_ns_cs_indep *id)
@@ -316,6 +332,7 @@ static void id_ns_indep(const struct tgt_ns *ns, struct nvme_id_ns_cs_indep *id)
 	if (ns->readonly)
 		id->nsattr = NVME_NS_ATTR_RO;
 	id->nstat = NVME_NSTAT_NRDY;
+	id->anagrpid = cpu_to_le32(ns->anagrpid);
 }
 
 /* A valid NSID (1..NN), active or not; 0 and broadcast are not. */
@@ -624,7 +641,7 @@ static uint16_t log_cmd_effects(struct admin_req *r)
 static bool disc_visible(const struct tgt_ctrl *ctrl, const struct tgt_port *p,
 			 const struct tgt_subsys *s)
 {
-	return !p->discovery_only && !s->discovery &&
+	return !p->discovery_only && !s->discovery && !atomic_load(&p->down) &&
 	       tgt_host_allowed(s, ctrl->hostnqn);
 }
 
@@ -673,29 +690,95 @@ static uint16_t log_discovery(struct admin_req *r)
 	size_t size;
 	uint16_t status;
 
+	/* room for every pair: a port may go down or up meanwhile */
 	for (i = 0; i < t->nr_ports; i++)
-		for (j = 0; j < t->ports[i].nr_subsys; j++)
-			nr += disc_visible(ctrl, &t->ports[i],
-					   t->ports[i].subsys[j]);
-	size = sizeof(*hdr) + nr * sizeof(*e);
-	hdr = calloc(1, size);
+		nr += t->ports[i].nr_subsys;
+	hdr = calloc(1, sizeof(*hdr) + nr * sizeof(*e));
 	if (!hdr)
 		return fail(r, NVME_SC_INTERNAL, NO_ERR_LOC);
 	e = (struct nvmf_disc_log_entry *)(hdr + 1);
+	nr = 0;
 	for (i = 0; i < t->nr_ports; i++) {
 		const struct tgt_port *p = &t->ports[i];
 
-		for (j = 0; j < p->nr_subsys; j++)
-			if (disc_visible(ctrl, p, p->subsys[j]))
-				disc_entry(e++, p, p->subsys[j]);
+		for (j = 0; j < p->nr_subsys; j++) {
+			if (!disc_visible(ctrl, p, p->subsys[j]))
+				continue;
+			disc_entry(e++, p, p->subsys[j]);
+			nr++;
+		}
 	}
-	hdr->genctr = cpu_to_le64(ctrl->subsys->genctr);
+	size = sizeof(*hdr) + nr * sizeof(*e);
+	hdr->genctr = cpu_to_le64(atomic_load(&ctrl->subsys->genctr));
 	hdr->numrec = cpu_to_le64(nr);
 	hdr->recfmt = cpu_to_le16(0);
 	status = log_out(r, hdr, size);
 	if (status == NVME_SC_SUCCESS && !log_rae(r))
 		ctrl->aen_masked &= ~AEN_MASK_DISC;
 	free(hdr);
+	return status;
+}
+
+/*
+ * The ANA log (0Ch): a descriptor per ANA group that exists, ascending,
+ * each with the controller's subsystem's namespaces in it (none with
+ * RGO) and the group's state on the port this controller came in on.
+ * Built whole, then cut at LPO and the length: Linux reads it at once,
+ * nvme-cli and others in pieces (hundreds of namespaces span pages).
+ */
+static uint16_t log_ana(struct admin_req *r)
+{
+	struct tgt_ctrl *ctrl = r->ctrl;
+	const struct tgt *t = ctrl->tgt;
+	const struct tgt_subsys *s = ctrl->subsys;
+	bool rgo = r->sqe->get_log_page.lsp & NVME_LOG_LSP_ANA_RGO;
+	uint64_t chgcnt = atomic_load(&ctrl->tgt->ana_chgcnt);
+	struct nvme_ana_log_hdr *hdr;
+	size_t size = sizeof(*hdr), off;
+	unsigned g, i, ngrps = 0;
+	uint16_t status;
+	uint8_t *page;
+
+	for (g = 1; g <= TGT_MAX_ANA_GROUPS; g++)
+		if (t->ana_group_used[g])
+			size += sizeof(struct nvme_ana_group_desc);
+	if (!rgo)
+		for (i = 0; i < s->nr_ns; i++)
+			size += s->ns[i].enabled ? 4 : 0;
+	page = calloc(1, size);
+	if (!page)
+		return fail(r, NVME_SC_INTERNAL, NO_ERR_LOC);
+	off = sizeof(*hdr);
+	for (g = 1; g <= TGT_MAX_ANA_GROUPS; g++) {
+		struct nvme_ana_group_desc *d;
+		uint32_t n = 0;
+
+		if (!t->ana_group_used[g])
+			continue;
+		d = (struct nvme_ana_group_desc *)(page + off);
+		off += sizeof(*d);
+		/* s->ns is sorted: the NSIDs come out ascending */
+		for (i = 0; !rgo && i < s->nr_ns; i++) {
+			if (!s->ns[i].enabled || s->ns[i].anagrpid != g)
+				continue;
+			nvme_put_le32(page + off, s->ns[i].nsid);
+			off += 4;
+			n++;
+		}
+		d->grpid = cpu_to_le32(g);
+		d->nnsids = cpu_to_le32(n);
+		d->chgcnt = cpu_to_le64(chgcnt);
+		d->state = atomic_load_explicit(&ctrl->port->ana_state[g],
+						memory_order_relaxed);
+		ngrps++;
+	}
+	hdr = (struct nvme_ana_log_hdr *)page;
+	hdr->chgcnt = cpu_to_le64(chgcnt);
+	hdr->ngrps = cpu_to_le16((uint16_t)ngrps);
+	status = log_out(r, page, off);
+	if (status == NVME_SC_SUCCESS && !log_rae(r))
+		ctrl->aen_masked &= ~AEN_MASK_ANA;
+	free(page);
 	return status;
 }
 
@@ -723,8 +806,10 @@ static uint16_t exec_get_log_page(struct admin_req *r)
 		return log_changed_ns(r);
 	case NVME_LOG_CMD_EFFECTS:
 		return log_cmd_effects(r);
+	case NVME_LOG_ANA:
+		return log_ana(r);
 	default:
-		/* ANA (0Ch) too: no ANA. nvmet answers unknown LIDs so. */
+		/* nvmet answers unknown LIDs so */
 		return fail(r, NVME_SC_INVALID_FIELD | NVME_SC_DNR, LOC_CDW10);
 	}
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,33 @@ static int disc_init(struct tgt *t)
 	return 0;
 }
 
+/* Every ANA group of p optimized: nvmet's default for a new group. */
+static void port_ana_init(struct tgt_port *p)
+{
+	unsigned g;
+
+	for (g = 0; g <= TGT_MAX_ANA_GROUPS; g++)
+		atomic_init(&p->ana_state[g], g ? NVME_ANA_OPTIMIZED : 0);
+	atomic_init(&p->down, false);
+}
+
+/* After the model is built: group 1 and every namespace's group exist
+ * (a port's configured groups were marked as they were read). */
+static void ana_finish(struct tgt *t)
+{
+	unsigned i, j;
+
+	t->ana_group_used[TGT_DEFAULT_ANA_GROUP] = true;
+	for (i = 0; i < t->nr_subsys; i++)
+		for (j = 0; j < t->subsys[i]->nr_ns; j++) {
+			struct tgt_ns *ns = &t->subsys[i]->ns[j];
+
+			if (!ns->anagrpid)
+				ns->anagrpid = TGT_DEFAULT_ANA_GROUP;
+			t->ana_group_used[ns->anagrpid] = true;
+		}
+}
+
 /* Everything but the run options (reactors, stall, stats, verbose). */
 static void free_model(struct tgt *t)
 {
@@ -155,6 +183,7 @@ static void free_model(struct tgt *t)
 	if (t->disc.discovery)
 		pthread_mutex_destroy(&t->disc.lock);
 	memset(&t->disc, 0, sizeof(t->disc));
+	memset(t->ana_group_used, 0, sizeof(t->ana_group_used));
 }
 
 void tgt_config_free(struct tgt *t)
@@ -163,6 +192,7 @@ void tgt_config_free(struct tgt *t)
 		return;
 	free_model(t);
 	free(t->stats_path);
+	free(t->ctl_path);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -823,11 +853,12 @@ static int load_ns(struct cfg *c, struct tgt_subsys *s,
 		pop(c, old);
 	}
 
-	v = json_get(o, "ana_grpid"); /* ANA is not reported: checked only */
+	v = json_get(o, "ana_grpid");
 	if (v) {
 		old = push_key(c, "ana_grpid");
-		if (get_uint(c, v, 0, 1024, &u))
+		if (get_uint(c, v, 1, TGT_MAX_ANA_GROUPS, &u))
 			return -1;
+		ns->anagrpid = (uint32_t)u;
 		pop(c, old);
 	}
 	v = json_get(o, "ana");
@@ -1211,6 +1242,71 @@ static int load_port_addr(struct cfg *c, struct tgt_port *p,
 	return 0;
 }
 
+/*
+ * A port's "ana_groups": [{"grpid": N, "ana": {"state": "..."}}, ...],
+ * nvmetcli's dump of configfs ports/N/ana_groups/G/ana_state. A group
+ * named here exists (in the ANA log) even with no namespace in it.
+ */
+static int load_ana_groups(struct cfg *c, struct tgt_port *p,
+			   const struct json_value *arr)
+{
+	static const char *const keys[] = { "grpid", "ana", NULL };
+	static const char *const akeys[] = { "state", NULL };
+	bool seen[TGT_MAX_ANA_GROUPS + 1] = { false };
+	size_t i, n = json_count(arr), old;
+
+	if (want(c, arr, JSON_ARRAY))
+		return -1;
+	for (i = 0; i < n; i++) {
+		const struct json_value *g = json_at(arr, i), *v, *a;
+		size_t o2 = push_idx(c, i), o3;
+		const char *str;
+		size_t len;
+		uint64_t u;
+		uint8_t state = NVME_ANA_OPTIMIZED;
+		char q[80];
+
+		if (want(c, g, JSON_OBJECT) || check_keys(c, g, keys))
+			return -1;
+		v = need(c, g, "grpid", &old);
+		if (!v || get_uint(c, v, 1, TGT_MAX_ANA_GROUPS, &u))
+			return -1;
+		if (seen[u])
+			return cerr(c, "ANA group %" PRIu64 " listed twice", u);
+		seen[u] = true;
+		pop(c, old);
+		a = json_get(g, "ana");
+		if (a) {
+			old = push_key(c, "ana");
+			if (want(c, a, JSON_OBJECT) || check_keys(c, a, akeys))
+				return -1;
+			v = json_get(a, "state");
+			if (v) {
+				o3 = push_key(c, "state");
+				if (get_str(c, v, 64, &str, &len))
+					return -1;
+				state = nvme_ana_state_parse(str, len);
+				if (!state) {
+					json_quote(q, sizeof(q), str, len);
+					return cerr(
+						c,
+						"%s: not an ANA state "
+						"(optimized, non-optimized, "
+						"inaccessible, "
+						"persistent-loss, change)",
+						q);
+				}
+				pop(c, o3);
+			}
+			pop(c, old);
+		}
+		atomic_store(&p->ana_state[u], state);
+		c->t->ana_group_used[u] = true;
+		pop(c, o2);
+	}
+	return 0;
+}
+
 static int load_port(struct cfg *c, struct tgt_port *p,
 		     const struct json_value *o, const struct name_ref *subsys,
 		     size_t nr_subsys)
@@ -1224,6 +1320,7 @@ static int load_port(struct cfg *c, struct tgt_port *p,
 	size_t old, i, n, dup;
 	uint64_t u;
 
+	port_ana_init(p);
 	if (want(c, o, JSON_OBJECT) || check_keys(c, o, keys))
 		return -1;
 	v = need(c, o, "portid", &old);
@@ -1259,15 +1356,18 @@ static int load_port(struct cfg *c, struct tgt_port *p,
 			return -1;
 		pop(c, old);
 	}
-	/* referrals and ANA groups: nothing of ours reports them */
-	for (i = 0; i < 2; i++) {
-		const char *key = i ? "ana_groups" : "referrals";
-
-		v = json_get(o, key);
-		if (!v)
-			continue;
-		old = push_key(c, key);
+	/* referrals: the discovery log does not report them */
+	v = json_get(o, "referrals");
+	if (v) {
+		old = push_key(c, "referrals");
 		if (want(c, v, JSON_ARRAY))
+			return -1;
+		pop(c, old);
+	}
+	v = json_get(o, "ana_groups");
+	if (v) {
+		old = push_key(c, "ana_groups");
+		if (load_ana_groups(c, p, v))
 			return -1;
 		pop(c, old);
 	}
@@ -1540,6 +1640,7 @@ int tgt_config_load_buf(struct tgt *t, const char *name, const char *buf,
 		return -1;
 	}
 	json_free(root);
+	ana_finish(t);
 	return 0;
 }
 
@@ -1556,6 +1657,53 @@ int tgt_config_load(struct tgt *t, const char *path, char *err, size_t errlen)
 	ret = tgt_config_load_buf(t, path, buf, len, err, errlen);
 	free(buf);
 	return ret;
+}
+
+/* ---- Ports by name ------------------------------------------------------ */
+
+static bool all_digits(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return len > 0;
+}
+
+struct tgt_port *tgt_port_find(struct tgt *t, const char *spec, size_t len,
+			       char *err, size_t errlen)
+{
+	char q[80], name[128];
+	uint64_t id;
+	unsigned i;
+
+	json_quote(q, sizeof(q), spec, len);
+	if (all_digits(spec, len)) {
+		if (!parse_dec(spec, len, 65535, &id))
+			for (i = 0; i < t->nr_ports; i++)
+				if (t->ports[i].portid == id)
+					return &t->ports[i];
+		snprintf(err, errlen, "%s: no port with that ID", q);
+		return NULL;
+	}
+	for (i = 0; i < t->nr_ports; i++) {
+		const struct tgt_port *p = &t->ports[i];
+
+		if (p->adrfam == NVMF_ADDR_FAMILY_IP6)
+			snprintf(name, sizeof(name), "[%s]:%s", p->traddr,
+				 p->trsvcid);
+		else
+			snprintf(name, sizeof(name), "%s:%s", p->traddr,
+				 p->trsvcid);
+		if (strlen(name) == len && !memcmp(name, spec, len))
+			return &t->ports[i];
+	}
+	snprintf(err, errlen,
+		 "%s: no such port (a port ID, or ADDR:PORT as --listen "
+		 "gave it)",
+		 q);
+	return NULL;
 }
 
 /* ---- Command line -------------------------------------------------------- */
@@ -1578,6 +1726,9 @@ enum opt_id {
 	OPT_COALESCE_COUNT,
 	OPT_COALESCE_USECS,
 	OPT_ZEROCOPY,
+	OPT_ANA_GROUP,
+	OPT_ANA,
+	OPT_CTL,
 	OPT_HELP,
 };
 
@@ -1591,7 +1742,7 @@ struct opt {
 
 static const struct opt opts[] = {
 	{ "config", 0, true, false, OPT_CONFIG },
-	{ "listen", 0, true, false, OPT_LISTEN },
+	{ "listen", 0, true, true, OPT_LISTEN },
 	{ "nqn", 0, true, false, OPT_NQN },
 	{ "ns", 0, true, true, OPT_NS },
 	{ "allow-host", 0, true, true, OPT_ALLOW_HOST },
@@ -1607,6 +1758,9 @@ static const struct opt opts[] = {
 	{ "coalesce-count", 0, true, false, OPT_COALESCE_COUNT },
 	{ "coalesce-usecs", 0, true, false, OPT_COALESCE_USECS },
 	{ "zerocopy", 0, true, false, OPT_ZEROCOPY },
+	{ "ana-group", 0, true, true, OPT_ANA_GROUP },
+	{ "ana", 0, true, true, OPT_ANA },
+	{ "ctl", 0, true, false, OPT_CTL },
 	{ "help", 'h', false, true, OPT_HELP },
 };
 
@@ -1618,8 +1772,9 @@ static const struct opt opts[] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: mqblk target --listen ADDR:PORT --nqn NQN --ns URI "
-		"[--ns URI ...]\n"
+		"usage: mqblk target --listen ADDR:PORT [--listen ADDR:PORT ...] "
+		"--nqn NQN\n"
+		"                    --ns URI [--ns URI ...]\n"
 		"                    [--allow-host HOSTNQN ... | "
 		"--allow-any-host]\n"
 		"                    [--discovery-port PORT] [options]\n"
@@ -1629,13 +1784,24 @@ static void usage(FILE *f)
 		"An NVMe/TCP target serving mqblk devices.\n"
 		"\n"
 		"  --listen ADDR:PORT     address to listen on: A.B.C.D:PORT "
-		"or [IPv6]:PORT\n"
+		"or [IPv6]:PORT;\n"
+		"                         repeat for more ports (port IDs 1, "
+		"2, ... in order),\n"
+		"                         each a path to the same subsystem\n"
 		"  --nqn NQN              the subsystem's NQN (nqn.YYYY-MM."
 		"reverse.domain:...)\n"
 		"  --ns URI               a namespace: a file, a block device "
 		"or an mqblk\n"
 		"                         device URI (null:...); NSIDs 1, 2, "
 		"... in order\n"
+		"  --ana-group NSID:GRP   put namespace NSID in ANA group GRP "
+		"(1..%u; default 1)\n"
+		"  --ana PORT:GRP=STATE   group GRP's initial ANA state on PORT "
+		"(a port ID or\n"
+		"                         its ADDR:PORT): optimized (default), "
+		"non-optimized,\n"
+		"                         inaccessible, persistent-loss or "
+		"change\n"
 		"  --allow-host HOSTNQN   a host that may connect (repeat for "
 		"more)\n"
 		"  --allow-any-host       any host may connect\n"
@@ -1651,7 +1817,8 @@ static void usage(FILE *f)
 		"save FILE`) instead\n"
 		"                         of --listen/--nqn/--ns/--allow-*/"
 		"--inline-data-size/\n"
-		"                         --max-queue-size\n"
+		"                         --max-queue-size/--ana-group/--ana (the file has\n"
+		"                         ana_grpid and ana_groups)\n"
 		"  --reactors N           reactor threads (0, the default: one "
 		"per online CPU)\n"
 		"  --stall-ms MS          log a command outstanding this long "
@@ -1661,6 +1828,9 @@ static void usage(FILE *f)
 		"                         (default /tmp/mqblk-target.sock)\n"
 		"  --stats                print a running target's per-queue "
 		"counters\n"
+		"  --ctl PATH             serve `mqblk ctl PATH ...` on this "
+		"UNIX socket (ANA\n"
+		"                         states, ports down and up, stats)\n"
 		"  --busy-poll            reactors never sleep: they poll their "
 		"sockets and\n"
 		"                         devices (SPDK's way: lowest latency, "
@@ -1687,9 +1857,9 @@ static void usage(FILE *f)
 		"Without --allow-host or --allow-any-host no host may connect "
 		"to the subsystem\n"
 		"(discovery stays open to all).\n",
-		TGT_MAX_INLINE_DATA, TGT_INLINE_DATA, TGT_MIN_QUEUE_DEPTH,
-		TGT_MAX_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH, DEFAULT_STALL_MS,
-		TGT_MAX_QUEUE_DEPTH, MAX_COALESCE_USECS);
+		TGT_MAX_ANA_GROUPS, TGT_MAX_INLINE_DATA, TGT_INLINE_DATA,
+		TGT_MIN_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH,
+		DEFAULT_STALL_MS, TGT_MAX_QUEUE_DEPTH, MAX_COALESCE_USECS);
 }
 
 /* What the command line said, before it is checked and applied. */
@@ -1700,6 +1870,12 @@ struct args {
 	unsigned nr_ns;
 	const char **hosts; /* --allow-host values */
 	unsigned nr_hosts;
+	const char **listens; /* --listen values, in order */
+	unsigned nr_listens;
+	const char **ana_groups; /* --ana-group values */
+	unsigned nr_ana_groups;
+	const char **anas; /* --ana values */
+	unsigned nr_anas;
 };
 
 static int aerr(char *err, size_t errlen, const char *fmt, ...)
@@ -1744,7 +1920,10 @@ static int scan_args(int argc, char **argv, struct args *a, char *err,
 
 	a->ns = calloc((size_t)argc, sizeof(*a->ns));
 	a->hosts = calloc((size_t)argc, sizeof(*a->hosts));
-	if (!a->ns || !a->hosts)
+	a->listens = calloc((size_t)argc, sizeof(*a->listens));
+	a->ana_groups = calloc((size_t)argc, sizeof(*a->ana_groups));
+	a->anas = calloc((size_t)argc, sizeof(*a->anas));
+	if (!a->ns || !a->hosts || !a->listens || !a->ana_groups || !a->anas)
 		return aerr(err, errlen, "out of memory");
 	for (i = 1; i < argc; i++) {
 		const char *arg = argv[i], *eq, *val = NULL;
@@ -1783,6 +1962,12 @@ static int scan_args(int argc, char **argv, struct args *a, char *err,
 			a->ns[a->nr_ns++] = val;
 		else if (o->id == OPT_ALLOW_HOST)
 			a->hosts[a->nr_hosts++] = val;
+		else if (o->id == OPT_LISTEN)
+			a->listens[a->nr_listens++] = val;
+		else if (o->id == OPT_ANA_GROUP)
+			a->ana_groups[a->nr_ana_groups++] = val;
+		else if (o->id == OPT_ANA)
+			a->anas[a->nr_anas++] = val;
 		else
 			a->val[o->id] = val;
 	}
@@ -1880,6 +2065,87 @@ static int check_nqn_arg(const char *opt, const char *s, char *err,
 	return 0;
 }
 
+/* --ana-group NSID:GRP: namespace NSID (an --ns) into group GRP. */
+static int parse_ana_group_arg(struct tgt_subsys *s, const char *arg, char *err,
+			       size_t errlen)
+{
+	const char *colon = strchr(arg, ':');
+	uint64_t nsid, grp;
+	char q[80];
+
+	json_quote(q, sizeof(q), arg, strlen(arg));
+	if (!colon ||
+	    parse_dec(arg, (size_t)(colon - arg), UINT64_MAX, &nsid) ||
+	    parse_dec(colon + 1, strlen(colon + 1), UINT64_MAX, &grp))
+		return aerr(err, errlen,
+			    "--ana-group: %s: expected NSID:GROUP (two "
+			    "numbers)",
+			    q);
+	if (!nsid || nsid > s->nr_ns)
+		return aerr(err, errlen,
+			    "--ana-group: %s: no namespace %" PRIu64
+			    " (the --ns options give NSIDs 1..%u)",
+			    q, nsid, s->nr_ns);
+	if (!grp || grp > TGT_MAX_ANA_GROUPS)
+		return aerr(err, errlen,
+			    "--ana-group: %s: ANA group %" PRIu64
+			    " out of range (1..%u)",
+			    q, grp, TGT_MAX_ANA_GROUPS);
+	if (s->ns[nsid - 1].anagrpid)
+		return aerr(err, errlen,
+			    "--ana-group: namespace %" PRIu64 " given twice",
+			    nsid);
+	s->ns[nsid - 1].anagrpid = (uint32_t)grp;
+	return 0;
+}
+
+/* --ana PORT:GRP=STATE: a group's initial state on one port. */
+static int parse_ana_arg(struct tgt *t, const char *arg, char *err,
+			 size_t errlen)
+{
+	const char *eq = strrchr(arg, '='), *colon = NULL, *c;
+	struct tgt_port *p;
+	uint64_t grp;
+	uint8_t state;
+	char q[80], perr[256];
+
+	json_quote(q, sizeof(q), arg, strlen(arg));
+	for (c = arg; eq && c < eq; c++)
+		if (*c == ':')
+			colon = c;
+	if (!eq || !colon)
+		return aerr(err, errlen,
+			    "--ana: %s: expected PORT:GROUP=STATE (PORT a "
+			    "port ID or ADDR:PORT)",
+			    q);
+	if (parse_dec(colon + 1, (size_t)(eq - colon - 1), UINT64_MAX, &grp) ||
+	    !grp || grp > TGT_MAX_ANA_GROUPS)
+		return aerr(err, errlen,
+			    "--ana: %s: the ANA group must be 1..%u", q,
+			    TGT_MAX_ANA_GROUPS);
+	state = nvme_ana_state_parse(eq + 1, strlen(eq + 1));
+	if (!state)
+		return aerr(err, errlen,
+			    "--ana: %s: not an ANA state (optimized, "
+			    "non-optimized, inaccessible, persistent-loss, "
+			    "change)",
+			    q);
+	p = tgt_port_find(t, arg, (size_t)(colon - arg), perr, sizeof(perr));
+	if (!p)
+		return aerr(err, errlen, "--ana: %s", perr);
+	if (p->discovery_only)
+		return aerr(err, errlen,
+			    "--ana: %s: port %u is the discovery port", q,
+			    p->portid);
+	if (!t->ana_group_used[grp])
+		return aerr(err, errlen,
+			    "--ana: %s: no namespace is in ANA group %" PRIu64
+			    " (see --ana-group)",
+			    q, grp);
+	atomic_store(&p->ana_state[grp], state);
+	return 0;
+}
+
 /* --listen / --nqn / --ns / --allow-* into t. */
 static int build_from_args(struct tgt *t, const struct args *a, char *err,
 			   size_t errlen)
@@ -1887,10 +2153,11 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 	struct tgt_subsys *s;
 	struct tgt_port *p;
 	unsigned i, j, nr_ports;
-	uint64_t dport = 0, u;
+	uint64_t dport = 0, u = 0;
+	uint32_t inline_data, max_queue;
 	char missing[64] = "";
 
-	if (!a->val[OPT_LISTEN])
+	if (!a->nr_listens)
 		strcat(missing, ", --listen");
 	if (!a->val[OPT_NQN])
 		strcat(missing, ", --nqn");
@@ -1971,7 +2238,7 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 		ns->has_nguid = true;
 	}
 
-	nr_ports = dport ? 2 : 1;
+	nr_ports = a->nr_listens + (dport ? 1 : 0);
 	t->ports = calloc(nr_ports, sizeof(*t->ports));
 	if (!t->ports)
 		return aerr(err, errlen, "out of memory");
@@ -1979,42 +2246,65 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 		t->ports[i].listen_fd = -1;
 		t->ports[i].inline_data = TGT_INLINE_DATA;
 		t->ports[i].max_queue_size = TGT_MAX_QUEUE_DEPTH;
+		port_ana_init(&t->ports[i]);
 	}
 	t->nr_ports = nr_ports;
-	p = &t->ports[0];
 	if (a->val[OPT_INLINE_DATA_SIZE] &&
 	    arg_uint("inline-data-size", a->val[OPT_INLINE_DATA_SIZE], 0,
 		     TGT_MAX_INLINE_DATA, &u, err, errlen))
 		return -1;
-	if (a->val[OPT_INLINE_DATA_SIZE])
-		p->inline_data = (uint32_t)u;
+	inline_data = a->val[OPT_INLINE_DATA_SIZE] ? (uint32_t)u :
+						     TGT_INLINE_DATA;
 	if (a->val[OPT_MAX_QUEUE_SIZE] &&
 	    arg_uint("max-queue-size", a->val[OPT_MAX_QUEUE_SIZE],
 		     TGT_MIN_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH, &u, err, errlen))
 		return -1;
-	if (a->val[OPT_MAX_QUEUE_SIZE])
-		p->max_queue_size = (uint32_t)u;
-	p->portid = 1;
-	if (parse_listen(a->val[OPT_LISTEN], p, err, errlen))
-		return -1;
-	p->subsys = calloc(1, sizeof(*p->subsys));
-	if (!p->subsys)
-		return aerr(err, errlen, "out of memory");
-	p->subsys[p->nr_subsys++] = s;
+	max_queue = a->val[OPT_MAX_QUEUE_SIZE] ? (uint32_t)u :
+						 TGT_MAX_QUEUE_DEPTH;
+	/* every --listen a port of the one subsystem: its paths */
+	for (i = 0; i < a->nr_listens; i++) {
+		p = &t->ports[i];
+		p->portid = (uint16_t)(i + 1);
+		p->inline_data = inline_data;
+		p->max_queue_size = max_queue;
+		if (parse_listen(a->listens[i], p, err, errlen))
+			return -1;
+		for (j = 0; j < i; j++)
+			if (same_addr(p, &t->ports[j]))
+				return aerr(err, errlen,
+					    "--listen: %s given twice",
+					    a->listens[i]);
+		p->subsys = calloc(1, sizeof(*p->subsys));
+		if (!p->subsys)
+			return aerr(err, errlen, "out of memory");
+		p->subsys[p->nr_subsys++] = s;
+	}
+	p = &t->ports[0];
 	if (dport) {
-		struct tgt_port *d = &t->ports[1];
+		struct tgt_port *d = &t->ports[a->nr_listens];
+		char dsvc[32];
 
-		if (dport == strtoul(p->trsvcid, NULL, 10))
-			return aerr(err, errlen,
-				    "--discovery-port: %" PRIu64
-				    " is the --listen port",
-				    dport);
-		d->portid = 2;
+		snprintf(dsvc, sizeof(dsvc), "%" PRIu64, dport);
+		for (i = 0; i < a->nr_listens; i++)
+			if (!strcmp(t->ports[i].trsvcid, dsvc) &&
+			    !strcmp(t->ports[i].traddr, p->traddr))
+				return aerr(err, errlen,
+					    "--discovery-port: %" PRIu64
+					    " is a --listen port",
+					    dport);
+		d->portid = (uint16_t)(a->nr_listens + 1);
 		d->adrfam = p->adrfam;
 		memcpy(d->traddr, p->traddr, sizeof(d->traddr));
-		snprintf(d->trsvcid, sizeof(d->trsvcid), "%u", (unsigned)dport);
+		snprintf(d->trsvcid, sizeof(d->trsvcid), "%s", dsvc);
 		d->discovery_only = true;
 	}
+	for (i = 0; i < a->nr_ana_groups; i++)
+		if (parse_ana_group_arg(s, a->ana_groups[i], err, errlen))
+			return -1;
+	ana_finish(t);
+	for (i = 0; i < a->nr_anas; i++)
+		if (parse_ana_arg(t, a->anas[i], err, errlen))
+			return -1;
 	return 0;
 }
 
@@ -2084,6 +2374,17 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 			goto out;
 		}
 	}
+	if (a.val[OPT_CTL]) {
+		if (!a.val[OPT_CTL][0]) {
+			aerr(err, errlen, "--ctl: empty path");
+			goto out;
+		}
+		t->ctl_path = strdup(a.val[OPT_CTL]);
+		if (!t->ctl_path) {
+			aerr(err, errlen, "out of memory");
+			goto out;
+		}
+	}
 	if (a.val[OPT_STATS_SOCKET]) {
 		if (!a.val[OPT_STATS_SOCKET][0]) {
 			aerr(err, errlen, "--stats-socket: empty path");
@@ -2106,6 +2407,8 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 			OPT_DISCOVERY_PORT,
 			OPT_INLINE_DATA_SIZE,
 			OPT_MAX_QUEUE_SIZE,
+			OPT_ANA_GROUP,
+			OPT_ANA,
 		};
 		size_t i;
 
@@ -2127,6 +2430,9 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 out:
 	free(a.ns);
 	free(a.hosts);
+	free(a.listens);
+	free(a.ana_groups);
+	free(a.anas);
 	if (ret)
 		tgt_config_free(t);
 	return ret;

@@ -16,6 +16,7 @@
 
 struct mqblk_rq;
 struct tgt_reactor;
+struct tgt_ctl_job;
 
 #define TGT_BUF_CLASSES 9 /* 4 KiB .. 1 MiB */
 #define TGT_BUF_SLAB 262144 /* buffers are carved from slabs this big */
@@ -177,7 +178,9 @@ struct tgt_reactor {
 	_Atomic bool stop;
 	_Atomic bool unclean; /* ended with queues still at a device */
 
-	pthread_mutex_t lock; /* inbox and the queue list (stats reads it) */
+	pthread_mutex_t lock; /* inbox, ctl_job and the queue list (stats
+			       * reads it) */
+	struct tgt_ctl_job *ctl_job; /* the control thread's, to run */
 	int *inbox; /* accepted fds, with their port */
 	struct tgt_port **inbox_port;
 	unsigned nr_inbox, inbox_cap;

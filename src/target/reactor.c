@@ -10,7 +10,11 @@
  * Each reactor has its own software queue on every namespace's device and
  * its own buffer pool, so no lock is shared across queues.
  *
- * The main thread waits for SIGINT/SIGTERM and serves the stats socket.
+ * The main thread waits for SIGINT/SIGTERM and serves the stats and
+ * control sockets. A control command that touches queues (an ANA change's
+ * events, a port going down) is a job handed to every reactor through its
+ * inbox lock and wake-up eventfd; the main thread waits until each has
+ * run it, so `mqblk ctl` answers once the change is in effect.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -38,6 +42,18 @@ struct tgt_devq {
 	struct mqblk_queue *q;
 };
 
+/* A control command's part that reactors run, each for its own queues. */
+struct tgt_ctl_job {
+	enum tgt_ctl_op op;
+	struct tgt_port *port;
+	uint32_t aen_dw0; /* TGT_CTL_ANA: the event to post */
+	int listen_fd; /* TGT_CTL_PORT_UP: reactor 0 takes it */
+	unsigned closed; /* TGT_CTL_PORT_DOWN: connections closed */
+	pthread_mutex_t lock;
+	pthread_cond_t done;
+	unsigned pending; /* reactors yet to run it */
+};
+
 /* Per-reactor state that tcp.c does not see. */
 struct reactor_priv {
 	struct tgt_devq *devq;
@@ -48,6 +64,8 @@ static struct tgt_reactor *reactors;
 static struct reactor_priv *rpriv;
 static unsigned nr_reactors;
 static _Atomic unsigned next_reactor;
+
+static int port_socket(const struct tgt_port *p);
 
 void tgt_log(const char *fmt, ...)
 {
@@ -363,6 +381,96 @@ static void reactor_remove_queue(struct tgt_reactor *r, struct tgt_queue *q)
 	tgt_queue_destroy(q);
 }
 
+/*
+ * A port went down or up, so the discovery log changed: the notice to
+ * every discovery controller whose admin queue is on r (any port: the
+ * log lists every port), as nvmet does when a port goes.
+ */
+static void disc_changed(struct tgt_reactor *r)
+{
+	const uint32_t dw0 = NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
+					  NVME_AER_NOTICE_DISC_CHANGED,
+					  NVME_LOG_DISC);
+	struct tgt_queue *q;
+
+	for (q = r->queues; q; q = q->next) {
+		struct tgt_ctrl *ctrl = q->ctrl;
+
+		if (!q->connected || q->qid || q->closing || !ctrl ||
+		    ctrl->adminq != q || !ctrl->subsys->discovery ||
+		    atomic_load(&ctrl->dead))
+			continue;
+		tgt_ctrl_aen(ctrl, dw0);
+	}
+}
+
+/* The job the control thread left for r, if any: run it, say done. */
+static void ctl_job_run(struct tgt_reactor *r)
+{
+	struct tgt_ctl_job *job;
+	struct tgt_queue *q, *nq;
+	unsigned closed = 0;
+
+	pthread_mutex_lock(&r->lock);
+	job = r->ctl_job;
+	r->ctl_job = NULL;
+	pthread_mutex_unlock(&r->lock);
+	if (!job)
+		return;
+	if (job->op == TGT_CTL_PORT_DOWN || job->op == TGT_CTL_PORT_UP)
+		disc_changed(r);
+	switch (job->op) {
+	case TGT_CTL_ANA:
+		/* every controller whose admin queue is here and came in
+		 * on the port: tgt_ctrl_aen() is the admin reactor's */
+		for (q = r->queues; q; q = q->next) {
+			struct tgt_ctrl *ctrl = q->ctrl;
+
+			if (!q->connected || q->qid || q->closing || !ctrl ||
+			    ctrl->adminq != q || ctrl->port != job->port ||
+			    ctrl->subsys->discovery || atomic_load(&ctrl->dead))
+				continue;
+			tgt_ctrl_aen(ctrl, job->aen_dw0);
+		}
+		break;
+	case TGT_CTL_PORT_DOWN:
+		if (r->idx == 0 && job->port->listen_fd >= 0) {
+			epoll_ctl(r->epfd, EPOLL_CTL_DEL, job->port->listen_fd,
+				  NULL);
+			close(job->port->listen_fd);
+			job->port->listen_fd = -1;
+		}
+		for (q = r->queues; q; q = nq) {
+			nq = q->next;
+			if (q->port == job->port && !q->closing) {
+				tgt_queue_quiesce(q);
+				closed++;
+			}
+		}
+		break;
+	case TGT_CTL_PORT_UP:
+		if (r->idx == 0) {
+			struct epoll_event ev = { .events = EPOLLIN,
+						  .data.ptr = job->port };
+
+			job->port->listen_fd = job->listen_fd;
+			if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, job->listen_fd,
+				      &ev))
+				tgt_log("port %u: cannot watch the listener: "
+					"%s",
+					job->port->portid, strerror(errno));
+		}
+		break;
+	case TGT_CTL_STATS:
+		break;
+	}
+	pthread_mutex_lock(&job->lock);
+	job->closed += closed;
+	if (!--job->pending)
+		pthread_cond_signal(&job->done);
+	pthread_mutex_unlock(&job->lock);
+}
+
 static void drain_inbox(struct tgt_reactor *r)
 {
 	uint64_t v;
@@ -382,12 +490,15 @@ static void drain_inbox(struct tgt_reactor *r)
 		r->nr_inbox -= n;
 		pthread_mutex_unlock(&r->lock);
 		for (i = 0; i < n; i++) {
-			if (atomic_load(&r->stop))
+			/* accepted before its port went down: refused too */
+			if (atomic_load(&r->stop) ||
+			    atomic_load(&ports[i]->down))
 				close(fds[i]);
 			else
 				reactor_add_queue(r, fds[i], ports[i]);
 		}
 	} while (n == 64);
+	ctl_job_run(r);
 }
 
 static void hand_over(int fd, struct tgt_port *port)
@@ -423,6 +534,9 @@ static void hand_over(int fd, struct tgt_port *port)
 
 static void do_accept(struct tgt_port *port)
 {
+	/* an event fetched before a port-down job in the same pass */
+	if (port->listen_fd < 0)
+		return;
 	for (;;) {
 		int fd = accept4(port->listen_fd, NULL, NULL,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -630,22 +744,24 @@ static void stats_dump(struct tgt *t, FILE *f)
 	fflush(f);
 }
 
-static int stats_listen(const char *path)
+/* A UNIX socket at path for what ("stats", "control"), named by option
+ * opt in messages; -1 (logged) if it cannot be had. */
+static int unix_listen(const char *path, const char *what, const char *opt)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		tgt_log("stats socket path too long: %s", path);
+		tgt_log("%s socket path too long: %s", what, path);
 		return -1;
 	}
 	strcpy(sa.sun_path, path);
 	/* a live target already serves this path: leave it alone */
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd >= 0 && !connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		tgt_log("stats socket %s is another target's: no stats "
-			"socket (use --stats-socket)",
-			path);
+		tgt_log("%s socket %s is another target's: no %s socket "
+			"(use %s)",
+			what, path, what, opt);
 		close(fd);
 		return -1;
 	}
@@ -656,16 +772,237 @@ static int stats_listen(const char *path)
 		return -1;
 	unlink(path);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8)) {
-		tgt_log("stats socket %s: %s", path, strerror(errno));
+		tgt_log("%s socket %s: %s", what, path, strerror(errno));
 		close(fd);
 		return -1;
 	}
 	return fd;
 }
 
+/* ---- Control socket ---------------------------------------------------- */
+
+/* Hand job to every reactor and wait until each has run it. The main
+ * thread's (tgt_run): not for tgt_local_*, whose one reactor is the
+ * caller. */
+static void ctl_job_post(struct tgt_ctl_job *job)
+{
+	unsigned i, n = nr_reactors;
+	uint64_t one = 1;
+
+	pthread_mutex_init(&job->lock, NULL);
+	pthread_cond_init(&job->done, NULL);
+	job->pending = n;
+	for (i = 0; i < n; i++) {
+		struct tgt_reactor *r = &reactors[i];
+
+		pthread_mutex_lock(&r->lock);
+		r->ctl_job = job;
+		pthread_mutex_unlock(&r->lock);
+		if (write(r->wake_fd, &one, sizeof(one)) < 0)
+			tgt_log("cannot wake reactor %u: %s", i,
+				strerror(errno));
+	}
+	pthread_mutex_lock(&job->lock);
+	while (job->pending)
+		pthread_cond_wait(&job->done, &job->lock);
+	pthread_mutex_unlock(&job->lock);
+	pthread_cond_destroy(&job->done);
+	pthread_mutex_destroy(&job->lock);
+}
+
+static void port_name(const struct tgt_port *p, char *out, size_t size)
+{
+	if (p->adrfam == NVMF_ADDR_FAMILY_IP6)
+		snprintf(out, size, "[%s]:%s", p->traddr, p->trsvcid);
+	else
+		snprintf(out, size, "%s:%s", p->traddr, p->trsvcid);
+}
+
+/* Ports, their ANA states and connections; controllers; the queues. */
+static void ctl_stats(struct tgt *t, FILE *f)
+{
+	unsigned i, k, g;
+	char name[128];
+
+	fprintf(f, "ana change count %llu\n",
+		(unsigned long long)atomic_load(&t->ana_chgcnt));
+	for (i = 0; i < t->nr_ports; i++) {
+		struct tgt_port *p = &t->ports[i];
+		unsigned conns = 0;
+
+		for (k = 0; k < nr_reactors; k++) {
+			struct tgt_reactor *r = &reactors[k];
+			struct tgt_queue *q;
+
+			pthread_mutex_lock(&r->lock);
+			/* q->port is set before the queue is listed (under
+			 * this lock); closing is the reactor's own */
+			for (q = r->queues; q; q = q->next)
+				conns += q->port == p;
+			pthread_mutex_unlock(&r->lock);
+		}
+		port_name(p, name, sizeof(name));
+		fprintf(f, "port %u %s %s%s connections %u", p->portid, name,
+			atomic_load(&p->down) ? "down" : "up",
+			p->discovery_only ? " discovery" : "", conns);
+		if (!p->discovery_only) {
+			fprintf(f, " ana");
+			for (g = 1; g <= TGT_MAX_ANA_GROUPS; g++)
+				if (t->ana_group_used[g])
+					fprintf(f, " %u:%s", g,
+						nvme_ana_state_name(atomic_load(
+							&p->ana_state[g])));
+		}
+		fputc('\n', f);
+	}
+	for (i = 0; i < t->nr_subsys; i++) {
+		struct tgt_subsys *s = t->subsys[i];
+		struct tgt_ctrl *c;
+
+		pthread_mutex_lock(&s->lock);
+		for (c = s->ctrls; c; c = c->next) {
+			unsigned nq = 0;
+
+			for (k = 1; k <= TGT_MAX_IO_QUEUES; k++)
+				nq += c->ioq[k] != NULL;
+			fprintf(f,
+				"ctrl %u subsys %s port %u host %s io_queues "
+				"%u%s\n",
+				c->cntlid, s->nqn, c->port->portid, c->hostnqn,
+				nq, atomic_load(&c->dead) ? " dead" : "");
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+	stats_dump(t, f);
+}
+
+/* Run a parsed control command. 0, or -1 with the reason in err. */
+static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
+		    char *err, size_t errlen)
+{
+	struct tgt_ctl_job job;
+	struct tgt_port *p;
+	char name[128];
+
+	if (cmd->op == TGT_CTL_STATS) {
+		fprintf(out, "ok\n");
+		ctl_stats(t, out);
+		return 0;
+	}
+	p = tgt_ctl_port(t, cmd, err, errlen);
+	if (!p)
+		return -1;
+	port_name(p, name, sizeof(name));
+	memset(&job, 0, sizeof(job));
+	job.op = cmd->op;
+	job.port = p;
+	switch (cmd->op) {
+	case TGT_CTL_ANA:
+		/* the state first: the event's log read must find it */
+		atomic_store(&p->ana_state[cmd->grp], cmd->state);
+		atomic_fetch_add(&t->ana_chgcnt, 1);
+		job.aen_dw0 = NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
+					   NVME_AER_NOTICE_ANA, NVME_LOG_ANA);
+		ctl_job_post(&job);
+		tgt_log("port %u (%s): ANA group %u %s", p->portid, name,
+			cmd->grp, nvme_ana_state_name(cmd->state));
+		fprintf(out, "ok\n");
+		return 0;
+	case TGT_CTL_PORT_DOWN:
+		if (atomic_load(&p->down)) {
+			snprintf(err, errlen,
+				 "port-down: port %u (%s) is down "
+				 "already",
+				 p->portid, name);
+			return -1;
+		}
+		atomic_store(&p->down, true);
+		atomic_fetch_add(&t->disc.genctr, 1);
+		ctl_job_post(&job);
+		tgt_log("port %u (%s): down, %u connections closed", p->portid,
+			name, job.closed);
+		fprintf(out, "ok\nport %u %s down: %u connections closed\n",
+			p->portid, name, job.closed);
+		return 0;
+	case TGT_CTL_PORT_UP:
+		if (!atomic_load(&p->down)) {
+			snprintf(err, errlen, "port-up: port %u (%s) is up",
+				 p->portid, name);
+			return -1;
+		}
+		job.listen_fd = port_socket(p);
+		if (job.listen_fd < 0) {
+			snprintf(err, errlen,
+				 "port-up: cannot listen on %s: %s", name,
+				 strerror(errno));
+			return -1;
+		}
+		/* reactor 0 takes the listener; every reactor tells its
+		 * discovery controllers (the port is back in the log) */
+		atomic_store(&p->down, false);
+		atomic_fetch_add(&t->disc.genctr, 1);
+		ctl_job_post(&job);
+		tgt_log("port %u (%s): up", p->portid, name);
+		fprintf(out, "ok\nport %u %s up\n", p->portid, name);
+		return 0;
+	case TGT_CTL_STATS:
+		break;
+	}
+	snprintf(err, errlen, "internal: unhandled command");
+	return -1;
+}
+
+/* One control connection: a line in, the answer out, closed. A client
+ * that sends nothing for a second is dropped: the main thread serves the
+ * signals too. */
+static void ctl_serve(struct tgt *t, int listen_fd)
+{
+	char line[TGT_CTL_LINE_MAX], err[256];
+	struct tgt_ctl_cmd cmd;
+	size_t len = 0;
+	bool got_line = false;
+	FILE *f;
+	int c;
+
+	c = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (c < 0)
+		return;
+	while (len < sizeof(line)) {
+		struct pollfd pfd = { .fd = c, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&pfd, 1, 1000) <= 0)
+			break;
+		n = read(c, line + len, sizeof(line) - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (memchr(line, '\n', len)) {
+			got_line = true;
+			len = (size_t)((char *)memchr(line, '\n', len) - line);
+			break;
+		}
+	}
+	f = fdopen(c, "w");
+	if (!f) {
+		close(c);
+		return;
+	}
+	if (!got_line && len == sizeof(line))
+		fprintf(f, "error: command longer than %u bytes\n",
+			TGT_CTL_LINE_MAX - 1);
+	else if (tgt_ctl_parse(line, len, &cmd, err, sizeof(err)) ||
+		 ctl_exec(t, &cmd, f, err, sizeof(err)))
+		fprintf(f, "error: %s\n", err);
+	fclose(f);
+}
+
 /* ---- Start and stop --------------------------------------------------------- */
 
-static int port_listen(struct tgt_port *p)
+/* A listening socket for p's address; -1 (logged) on failure. */
+static int port_socket(const struct tgt_port *p)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV |
@@ -694,8 +1031,13 @@ static int port_listen(struct tgt_port *p)
 		return -1;
 	}
 	freeaddrinfo(ai);
-	p->listen_fd = fd;
-	return 0;
+	return fd;
+}
+
+static int port_listen(struct tgt_port *p)
+{
+	p->listen_fd = port_socket(p);
+	return p->listen_fd < 0 ? -1 : 0;
 }
 
 static unsigned ilog2_u32(uint32_t v)
@@ -803,7 +1145,7 @@ int tgt_run(struct tgt *t)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	sigset_t sigs;
-	int sfd = -1, stats_fd = -1, status = 1;
+	int sfd = -1, stats_fd = -1, ctl_fd = -1, status = 1;
 	unsigned i, j, started = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -829,6 +1171,12 @@ int tgt_run(struct tgt *t)
 	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
 	if (sfd < 0)
 		goto out_ports;
+	if (t->ctl_path) {
+		/* asked for explicitly: no target without it */
+		ctl_fd = unix_listen(t->ctl_path, "control", "--ctl");
+		if (ctl_fd < 0)
+			goto out_ports;
+	}
 
 	reactors = calloc(nr_reactors, sizeof(*reactors));
 	rpriv = calloc(nr_reactors, sizeof(*rpriv));
@@ -848,7 +1196,8 @@ int tgt_run(struct tgt *t)
 				   reactor_main, &reactors[started]))
 			goto out_stop;
 	if (t->stats_path)
-		stats_fd = stats_listen(t->stats_path);
+		stats_fd =
+			unix_listen(t->stats_path, "stats", "--stats-socket");
 
 	for (i = 0; i < t->nr_ports; i++) {
 		struct tgt_port *p = &t->ports[i];
@@ -863,14 +1212,17 @@ int tgt_run(struct tgt *t)
 				p->traddr, p->trsvcid, p->subsys[j]->nqn,
 				p->subsys[j]->nr_ns);
 	}
-	tgt_log("ready: %u reactors%s%s", nr_reactors,
+	tgt_log("ready: %u reactors%s%s%s%s", nr_reactors,
 		stats_fd >= 0 ? ", stats on " : "",
-		stats_fd >= 0 ? t->stats_path : "");
+		stats_fd >= 0 ? t->stats_path : "",
+		ctl_fd >= 0 ? ", control on " : "",
+		ctl_fd >= 0 ? t->ctl_path : "");
 
 	for (;;) {
-		struct pollfd pfd[2] = { { .fd = sfd, .events = POLLIN },
-					 { .fd = stats_fd, .events = POLLIN } };
-		int n = poll(pfd, stats_fd >= 0 ? 2 : 1, -1);
+		struct pollfd pfd[3] = { { .fd = sfd, .events = POLLIN },
+					 { .fd = stats_fd, .events = POLLIN },
+					 { .fd = ctl_fd, .events = POLLIN } };
+		int n = poll(pfd, 3, -1);
 
 		if (n < 0 && errno != EINTR)
 			break;
@@ -897,6 +1249,8 @@ int tgt_run(struct tgt *t)
 				}
 			}
 		}
+		if (n > 0 && ctl_fd >= 0 && (pfd[2].revents & POLLIN))
+			ctl_serve(t, ctl_fd);
 	}
 	status = 0;
 out_stop:
@@ -927,9 +1281,13 @@ out_reactors:
 		close(stats_fd);
 		unlink(t->stats_path);
 	}
+out_ports:
 	if (sfd >= 0)
 		close(sfd);
-out_ports:
+	if (ctl_fd >= 0) {
+		close(ctl_fd);
+		unlink(t->ctl_path);
+	}
 	for (i = 0; i < t->nr_ports; i++) {
 		if (t->ports[i].listen_fd >= 0)
 			close(t->ports[i].listen_fd);

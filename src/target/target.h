@@ -6,7 +6,9 @@
  * tcp.c and reactor.c.
  *
  * Threads: the configuration (ports, subsystems, namespaces, hosts) is
- * built before any reactor starts and never changes after. Controllers
+ * built before any reactor starts and never changes after, but for what
+ * the control socket changes: a port's ANA states and down flag
+ * (atomics) and its listener (reactor 0's). Controllers
  * are created and destroyed at Connect/teardown under their subsystem's
  * lock; a controller's admin state (registers, features, AER slots,
  * logs) belongs to the reactor that owns its admin queue, except the few
@@ -46,6 +48,9 @@ struct tgt_queue;
 	120000 /* a Connect with KATO 0 on a discovery
 				    * controller: none (spec); others: as sent */
 #define TGT_VERSION "0.1" /* firmware revision: mqblk's version */
+#define TGT_MAX_ANA_GROUPS 128 /* ANAGRPMAX and NANAGRPID, as nvmet */
+#define TGT_ANATT 10 /* ANA transition time, seconds (nvmet's) */
+#define TGT_DEFAULT_ANA_GROUP 1 /* every namespace's unless configured */
 
 /* A namespace: an mqblk device behind an NSID. */
 struct tgt_ns {
@@ -57,6 +62,7 @@ struct tgt_ns {
 	uint8_t nguid[16];
 	uint8_t eui64[8];
 	bool readonly; /* opened without MQBLK_OPEN_WRITE */
+	uint32_t anagrpid; /* ANA group: 1..TGT_MAX_ANA_GROUPS */
 
 	/* set when the target starts (tgt_start) */
 	struct mqblk_dev *dev;
@@ -87,7 +93,9 @@ struct tgt_subsys {
 	pthread_mutex_t lock; /* controllers (Connect, teardown) */
 	struct tgt_ctrl *ctrls; /* list through ctrl->next */
 	uint16_t next_cntlid;
-	uint64_t genctr; /* discovery log generation (discovery subsys) */
+	/* discovery log generation (discovery subsys): the control thread
+	 * bumps it when a port goes down or up */
+	_Atomic uint64_t genctr;
 };
 
 /* A port: an address the target listens on, and the subsystems linked
@@ -103,7 +111,15 @@ struct tgt_port {
 	uint32_t max_queue_size; /* nvmet max_queue_size: MQES + 1 */
 	struct tgt_subsys **subsys; /* linked subsystems */
 	unsigned nr_subsys;
-	int listen_fd; /* -1 until tgt_start */
+	int listen_fd; /* -1 until tgt_start; reactor 0's once running */
+	/*
+	 * ANA state of each group as seen through this port (NVME_ANA_*,
+	 * index = ANA group ID). The control thread writes, any reactor's
+	 * I/O path reads: atomics, relaxed (a command racing a change may
+	 * see either state, as on any target).
+	 */
+	_Atomic uint8_t ana_state[TGT_MAX_ANA_GROUPS + 1];
+	_Atomic bool down; /* `mqblk ctl port-down`: not listening */
 };
 
 /* Per-ctrl I/O counters for SMART (updated by each reactor, atomics). */
@@ -174,6 +190,13 @@ struct tgt {
 	struct tgt_subsys **subsys; /* configured (I/O) subsystems */
 	unsigned nr_subsys;
 	struct tgt_subsys disc; /* the discovery subsystem */
+	/* ANA groups that exist (group 1, and every group a namespace or
+	 * a port's configuration names): fixed once configured */
+	bool ana_group_used[TGT_MAX_ANA_GROUPS + 1];
+	/* ANA change count: incremented on every state change (the log
+	 * page's CHGCNT); written by the control thread */
+	_Atomic uint64_t ana_chgcnt;
+	char *ctl_path; /* --ctl: control socket, NULL = none */
 
 	unsigned nr_reactors; /* 0 = one per online CPU */
 	uint32_t stall_ms; /* a command outstanding this long is logged */
@@ -285,6 +308,50 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 /* Free what the two above allocated and zero t. Safe on a zeroed t, after
  * a failure, and twice. */
 void tgt_config_free(struct tgt *t);
+
+/*
+ * A port by its ID ("2") or its address as --listen gives it
+ * ("127.0.0.1:4420", "[::1]:4420"): spec is len bytes, not terminated.
+ * NULL with a one-line reason in err if there is none.
+ */
+struct tgt_port *tgt_port_find(struct tgt *t, const char *spec, size_t len,
+			       char *err, size_t errlen);
+
+/* ---- Control socket (ctl.c; served by reactor.c) ----------------------- */
+
+enum tgt_ctl_op {
+	TGT_CTL_ANA, /* ana GROUP PORT STATE */
+	TGT_CTL_PORT_DOWN, /* port-down PORT */
+	TGT_CTL_PORT_UP, /* port-up PORT */
+	TGT_CTL_STATS, /* stats */
+};
+
+#define TGT_CTL_LINE_MAX 512 /* a command line, with its newline */
+
+struct tgt_ctl_cmd {
+	enum tgt_ctl_op op;
+	uint32_t grp; /* ana: 1..TGT_MAX_ANA_GROUPS */
+	uint8_t state; /* ana: NVME_ANA_* */
+	char port[128]; /* ana, port-*: the PORT word */
+};
+
+/*
+ * One control line (len bytes, no newline needed, words separated by
+ * spaces or tabs) into cmd. Returns 0, or -1 with a one-line reason in
+ * err. Syntax only: tgt_ctl_port() finds the port.
+ */
+int tgt_ctl_parse(const char *line, size_t len, struct tgt_ctl_cmd *cmd,
+		  char *err, size_t errlen);
+
+/* The port cmd names, checked for what cmd does with it (not the
+ * discovery-only port for ana); NULL with a reason in err. */
+struct tgt_port *tgt_ctl_port(struct tgt *t, const struct tgt_ctl_cmd *cmd,
+			      char *err, size_t errlen);
+
+/* `mqblk ctl PATH CMD ARGS...`: send the words as one line to a
+ * running target's control socket, print its answer. Returns the exit
+ * status (0 ok, 1 refused or unreachable, 2 usage). */
+int tgt_ctl_client(int argc, char **argv);
 
 /* ---- Running (reactor.c) ----------------------------------------------- */
 

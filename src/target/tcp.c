@@ -782,6 +782,26 @@ static bool ctrl_ready(const struct tgt_ctrl *ctrl)
 	return atomic_load(&ctrl->csts) & NVME_CSTS_RDY;
 }
 
+/*
+ * A namespace's ANA group is not reachable through this port: the
+ * path-related status that sends a multipath host to another path (no
+ * DNR: another path may do). As nvmet's, for I/O commands only.
+ */
+static uint16_t ana_status(struct tgt_port *port, const struct tgt_ns *ns)
+{
+	switch (atomic_load_explicit(&port->ana_state[ns->anagrpid],
+				     memory_order_relaxed)) {
+	case NVME_ANA_INACCESSIBLE:
+		return NVME_SC_ANA_INACCESSIBLE;
+	case NVME_ANA_PERSISTENT_LOSS:
+		return NVME_SC_ANA_PERSISTENT_LOSS;
+	case NVME_ANA_CHANGE:
+		return NVME_SC_ANA_TRANSITION;
+	default:
+		return 0;
+	}
+}
+
 static uint16_t io_prepare(struct tgt_cmd *cmd)
 {
 	struct tgt_queue *q = cmd->q;
@@ -789,6 +809,7 @@ static uint16_t io_prepare(struct tgt_cmd *cmd)
 	uint32_t nsid = le32_to_cpu(c->common.nsid);
 	struct tgt_ns *ns = tgt_subsys_ns(q->ctrl->subsys, nsid);
 	uint64_t slba, nlb, nblocks;
+	uint16_t status;
 
 	if (c->common.opcode == nvme_cmd_flush && nsid == 0xffffffff)
 		return 0; /* every namespace */
@@ -805,6 +826,9 @@ static uint16_t io_prepare(struct tgt_cmd *cmd)
 	if (!ns)
 		return NVME_SC_INVALID_NS | NVME_SC_DNR;
 	cmd->ns = ns;
+	status = ana_status(q->port, ns);
+	if (status)
+		return status;
 	nblocks = ns->size >> ns->lba_shift;
 	if (ns->readonly && c->common.opcode != nvme_cmd_read &&
 	    c->common.opcode != nvme_cmd_flush)

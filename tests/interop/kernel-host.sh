@@ -7,7 +7,10 @@
 # queues and with header+data digests (id-ctrl, id-ns, fio verify); a big
 # mixed-size fio crc32c verify; ext4 across a reconnect plus a pattern the
 # host then finds in the backing file; keep-alive (the VM is frozen past
-# KATO, the target must drop the controller, the host must reconnect).
+# KATO, the target must drop the controller, the host must reconnect);
+# multipath (two paths through the target's two --listen ports, one set
+# ANA inaccessible through `mqblk ctl`: the kernel's per-path ana_state
+# follows and I/O goes on through the other path).
 #
 # INTEROP_TARGET=external:PORT:DISCPORT:NQN[:SIZE] runs the same guest job
 # against a target that is already listening on 127.0.0.1:PORT (e.g. the
@@ -18,7 +21,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-ALL_SCENARIOS=discover,connect,fio,ext4,keepalive
+ALL_SCENARIOS=discover,connect,fio,ext4,keepalive,multipath
 ONLY=${INTEROP_ONLY:-all}
 [ "$ONLY" = all ] || for s in ${ONLY//,/ }; do
 	case ",$ALL_SCENARIOS," in *",$s,"*) ;; *) iop_die "INTEROP_ONLY: unknown scenario '$s' (known: $ALL_SCENARIOS)" ;; esac
@@ -29,6 +32,9 @@ KATO=${INTEROP_KATO:-5}
 FREEZE_S=${INTEROP_FREEZE_S:-30}
 TARGET_PID=
 EXTERNAL=0
+MP=0 # the target has a second path (and a control socket)
+PORT2=
+ana_done=0
 if [[ ${INTEROP_TARGET:-} == external:* ]]; then
 	# The NQN has colons of its own: SIZE is a trailing :N[KMG] if any.
 	rest=${INTEROP_TARGET#external:}
@@ -98,10 +104,14 @@ else
 	PORT=$(iop_free_port)
 	DPORT=$(iop_free_port)
 	while [ "$DPORT" = "$PORT" ]; do DPORT=$(iop_free_port); done
+	PORT2=$(iop_free_port)
+	while [ "$PORT2" = "$PORT" ] || [ "$PORT2" = "$DPORT" ]; do PORT2=$(iop_free_port); done
 	BACKING=$RUN/backing.img
 	truncate -s "$BYTES" "$BACKING"
+	# a second --listen port: the multipath scenario's second path
 	TARGET_CMD=("$MQBLK" target --listen "127.0.0.1:$PORT" --nqn "$NQN" --ns "$BACKING"
-		--allow-host "$HOSTNQN" --discovery-port "$DPORT")
+		--allow-host "$HOSTNQN" --discovery-port "$DPORT"
+		--listen "127.0.0.1:$PORT2" --ctl "$RUN/ctl.sock")
 	# shellcheck disable=SC2206 # words, on purpose
 	TARGET_CMD+=(${INTEROP_TARGET_ARGS:-})
 	iop_log "target: ${TARGET_CMD[*]}"
@@ -120,20 +130,21 @@ else
 	fi
 	ADV_PORT=$PORT
 	TLOG=$RUN/target.log
+	MP=1
 fi
 
 # --- the guest ---------------------------------------------------------
 # shellcheck disable=SC2034 # read through ${!v}
 ADV_PORT=$ADV_PORT
 cp "$IOP_DIR/guest/job.sh" "$RUN/share/job.sh"
-for v in NQN HOSTNQN HOSTID ONLY EXTERNAL ADV_PORT PATTERN_OFF PATTERN_TOKEN KATO; do
+for v in NQN HOSTNQN HOSTID ONLY EXTERNAL ADV_PORT PATTERN_OFF PATTERN_TOKEN KATO MP; do
 	iop_env "$v" "${!v}"
 done
 iop_env EXPECT_BYTES "$BYTES"
 iop_env FIO_SIZE "${INTEROP_FIO_SIZE:-256m}"
 iop_env SMALL_FIO_SIZE "${INTEROP_SMALL_FIO_SIZE:-16m}"
 
-iop_boot "$PORT" "$DPORT"
+iop_boot "$PORT" "$DPORT" "$PORT2"
 TAIL_PID=
 if [ "${INTEROP_VERBOSE:-0}" = 1 ]; then
 	tail -s 0.2 -n +1 -F --pid="$IOP_QEMU_PID" "$RUN/console.log" 2>/dev/null | sed -u 's/\r$//' &
@@ -173,6 +184,17 @@ keep_alive_freeze() {
 	iop_log "keep-alive: VM thawed after $(($(date +%s) - t0)) s"
 }
 
+# ana_change: the guest has both paths up; group 1 goes inaccessible on
+# the second port (port ID 2) through the control socket.
+ana_change() {
+	if "$MQBLK" ctl "$RUN/ctl.sock" ana 1 2 inaccessible >"$RUN/ctl.log" 2>&1; then
+		hpass mp-ctl "mqblk ctl ana 1 2 inaccessible"
+	else
+		hfail mp-ctl "mqblk ctl ana 1 2 inaccessible: $(head -n 1 "$RUN/ctl.log")"
+	fi
+	touch "$RUN/share/ana-done"
+}
+
 # Watchdog: a hung guest (e.g. I/O the target never completes leaves
 # nvme-cli in D state) would otherwise wait for the whole LIMIT. The guest
 # logs each step to out/job.log; no new line for STALL_S seconds = stuck.
@@ -186,6 +208,10 @@ while kill -0 "$IOP_QEMU_PID" 2>/dev/null; do
 		frozen=1
 		keep_alive_freeze
 		last_change=$(date +%s)
+	fi
+	if [ $ana_done = 0 ] && [ -e "$RUN/share/ana-request" ]; then
+		ana_done=1
+		ana_change
 	fi
 	size=$(stat -c %s "$RUN/share/out/job.log" 2>/dev/null || echo 0)
 	if [ "$size" != "$last_size" ]; then

@@ -17,6 +17,7 @@ IOP_CACHE=${INTEROP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mqblk-interop}
 IOP_FWD_IP=10.0.2.100   # what the guest dials; slirp hands it to relay.pl
 IOP_IO_PORT=4420        # guest-side I/O port
 IOP_DISC_PORT=8009      # guest-side discovery port
+IOP_IO_PORT2=4421       # guest-side second I/O port (multipath)
 
 iop_log() { printf '[interop] %s\n' "$*" >&2; }
 iop_die() { iop_log "error: $1"; exit "${2:-2}"; }
@@ -234,14 +235,16 @@ iop_env() {
 	printf "%s='%s'\n" "$1" "$(printf %s "$2" | sed "s/'/'\\\\''/g")" >>"$IOP_RUN/share/env"
 }
 
-# iop_boot IO_PORT DISC_PORT: start QEMU in the background; the guest's
-# 10.0.2.100:4420 and :8009 reach 127.0.0.1:IO_PORT and :DISC_PORT. Sets
-# IOP_QEMU_PID and IOP_T0.
+# iop_boot IO_PORT DISC_PORT [IO_PORT2]: start QEMU in the background; the
+# guest's 10.0.2.100:4420 and :8009 reach 127.0.0.1:IO_PORT and
+# :DISC_PORT, and with IO_PORT2 its 10.0.2.100:4421 reaches
+# 127.0.0.1:IO_PORT2 (a second path). Sets IOP_QEMU_PID and IOP_T0.
 iop_boot() {
 	local relay="perl $IOP_DIR/relay.pl"
 	local net="user,id=n0,restrict=on,net=10.0.2.0/24"
 	net+=",guestfwd=tcp:$IOP_FWD_IP:$IOP_IO_PORT-cmd:$relay $1"
 	net+=",guestfwd=tcp:$IOP_FWD_IP:$IOP_DISC_PORT-cmd:$relay $2"
+	[ -n "${3:-}" ] && net+=",guestfwd=tcp:$IOP_FWD_IP:$IOP_IO_PORT2-cmd:$relay $3"
 	iop_boot_net "$net"
 }
 
@@ -252,7 +255,7 @@ iop_boot() {
 # path). No guestfwd: the guest reaches nothing.
 iop_boot_hostfwd() {
 	local net="user,id=n0,restrict=on,net=10.0.2.0/24,hostfwd=tcp:127.0.0.1:$1-10.0.2.15:$IOP_IO_PORT"
-	[ -n "${2:-}" ] && net+=",hostfwd=tcp:127.0.0.1:$2-10.0.2.15:$((IOP_IO_PORT + 1))"
+	[ -n "${2:-}" ] && net+=",hostfwd=tcp:127.0.0.1:$2-10.0.2.15:$IOP_IO_PORT2"
 	iop_boot_net "$net"
 }
 

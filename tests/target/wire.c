@@ -60,6 +60,9 @@ static unsigned nr_tests, nr_failed;
 
 static const char *mqblk_bin;
 static int port, dport;
+static int port2; /* a second --listen port: another path, ANA scenario */
+static char ctl_path[300];
+static unsigned disc_found2; /* discovery(): entries for port2 */
 static pid_t tgt_pid = -1;
 static int tgt_status = -1;
 static char tmpdir[256], file_path[300], log_path[300], sock_path[300];
@@ -949,14 +952,14 @@ static int ctrl_io(struct ctrl *x, int p, uint16_t qid, uint16_t sqsize,
 
 /* A whole controller of the wire subsystem: enabled, identified, with
  * nr_io I/O queues connected (qid 2 with SQ flow control disabled). */
-static int ctrl_open(struct ctrl *x, uint8_t digest, unsigned nr_io)
+static int ctrl_open_at(struct ctrl *x, int p, uint8_t digest, unsigned nr_io)
 {
 	uint32_t dw0 = 0;
 	uint16_t st;
 	unsigned q;
 	int ret;
 
-	ret = ctrl_admin(x, port, SUBNQN, HOST_OK, digest, &st);
+	ret = ctrl_admin(x, p, SUBNQN, HOST_OK, digest, &st);
 	if (ret)
 		return ret;
 	if (st)
@@ -972,7 +975,7 @@ static int ctrl_open(struct ctrl *x, uint8_t digest, unsigned nr_io)
 	if ((dw0 & 0xffff) < 1 || (dw0 >> 16) < 1)
 		return fail(W_ERR, "Number of Queues granted %#x", dw0);
 	for (q = 1; q <= nr_io; q++) {
-		ret = ctrl_io(x, port, (uint16_t)q, 127,
+		ret = ctrl_io(x, p, (uint16_t)q, 127,
 			      q == 2 ? NVME_CONNECT_DISABLE_SQFLOW : 0, HOST_OK,
 			      &st);
 		if (ret)
@@ -982,6 +985,11 @@ static int ctrl_open(struct ctrl *x, uint8_t digest, unsigned nr_io)
 				    st);
 	}
 	return 0;
+}
+
+static int ctrl_open(struct ctrl *x, uint8_t digest, unsigned nr_io)
+{
+	return ctrl_open_at(x, port, digest, nr_io);
 }
 
 static int io_rw(struct ctrl *x, unsigned qid, bool write, uint32_t nsid,
@@ -1061,12 +1069,13 @@ static bool target_alive(void)
 
 static int start_target(void)
 {
-	char portarg[64], dportarg[16], nsfile[320];
+	char portarg[64], dportarg[16], nsfile[320], port2arg[64];
 	uint64_t end;
 	int fd;
 
 	snprintf(portarg, sizeof(portarg), "127.0.0.1:%d", port);
 	snprintf(dportarg, sizeof(dportarg), "%d", dport);
+	snprintf(port2arg, sizeof(port2arg), "127.0.0.1:%d", port2);
 	snprintf(nsfile, sizeof(nsfile), "%s", file_path);
 	tgt_pid = fork();
 	if (tgt_pid < 0)
@@ -1087,7 +1096,8 @@ static int start_target(void)
 			      STALL_NS_MS) "000000",
 		      "--stall-ms", STR(STALL_MS), "--allow-host", HOST_OK,
 		      "--discovery-port", dportarg, "--stats-socket", sock_path,
-		      (char *)NULL);
+		      "--listen", port2arg, "--ana-group", "2:2", "--ctl",
+		      ctl_path, (char *)NULL);
 		_exit(127);
 	}
 	end = now_ms() + START_TIMEOUT_MS;
@@ -1297,11 +1307,14 @@ static int discovery(int p, const char *host, unsigned want)
 	unsigned found = 0;
 	uint16_t st;
 	char svc[33];
+	char svc2[33];
 	int ret;
 
 	if (!log)
 		return fail(W_ERR, "out of memory");
 	snprintf(svc, sizeof(svc), "%-32d", port);
+	snprintf(svc2, sizeof(svc2), "%-32d", port2);
+	disc_found2 = 0;
 	ret = ctrl_admin(&x, p, NVME_DISC_SUBSYS_NAME, host, 0, &st);
 	if (!ret && st)
 		ret = fail(W_ERR, "Connect: status %#x", st);
@@ -1321,6 +1334,11 @@ static int discovery(int p, const char *host, unsigned want)
 
 		if (strncmp((const char *)e + 256, SUBNQN, 256))
 			continue;
+		/* the second path (scenario I): counted apart */
+		if (!memcmp(e + 32, svc2, 32)) {
+			disc_found2++;
+			continue;
+		}
 		found++;
 		if (e[0] != NVMF_TRTYPE_TCP || e[1] != NVMF_ADDR_FAMILY_IP4 ||
 		    e[2] != NVME_NQN_NVME) {
@@ -2339,6 +2357,294 @@ static int sanitizers_quiet(void)
 
 /* ---- Main ---------------------------------------------------------------- */
 
+/* ---- Scenario I: two paths, ANA, the control socket ---------------------- */
+
+/* `mqblk ctl CTL_PATH words...`: its exit status (its output to the log). */
+static int ctl(const char *words)
+{
+	char cmd[1024];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "'%s' ctl '%s' %s >>'%s' 2>&1", mqblk_bin,
+		 ctl_path, words, log_path);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* A read of one block of nsid on x's qid 1 must end with status want. */
+static int read_status(struct ctrl *x, uint32_t nsid, uint16_t want)
+{
+	union nvme_command cmd;
+	uint8_t buf[4096];
+
+	rw_cmd(&cmd, nvme_cmd_read, nsid, 0, 4096u >> x->lba_shift[nsid]);
+	return wc_expect(&x->io[1], &cmd, buf, 4096, DIR_C2H, XFER_AUTO, want,
+			 NULL);
+}
+
+/* The ANA log through x: group grp's state and the change count. */
+static int ana_state(struct ctrl *x, uint32_t grp, uint8_t *state,
+		     uint64_t *chgcnt)
+{
+	uint8_t log[4096];
+	size_t off = 16;
+	unsigned g, ngrps;
+	int ret = get_log(&x->admin, NVME_LOG_ANA, log, sizeof(log));
+
+	if (ret)
+		return ret;
+	ngrps = nvme_get_le16(log + 8);
+	*chgcnt = nvme_get_le64(log);
+	for (g = 0; g < ngrps && off + 32 <= sizeof(log); g++) {
+		if (nvme_get_le32(log + off) == grp) {
+			*state = log[off + 16];
+			return 0;
+		}
+		off += 32 + 4 * (size_t)nvme_get_le32(log + off + 4);
+	}
+	return fail(W_ERR, "no ANA group %u in the log (%u groups)", grp,
+		    ngrps);
+}
+
+/* An outstanding AER on x's admin queue must complete with dw0. */
+static int expect_aen(struct ctrl *x, uint16_t cid, uint32_t dw0)
+{
+	struct nvme_completion cqe;
+	int ret = wc_recv(&x->admin);
+
+	if (ret)
+		return ctx(ret, "waiting for the AER's completion");
+	if (x->admin.p.type != nvme_tcp_rsp)
+		return fail(W_ERR, "PDU type %#x, expected a CapsuleResp",
+			    x->admin.p.type);
+	memcpy(&cqe, x->admin.rx + 8, sizeof(cqe));
+	if (cqe.command_id != cid || cqe_status(&cqe) ||
+	    le32_to_cpu(cqe.result.u32) != dw0)
+		return fail(W_ERR,
+			    "AER cid %u status %#x DW0 %#x, expected "
+			    "cid %u DW0 %#x",
+			    cqe.command_id, cqe_status(&cqe),
+			    le32_to_cpu(cqe.result.u32), cid, dw0);
+	return 0;
+}
+
+/* An AER on x's admin queue, not waited for; its command id. */
+static int send_aer(struct ctrl *x, uint16_t *cid)
+{
+	union nvme_command cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.common.opcode = nvme_admin_async_event;
+	*cid = x->admin.next_cid++;
+	cmd.common.command_id = *cid;
+	cmd.common.flags = NVME_CMD_SGL_METABUF;
+	sgl_set(&cmd, NVME_SGL_TCP_TRANSPORT, 0);
+	return wc_send_capsule(&x->admin, &cmd, NULL, 0);
+}
+
+/* A discovery controller on the discovery port with discovery log
+ * change notices enabled and an AER outstanding (*cid). */
+static int disc_watch(struct ctrl *d, uint16_t *cid, uint64_t *genctr)
+{
+	uint8_t log[1024];
+	uint32_t dw0;
+	uint16_t st;
+	int ret = ctrl_admin(d, dport, NVME_DISC_SUBSYS_NAME, HOST_OK, 0, &st);
+
+	if (!ret && st)
+		ret = fail(W_ERR, "Connect: status %#x", st);
+	if (!ret)
+		ret = ctx(wc_enable(&d->admin), "enable");
+	if (!ret)
+		ret = set_features(&d->admin, NVME_FEAT_ASYNC_EVENT, 1u << 31,
+				   &dw0);
+	if (!ret)
+		ret = get_log(&d->admin, NVME_LOG_DISC, log, sizeof(log));
+	if (!ret)
+		*genctr = nvme_get_le64(log);
+	if (!ret)
+		ret = send_aer(d, cid);
+	return ret;
+}
+
+/* The discovery controller's AER completes with the discovery change
+ * notice; the log's generation is then want. Another AER goes out. */
+static int disc_changed(struct ctrl *d, uint16_t *cid, uint64_t want)
+{
+	const uint32_t dw0 = NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
+					  NVME_AER_NOTICE_DISC_CHANGED,
+					  NVME_LOG_DISC);
+	uint8_t log[1024];
+	int ret = expect_aen(d, *cid, dw0);
+
+	if (!ret)
+		ret = get_log(&d->admin, NVME_LOG_DISC, log, sizeof(log));
+	if (!ret && nvme_get_le64(log) != want)
+		ret = fail(W_ERR, "discovery genctr %llu, expected %llu",
+			   (unsigned long long)nvme_get_le64(log),
+			   (unsigned long long)want);
+	if (!ret)
+		ret = send_aer(d, cid);
+	return ret;
+}
+
+static void scenario_i(void)
+{
+	const uint32_t ana_aen = NVME_AER_DW0(
+		NVME_AER_TYPE_NOTICE, NVME_AER_NOTICE_ANA, NVME_LOG_ANA);
+	char words[128];
+	struct ctrl x, y, d;
+	uint8_t ns[4096], state = 0;
+	uint64_t chg = 0, chg0 = 0, gen = 0;
+	uint32_t dw0;
+	uint16_t aer_cid, disc_cid = 0;
+	int ret, fd, dret;
+
+	ret = ctrl_open_at(&x, port2, 0, 1);
+	tap("I: a controller on the second --listen port (another path)", ret);
+	if (ret) {
+		ctrl_close(&x);
+		return;
+	}
+	ret = 0;
+	if ((x.idc[76] & 0xb) != 0xb || x.idc[342] != 10 ||
+	    x.idc[343] != 0x5f || nvme_get_le32(x.idc + 344) != 128 ||
+	    nvme_get_le32(x.idc + 348) != 128 ||
+	    !(nvme_get_le32(x.idc + 92) & (1u << 11)))
+		ret = fail(W_ERR,
+			   "CMIC %#x ANATT %u ANACAP %#x ANAGRPMAX %u "
+			   "NANAGRPID %u OAES %#x",
+			   x.idc[76], x.idc[342], x.idc[343],
+			   nvme_get_le32(x.idc + 344),
+			   nvme_get_le32(x.idc + 348),
+			   nvme_get_le32(x.idc + 92));
+	if (!ret)
+		ret = identify(&x.admin, NVME_ID_CNS_NS, 2, ns);
+	if (!ret && nvme_get_le32(ns + 92) != 2)
+		ret = fail(W_ERR, "nsid 2 ANAGRPID %u, expected 2",
+			   nvme_get_le32(ns + 92));
+	tap("I: Identify: CMIC ANA, ANATT, ANACAP, ANAGRPMAX, NANAGRPID, "
+	    "OAES; --ana-group 2:2 in ANAGRPID",
+	    ret);
+
+	ret = set_features(&x.admin, NVME_FEAT_ASYNC_EVENT,
+			   NVME_AEN_CFG_ANA_CHANGE, &dw0);
+	if (!ret)
+		ret = send_aer(&x, &aer_cid);
+	if (!ret)
+		ret = ana_state(&x, 1, &state, &chg0);
+	if (!ret && state != NVME_ANA_OPTIMIZED)
+		ret = fail(W_ERR, "group 1 state %#x before", state);
+	if (!ret)
+		ret = read_status(&x, 1, 0);
+	tap("I: both paths optimized: reads on the second path succeed", ret);
+
+	snprintf(words, sizeof(words), "ana 1 127.0.0.1:%d inaccessible",
+		 port2);
+	ret = ctl(words) ? fail(W_ERR, "mqblk ctl %s: exit status", words) : 0;
+	if (!ret)
+		ret = expect_aen(&x, aer_cid, ana_aen);
+	tap("I: mqblk ctl ana 1 PORT2 inaccessible: the AER completes with "
+	    "the ANA change notice (DW0 0C0302h)",
+	    ret);
+	ret = ana_state(&x, 1, &state, &chg);
+	if (!ret && (state != NVME_ANA_INACCESSIBLE || chg != chg0 + 1))
+		ret = fail(W_ERR, "group 1 state %#x change count %llu", state,
+			   (unsigned long long)chg);
+	if (!ret)
+		ret = ana_state(&good, 1, &state, &chg);
+	if (!ret && state != NVME_ANA_OPTIMIZED)
+		ret = fail(W_ERR, "through port 1: state %#x", state);
+	tap("I: the ANA log: group 1 inaccessible through port 2 (change "
+	    "count up by one), optimized through port 1",
+	    ret);
+	ret = ctx(read_status(&x, 1, NVME_SC_ANA_INACCESSIBLE), "nsid 1");
+	if (!ret)
+		ret = ctx(read_status(&x, 2, 0), "nsid 2 (group 2)");
+	if (!ret)
+		ret = ctx(read_status(&good, 1, 0), "nsid 1 on port 1");
+	tap("I: a read of group 1 on port 2 fails with ANA Inaccessible "
+	    "(302h); group 2 there and group 1 on port 1 read",
+	    ret);
+	ret = ctl("ana 1 2 change") ? fail(W_ERR, "ana 1 2 change") : 0;
+	if (!ret)
+		ret = read_status(&x, 1, NVME_SC_ANA_TRANSITION);
+	if (!ret)
+		ret = ctl("ana 1 2 persistent-loss") ?
+			      fail(W_ERR, "ana 1 2 persistent-loss") :
+			      0;
+	if (!ret)
+		ret = read_status(&x, 1, NVME_SC_ANA_PERSISTENT_LOSS);
+	if (!ret)
+		ret = ctl("ana 1 2 non-optimized") ?
+			      fail(W_ERR, "ana 1 2 non-optimized") :
+			      0;
+	if (!ret)
+		ret = read_status(&x, 1, 0);
+	tap("I: change -> 303h, persistent-loss -> 301h, non-optimized -> "
+	    "reads again (port ID form)",
+	    ret);
+	ret = ctl("ana 1 2 sleepy") == 2 && ctl("ana 1 9 optimized") == 1 &&
+			      ctl("ana 3 2 optimized") == 1 &&
+			      ctl("frobnicate") == 2 ?
+		      0 :
+		      fail(W_ERR, "a bad control command was not refused");
+	tap("I: mqblk ctl refuses a bad state, an unknown port, a group "
+	    "with no namespace and an unknown command",
+	    ret);
+
+	ret = discovery(dport, HOST_OK, 1);
+	if (!ret && disc_found2 != 1)
+		ret = fail(W_ERR, "%u discovery entries for port 2",
+			   disc_found2);
+	tap("I: the discovery log has both ports", ret);
+	dret = disc_watch(&d, &disc_cid, &gen);
+	tap("I: a discovery controller with change notices and an AER", dret);
+	snprintf(words, sizeof(words), "port-down 127.0.0.1:%d", port2);
+	ret = ctl(words) ? fail(W_ERR, "mqblk ctl %s", words) : 0;
+	if (!ret)
+		ret = ctx(wc_expect_eof(&x.io[1]), "I/O queue");
+	if (!ret) {
+		fd = tcp_connect(port2);
+		if (fd >= 0) {
+			close(fd);
+			ret = fail(W_ERR, "port 2 still accepts connections");
+		}
+	}
+	if (!ret)
+		ret = ctx(read_status(&good, 1, 0), "port 1");
+	if (!ret)
+		ret = discovery(dport, HOST_OK, 1);
+	if (!ret && disc_found2)
+		ret = fail(W_ERR, "port 2 still in the discovery log");
+	if (!ret && ctl(words) != 1)
+		ret = fail(W_ERR, "a second port-down was not refused");
+	tap("I: port-down: its connections close, it refuses new ones, "
+	    "port 1 carries on, the discovery log drops it",
+	    ret);
+	if (!dret)
+		dret = disc_changed(&d, &disc_cid, gen + 1);
+	tap("I: port-down: the discovery controller gets the discovery log "
+	    "change notice (DW0 70F002h), the generation moves",
+	    dret);
+	ctrl_close(&x);
+	snprintf(words, sizeof(words), "port-up 127.0.0.1:%d", port2);
+	ret = ctl(words) ? fail(W_ERR, "mqblk ctl %s", words) : 0;
+	if (!ret)
+		ret = ctrl_open_at(&y, port2, 0, 1);
+	if (!ret)
+		ret = read_status(&y, 1, 0);
+	if (!ret && ctl(words) != 1)
+		ret = fail(W_ERR, "a second port-up was not refused");
+	tap("I: port-up: the second path connects and reads again", ret);
+	if (!dret)
+		dret = disc_changed(&d, &disc_cid, gen + 2);
+	tap("I: port-up: the discovery change notice again", dret);
+	ctrl_close(&d);
+	ctrl_close(&y);
+	ctl("ana 1 2 optimized");
+}
+
 static void cleanup(void)
 {
 	if (tgt_pid > 0) {
@@ -2349,6 +2655,8 @@ static void cleanup(void)
 		unlink(file_path);
 	if (sock_path[0])
 		unlink(sock_path);
+	if (ctl_path[0])
+		unlink(ctl_path);
 	if (!getenv("WIRE_KEEP")) {
 		if (log_path[0])
 			unlink(log_path);
@@ -2378,6 +2686,7 @@ int main(int argc, char **argv)
 	atexit(cleanup);
 	snprintf(log_path, sizeof(log_path), "%s/target.log", tmpdir);
 	snprintf(sock_path, sizeof(sock_path), "%s/stats.sock", tmpdir);
+	snprintf(ctl_path, sizeof(ctl_path), "%s/ctl.sock", tmpdir);
 	if (getenv("WIRE_NS2")) {
 		/* nsid 2 on a block device the caller made (a loop device):
 		 * used as it is, never removed */
@@ -2397,7 +2706,10 @@ int main(int argc, char **argv)
 	dport = free_port();
 	while (dport == port)
 		dport = free_port();
-	if (port <= 0 || dport <= 0) {
+	port2 = free_port();
+	while (port2 == port || port2 == dport)
+		port2 = free_port();
+	if (port <= 0 || dport <= 0 || port2 <= 0) {
 		fprintf(stderr, "no free port\n");
 		return 1;
 	}
@@ -2439,6 +2751,7 @@ int main(int argc, char **argv)
 		    SCALE_CTRLS) " controllers x 2 I/O queues at once: "
 				 "each queue reads right, one stats row each, all freed on close",
 	    scale());
+	scenario_i();
 	tap("G: --config FILE (nvmetcli JSON): connect as the allowed host, "
 	    "model/serial/uuid from the file, write and read back",
 	    config_target());

@@ -272,11 +272,13 @@ static void test_identify_ctrl(void **state)
 	assert_int_equal(b[63], ' ');
 	assert_memory_equal(b + 64, TGT_VERSION "     ", 8);
 	assert_int_equal(b[72], 6); /* RAB */
-	assert_int_equal(b[76], 3); /* CMIC: multi port, multi controller */
+	/* CMIC: multi port, multi controller, ANA reporting */
+	assert_int_equal(b[76], 0xb);
 	assert_int_equal(b[77], TGT_MDTS);
 	assert_int_equal(nvme_get_le16(b + 78), 5); /* CNTLID */
 	assert_int_equal(nvme_get_le32(b + 80), 0x10300);
-	assert_int_equal(nvme_get_le32(b + 92), 1u << 8); /* OAES */
+	/* OAES: namespace attribute and ANA change notices */
+	assert_int_equal(nvme_get_le32(b + 92), 1u << 8 | 1u << 11);
 	assert_int_equal(nvme_get_le32(b + 96), 1); /* CTRATT 128-bit id */
 	assert_int_equal(b[111], 1); /* CNTRLTYPE I/O */
 	assert_int_equal(nvme_get_le16(b + 256), 0); /* OACS */
@@ -693,9 +695,13 @@ static void test_log_cmd_effects(void **state)
 static void test_log_unknown(void **state)
 {
 	struct fix *f = *state;
-	union nvme_command c = get_log(NVME_LOG_ANA, 0, 4096, 0, false);
+	union nvme_command c = get_log(0x06 /* self test */, 0, 4096, 0, false);
 
 	assert_int_equal(run(f, &f->ctrl, &c, 4096, NULL),
+			 NVME_SC_INVALID_FIELD | DNR);
+	/* a discovery controller has no ANA log */
+	c = get_log(NVME_LOG_ANA, 0, 4096, 0, false);
+	assert_int_equal(run(f, &f->dctrl, &c, 4096, NULL),
 			 NVME_SC_INVALID_FIELD | DNR);
 	c = get_log(NVME_LOG_DISC, 0, 4096, 0, false);
 	assert_int_equal(run(f, &f->ctrl, &c, 4096, NULL),
@@ -1081,6 +1087,257 @@ static void test_data_dir(void **state)
 	assert_int_equal(tgt_admin_data_dir(&c), 1);
 }
 
+/* ---- ANA ------------------------------------------------------------------ */
+
+/* Groups 1 and 2: NSIDs 1 and 2 (disabled) in 1, NSID 3 in 2; port 1 sees
+ * group 2 inaccessible, port 3 group 1 non-optimized. */
+static void ana_setup(struct fix *f)
+{
+	unsigned g;
+
+	f->t.ana_group_used[1] = f->t.ana_group_used[2] = true;
+	f->ns[0].anagrpid = 1;
+	f->ns[1].anagrpid = 1;
+	f->ns[2].anagrpid = 2;
+	for (g = 1; g <= TGT_MAX_ANA_GROUPS; g++) {
+		f->ports[0].ana_state[g] = NVME_ANA_OPTIMIZED;
+		f->ports[2].ana_state[g] = NVME_ANA_OPTIMIZED;
+	}
+	f->ports[0].ana_state[2] = NVME_ANA_INACCESSIBLE;
+	f->ports[2].ana_state[1] = NVME_ANA_NONOPTIMIZED;
+	f->t.ana_chgcnt = 5;
+}
+
+static void test_identify_ana(void **state)
+{
+	struct fix *f = *state;
+	union nvme_command c = identify(NVME_ID_CNS_CTRL, 0, 0);
+	const uint8_t *b = f->buf;
+
+	ana_setup(f);
+	assert_int_equal(run(f, &f->ctrl, &c, 4096, NULL), NVME_SC_SUCCESS);
+	assert_int_equal(b[342], TGT_ANATT); /* ANATT */
+	/* ANACAP: states 01h-04h and 0Fh reportable, ANAGRPID static */
+	assert_int_equal(b[343], 0x5f);
+	assert_int_equal(nvme_get_le32(b + 344), TGT_MAX_ANA_GROUPS);
+	assert_int_equal(nvme_get_le32(b + 348), TGT_MAX_ANA_GROUPS);
+	assert_int_equal(nvme_get_le32(b + 540), TGT_MAX_NS); /* MNAN */
+
+	c = identify(NVME_ID_CNS_NS, 3, 0);
+	assert_int_equal(run(f, &f->ctrl, &c, 4096, NULL), NVME_SC_SUCCESS);
+	assert_int_equal(b[30], 1); /* NMIC: shared */
+	assert_int_equal(nvme_get_le32(b + 92), 2); /* ANAGRPID */
+	c = identify(NVME_ID_CNS_NS_CS_INDEP, 1, 0);
+	assert_int_equal(run(f, &f->ctrl, &c, 4096, NULL), NVME_SC_SUCCESS);
+	assert_int_equal(b[1], 1); /* NMIC */
+	assert_int_equal(nvme_get_le32(b + 4), 1); /* ANAGRPID */
+}
+
+static union nvme_command ana_log(uint32_t bytes, uint64_t lpo, bool rgo,
+				  bool rae)
+{
+	union nvme_command c =
+		get_log(NVME_LOG_ANA, NVME_NSID_ALL, bytes, lpo, rae);
+
+	if (rgo)
+		c.get_log_page.lsp |= NVME_LOG_LSP_ANA_RGO;
+	return c;
+}
+
+static void test_log_ana(void **state)
+{
+	struct fix *f = *state;
+	union nvme_command c = ana_log(4096, 0, false, false);
+	const uint8_t *b = f->buf;
+
+	ana_setup(f);
+	assert_int_equal(run(f, &f->ctrl, &c, 4096, NULL), NVME_SC_SUCCESS);
+	assert_int_equal(nvme_get_le64(b), 5); /* CHGCNT */
+	assert_int_equal(nvme_get_le16(b + 8), 2); /* NGRPS */
+	/* group 1: NSID 1 only (2 is not enabled), optimized on port 1 */
+	assert_int_equal(nvme_get_le32(b + 16), 1);
+	assert_int_equal(nvme_get_le32(b + 20), 1);
+	assert_int_equal(nvme_get_le64(b + 24), 5);
+	assert_int_equal(b[32], NVME_ANA_OPTIMIZED);
+	assert_true(all_zero(b + 33, 15));
+	assert_int_equal(nvme_get_le32(b + 48), 1);
+	/* group 2: NSID 3, inaccessible on port 1 */
+	assert_int_equal(nvme_get_le32(b + 52), 2);
+	assert_int_equal(nvme_get_le32(b + 56), 1);
+	assert_int_equal(b[68], NVME_ANA_INACCESSIBLE);
+	assert_int_equal(nvme_get_le32(b + 84), 3);
+	/* the log is 88 bytes: the rest of the transfer is zeroes */
+	assert_true(all_zero(b + 88, 4096 - 88));
+
+	/* the same groups through port 3: its own states */
+	f->ctrl.port = &f->ports[2];
+	assert_int_equal(run(f, &f->ctrl, &c, 4096, NULL), NVME_SC_SUCCESS);
+	assert_int_equal(b[32], NVME_ANA_NONOPTIMIZED);
+	assert_int_equal(b[68], NVME_ANA_OPTIMIZED);
+	f->ctrl.port = &f->ports[0];
+
+	/* RGO: descriptors without NSIDs */
+	c = ana_log(4096, 0, true, false);
+	assert_int_equal(run(f, &f->ctrl, &c, 4096, NULL), NVME_SC_SUCCESS);
+	assert_int_equal(nvme_get_le16(b + 8), 2);
+	assert_int_equal(nvme_get_le32(b + 16), 1);
+	assert_int_equal(nvme_get_le32(b + 20), 0);
+	assert_int_equal(nvme_get_le32(b + 48), 2);
+	assert_int_equal(nvme_get_le32(b + 52), 0);
+	assert_int_equal(b[64], NVME_ANA_INACCESSIBLE);
+	assert_true(all_zero(b + 80, 4096 - 80));
+
+	/* LPO: from byte 48 on, 8 bytes (NUMD 1) */
+	c = ana_log(8, 48, false, false);
+	assert_int_equal(run(f, &f->ctrl, &c, 8, NULL), NVME_SC_SUCCESS);
+	assert_int_equal(nvme_get_le32(b), 1); /* group 1's NSID */
+	assert_int_equal(nvme_get_le32(b + 4), 2); /* group 2's GRPID */
+	assert_int_equal(b[8], 0x5a); /* nothing past the transfer */
+	/* at the end: nothing; past it: Invalid Field; unaligned too */
+	c = ana_log(8, 88, false, false);
+	assert_int_equal(run(f, &f->ctrl, &c, 8, NULL), NVME_SC_SUCCESS);
+	assert_true(all_zero(b, 8));
+	c = ana_log(8, 92, false, false);
+	assert_int_equal(run(f, &f->ctrl, &c, 8, NULL),
+			 NVME_SC_INVALID_FIELD | DNR);
+	c = ana_log(8, 2, false, false);
+	assert_int_equal(run(f, &f->ctrl, &c, 8, NULL),
+			 NVME_SC_INVALID_FIELD | DNR);
+}
+
+/*
+ * n namespaces in three groups (NSID i in group i % 3 + 1), read whole
+ * and in piece-byte pieces through LPO: the same bytes, every NSID once,
+ * in its group, ascending.
+ */
+static void check_big_ana_log(struct fix *f, unsigned n, uint32_t piece)
+{
+	struct tgt_ns *ns = calloc(n, sizeof(*ns));
+	size_t size = 16 + 3 * 32 + 4 * (size_t)n, off, got;
+	uint8_t *whole = malloc(size), *pieces = malloc(size);
+	uint8_t *seen = calloc(n + 1, 1);
+	union nvme_command c;
+	unsigned i, g, k;
+
+	assert_non_null(ns);
+	assert_non_null(whole);
+	assert_non_null(pieces);
+	assert_non_null(seen);
+	assert_true(size <= sizeof(f->buf));
+	for (i = 0; i < n; i++) {
+		ns[i].nsid = i + 1;
+		ns[i].enabled = true;
+		ns[i].anagrpid = (i + 1) % 3 + 1;
+		ns[i].size = 1 << 20;
+		ns[i].lba_shift = 9;
+	}
+	f->io.ns = ns;
+	f->io.nr_ns = n;
+	f->t.ana_group_used[1] = f->t.ana_group_used[2] = true;
+	f->t.ana_group_used[3] = true;
+	for (g = 1; g <= 3; g++)
+		f->ports[0].ana_state[g] = NVME_ANA_OPTIMIZED;
+
+	c = ana_log((uint32_t)sizeof(f->buf), 0, false, true);
+	assert_int_equal(run(f, &f->ctrl, &c, sizeof(f->buf), NULL),
+			 NVME_SC_SUCCESS);
+	memcpy(whole, f->buf, size);
+	assert_true(all_zero(f->buf + size, sizeof(f->buf) - size));
+	for (off = 0; off < size; off += got) {
+		c = ana_log(piece, off, false, true);
+		assert_int_equal(run(f, &f->ctrl, &c, piece, NULL),
+				 NVME_SC_SUCCESS);
+		got = size - off < piece ? size - off : piece;
+		memcpy(pieces + off, f->buf, got);
+	}
+	assert_memory_equal(whole, pieces, size);
+
+	assert_int_equal(nvme_get_le16(whole + 8), 3);
+	off = 16;
+	for (g = 1; g <= 3; g++) {
+		uint32_t nn = nvme_get_le32(whole + off + 4), prev = 0;
+
+		assert_int_equal(nvme_get_le32(whole + off), g);
+		assert_int_equal(whole[off + 16], NVME_ANA_OPTIMIZED);
+		off += 32;
+		for (k = 0; k < nn; k++, off += 4) {
+			uint32_t nsid = nvme_get_le32(whole + off);
+
+			assert_true(nsid >= 1 && nsid <= n);
+			assert_true(nsid > prev);
+			assert_int_equal(nsid % 3 + 1, g);
+			assert_int_equal(seen[nsid], 0);
+			seen[nsid] = 1;
+			prev = nsid;
+		}
+	}
+	assert_int_equal(off, size);
+	for (i = 1; i <= n; i++)
+		assert_int_equal(seen[i], 1);
+
+	f->io.ns = f->ns;
+	f->io.nr_ns = 3;
+	free(ns);
+	free(whole);
+	free(pieces);
+	free(seen);
+}
+
+static void test_log_ana_many(void **state)
+{
+	struct fix *f = *state;
+
+	/* past the 228 namespaces where a Linux host once failed on
+	 * another target; 1312 bytes read 512 at a time */
+	check_big_ana_log(f, 300, 512);
+	/* every NSID: 4240 bytes, more than a page, read by pages */
+	check_big_ana_log(f, TGT_MAX_NS, 4096);
+}
+
+static void test_ana_aen(void **state)
+{
+	struct fix *f = *state;
+	const uint32_t ana = NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
+					  NVME_AER_NOTICE_ANA, NVME_LOG_ANA);
+	union nvme_command c;
+	uint16_t i;
+
+	ana_setup(f);
+	for (i = 0; i < 2; i++) {
+		c = simple(nvme_admin_async_event, 100 + i);
+		assert_int_equal(run(f, &f->ctrl, &c, 0, NULL),
+				 TGT_STATUS_DEFER);
+	}
+	/* not enabled: nothing */
+	tgt_ctrl_aen(&f->ctrl, ana);
+	assert_int_equal(aer_done.calls, 0);
+	/* Set Features Asynchronous Event Configuration bit 11 */
+	c = feature(nvme_admin_set_features, NVME_FEAT_ASYNC_EVENT,
+		    NVME_AEN_CFG_ANA_CHANGE);
+	assert_int_equal(run(f, &f->ctrl, &c, 0, NULL), NVME_SC_SUCCESS);
+	tgt_ctrl_aen(&f->ctrl, ana);
+	assert_int_equal(aer_done.calls, 1);
+	assert_int_equal(aer_done.dw0, 0x0c0302);
+	/* masked until the ANA log is read; RAE keeps it masked */
+	tgt_ctrl_aen(&f->ctrl, ana);
+	assert_int_equal(aer_done.calls, 1);
+	assert_int_equal(f->ctrl.nr_aen_pending, 0);
+	c = ana_log(4096, 0, false, true);
+	assert_int_equal(run(f, &f->ctrl, &c, 4096, NULL), NVME_SC_SUCCESS);
+	tgt_ctrl_aen(&f->ctrl, ana);
+	assert_int_equal(aer_done.calls, 1);
+	c = ana_log(4096, 0, false, false);
+	assert_int_equal(run(f, &f->ctrl, &c, 4096, NULL), NVME_SC_SUCCESS);
+	tgt_ctrl_aen(&f->ctrl, ana);
+	assert_int_equal(aer_done.calls, 2);
+	assert_int_equal(f->ctrl.nr_aer, 0);
+	/* a discovery controller cannot enable it */
+	c = feature(nvme_admin_set_features, NVME_FEAT_ASYNC_EVENT,
+		    NVME_AEN_CFG_ANA_CHANGE);
+	assert_int_equal(run(f, &f->dctrl, &c, 0, NULL),
+			 NVME_SC_INVALID_FIELD | DNR);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1103,6 +1360,10 @@ int main(void)
 		T(test_log_discovery),
 		T(test_features_num_queues),
 		T(test_features_kato_aec),
+		T(test_identify_ana),
+		T(test_log_ana),
+		T(test_log_ana_many),
+		T(test_ana_aen),
 		T(test_features_vwc_hostid),
 		T(test_features_other),
 		T(test_aer),

@@ -1286,8 +1286,9 @@ static void test_args_refusals(void **state)
 	args_bad("target --listen", "--listen needs a value");
 	args_bad("target --allow-any-host=1", "--allow-any-host takes no "
 					      "value");
-	args_bad("target --listen 1.2.3.4:5 --listen 1.2.3.4:6",
-		 "--listen given twice");
+	args_bad("target --listen 1.2.3.4:5 --listen 1.2.3.4:5 --nqn nqn.a "
+		 "--ns a",
+		 "--listen: 1.2.3.4:5 given twice");
 	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a --allow-host "
 		 "nqn.h --allow-any-host",
 		 "--allow-host and --allow-any-host exclude each other");
@@ -1326,7 +1327,7 @@ static void test_args_refusals(void **state)
 		 "--ns: empty device");
 	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
 		 "--discovery-port 5",
-		 "--discovery-port: 5 is the --listen port");
+		 "--discovery-port: 5 is a --listen port");
 	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
 		 "--discovery-port 0",
 		 "--discovery-port: \"0\" is out of range (1..65535)");
@@ -1342,6 +1343,201 @@ static void test_args_refusals(void **state)
 	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
 		 "--stats-socket=",
 		 "--stats-socket: empty path");
+}
+
+/* Several --listen: one subsystem on each (its paths); ANA groups and
+ * initial states from --ana-group and --ana. */
+static void test_args_ana(void **state)
+{
+	struct tgt t;
+	struct tgt_subsys *s;
+
+	(void)state;
+	args_ok(&t, "target --listen 127.0.0.1:4420 --listen [::1]:4421 "
+		    "--listen 127.0.0.1:4422 --nqn nqn.a:b --ns x --ns y "
+		    "--ns z --ana-group 2:5 --ana-group 3:5 "
+		    "--ana 2:5=inaccessible --ana 127.0.0.1:4422:1=change "
+		    "--ana [::1]:4421:1=non-optimized --discovery-port 8009 "
+		    "--inline-data-size 0 --ctl /tmp/c.sock");
+	assert_int_equal(t.nr_ports, 4);
+	s = t.subsys[0];
+	assert_int_equal(t.ports[0].portid, 1);
+	assert_int_equal(t.ports[1].portid, 2);
+	assert_int_equal(t.ports[1].adrfam, NVMF_ADDR_FAMILY_IP6);
+	assert_string_equal(t.ports[1].traddr, "::1");
+	assert_int_equal(t.ports[2].portid, 3);
+	assert_string_equal(t.ports[2].trsvcid, "4422");
+	assert_int_equal(t.ports[3].portid, 4);
+	assert_true(t.ports[3].discovery_only);
+	assert_string_equal(t.ports[3].trsvcid, "8009");
+	assert_string_equal(t.ports[3].traddr, "127.0.0.1");
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(t.ports[i].nr_subsys, 1);
+		assert_ptr_equal(t.ports[i].subsys[0], s);
+		assert_int_equal(t.ports[i].inline_data, 0);
+	}
+	assert_int_equal(s->ns[0].anagrpid, 1);
+	assert_int_equal(s->ns[1].anagrpid, 5);
+	assert_int_equal(s->ns[2].anagrpid, 5);
+	assert_true(t.ana_group_used[1]);
+	assert_true(t.ana_group_used[5]);
+	assert_false(t.ana_group_used[2]);
+	assert_int_equal(t.ports[0].ana_state[1], NVME_ANA_OPTIMIZED);
+	assert_int_equal(t.ports[0].ana_state[5], NVME_ANA_OPTIMIZED);
+	assert_int_equal(t.ports[1].ana_state[5], NVME_ANA_INACCESSIBLE);
+	assert_int_equal(t.ports[1].ana_state[1], NVME_ANA_NONOPTIMIZED);
+	assert_int_equal(t.ports[2].ana_state[1], NVME_ANA_CHANGE);
+	assert_string_equal(t.ctl_path, "/tmp/c.sock");
+	tgt_config_free(&t);
+
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--ana-group 2:1",
+		 "--ana-group: \"2:1\": no namespace 2");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--ana-group 1:129",
+		 "ANA group 129 out of range (1..128)");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--ana-group 1",
+		 "--ana-group: \"1\": expected NSID:GROUP");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--ana-group 1:2 --ana-group 1:3",
+		 "--ana-group: namespace 1 given twice");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--ana 1:1=sleepy",
+		 "not an ANA state");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--ana 1=optimized",
+		 "expected PORT:GROUP=STATE");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--ana 7:1=optimized",
+		 "\"7\": no port with that ID");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--ana 1.2.3.4:6:1=optimized",
+		 "\"1.2.3.4:6\": no such port");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--ana 1:2=optimized",
+		 "no namespace is in ANA group 2");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--discovery-port 9 --ana 2:1=optimized",
+		 "port 2 is the discovery port");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a --ctl=",
+		 "--ctl: empty path");
+	args_bad("target --config f.json --ana-group 1:1",
+		 "--config and --ana-group exclude each other");
+}
+
+/* nvmetcli's ANA shapes: a namespace's "ana_grpid", a port's
+ * "ana_groups" with their states. */
+static void test_json_ana(void **state)
+{
+	struct tgt t;
+	struct tgt_subsys *s;
+
+	(void)state;
+	load_ok(&t, q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		      "'adrfam':'ipv4','traddr':'0.0.0.0','trsvcid':4420},"
+		      "'ana_groups':[{'grpid':1,'ana':{'state':'optimized'}},"
+		      "{'grpid':2,'ana':{'state':'inaccessible'}},"
+		      "{'grpid':9,'ana':{'state':'change'}}],"
+		      "'subsystems':['nqn.2024-01.io.mqblk:a']},"
+		      "{'portid':2,'addr':{'trtype':'tcp',"
+		      "'adrfam':'ipv4','traddr':'0.0.0.0','trsvcid':4421},"
+		      "'ana_groups':[{'grpid':2,'ana':{'state':"
+		      "'persistent-loss'}}],"
+		      "'subsystems':['nqn.2024-01.io.mqblk:a']}],"
+		      "'subsystems':[{'nqn':'nqn.2024-01.io.mqblk:a',"
+		      "'attr':{'allow_any_host':1},'namespaces':["
+		      "{'nsid':1,'enable':1,'ana_grpid':2,"
+		      "'device':{'path':'null:'}},"
+		      "{'nsid':2,'enable':1,'device':{'path':'null:'}}]}]}"));
+	s = t.subsys[0];
+	assert_int_equal(s->ns[0].anagrpid, 2);
+	assert_int_equal(s->ns[1].anagrpid, 1);
+	assert_true(t.ana_group_used[1]);
+	assert_true(t.ana_group_used[2]);
+	assert_true(t.ana_group_used[9]); /* named by a port: exists */
+	assert_false(t.ana_group_used[3]);
+	assert_int_equal(t.ports[0].ana_state[2], NVME_ANA_INACCESSIBLE);
+	assert_int_equal(t.ports[0].ana_state[9], NVME_ANA_CHANGE);
+	assert_int_equal(t.ports[1].ana_state[1], NVME_ANA_OPTIMIZED);
+	assert_int_equal(t.ports[1].ana_state[2], NVME_ANA_PERSISTENT_LOSS);
+	tgt_config_free(&t);
+
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'0.0.0.0','trsvcid':4420},"
+		   "'ana_groups':[{'grpid':1,'ana':{'state':'fast'}}]}]}"),
+		 "ports[0].ana_groups[0].ana.state");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'0.0.0.0','trsvcid':4420},"
+		   "'ana_groups':[{'grpid':0}]}]}"),
+		 "ports[0].ana_groups[0].grpid");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'0.0.0.0','trsvcid':4420},"
+		   "'ana_groups':[{'grpid':3},{'grpid':3}]}]}"),
+		 "ANA group 3 listed twice");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'0.0.0.0','trsvcid':4420},"
+		   "'subsystems':['nqn.2024-01.io.mqblk:a']}],"
+		   "'subsystems':[{'nqn':'nqn.2024-01.io.mqblk:a',"
+		   "'namespaces':[{'nsid':1,'ana_grpid':129}]}]}"),
+		 "ana_grpid");
+}
+
+static void ctl_bad(struct tgt *t, const char *line, const char *want)
+{
+	struct tgt_ctl_cmd cmd;
+	char e[256] = "";
+
+	if (!tgt_ctl_parse(line, strlen(line), &cmd, e, sizeof(e)) &&
+	    tgt_ctl_port(t, &cmd, e, sizeof(e)))
+		fail_msg("accepted '%s', wanted '%s'", line, want);
+	if (!strstr(e, want))
+		fail_msg("'%s': error '%s' lacks '%s'", line, e, want);
+	assert_null(strchr(e, '\n'));
+}
+
+/* Control socket lines: the parser and the port lookup. */
+static void test_ctl_lines(void **state)
+{
+	struct tgt t;
+	struct tgt_ctl_cmd cmd;
+	char e[256];
+
+	(void)state;
+	args_ok(&t, "target --listen 127.0.0.1:4420 --listen [::1]:4421 "
+		    "--nqn nqn.a:b --ns x --ns y --ana-group 2:7 "
+		    "--discovery-port 8009");
+	assert_int_equal(tgt_ctl_parse("ana 7 [::1]:4421 change\n", 24, &cmd, e,
+				       sizeof(e)),
+			 0);
+	assert_int_equal(cmd.op, TGT_CTL_ANA);
+	assert_int_equal(cmd.grp, 7);
+	assert_int_equal(cmd.state, NVME_ANA_CHANGE);
+	assert_ptr_equal(tgt_ctl_port(&t, &cmd, e, sizeof(e)), &t.ports[1]);
+	assert_int_equal(
+		tgt_ctl_parse("\tport-down   1 ", 15, &cmd, e, sizeof(e)), 0);
+	assert_int_equal(cmd.op, TGT_CTL_PORT_DOWN);
+	assert_ptr_equal(tgt_ctl_port(&t, &cmd, e, sizeof(e)), &t.ports[0]);
+	assert_int_equal(tgt_ctl_parse("port-up 3", 9, &cmd, e, sizeof(e)), 0);
+	assert_int_equal(cmd.op, TGT_CTL_PORT_UP);
+	assert_ptr_equal(tgt_ctl_port(&t, &cmd, e, sizeof(e)), &t.ports[2]);
+	assert_int_equal(tgt_ctl_parse("stats", 5, &cmd, e, sizeof(e)), 0);
+	assert_int_equal(cmd.op, TGT_CTL_STATS);
+
+	ctl_bad(&t, "", "empty command");
+	ctl_bad(&t, "ana 1 1", "usage: ana GROUP PORT STATE");
+	ctl_bad(&t, "ana 0 1 optimized", "the ANA group must be 1..128");
+	ctl_bad(&t, "ana 1x 1 optimized", "ana: 1x: the ANA group must be");
+	ctl_bad(&t, "ana 1 1 asleep", "asleep: not an ANA state");
+	ctl_bad(&t, "ana 2 1 optimized", "ANA group 2 does not exist");
+	ctl_bad(&t, "ana 1 3 optimized", "port 3 serves discovery only");
+	ctl_bad(&t, "ana 1 9 optimized", "\"9\": no port with that ID");
+	ctl_bad(&t, "ana 1 10.0.0.1:4420 optimized", "no such port");
+	ctl_bad(&t, "port-down", "usage: port-down PORT");
+	ctl_bad(&t, "stats now", "usage: stats");
+	ctl_bad(&t, "reboot", "reboot: unknown command");
+	ctl_bad(&t, "ana\x01 1", "ana\\x01");
+	tgt_config_free(&t);
 }
 
 int main(void)
@@ -1363,6 +1559,9 @@ int main(void)
 		cmocka_unit_test(test_args_config),
 		cmocka_unit_test(test_args_port_params),
 		cmocka_unit_test(test_args_refusals),
+		cmocka_unit_test(test_args_ana),
+		cmocka_unit_test(test_json_ana),
+		cmocka_unit_test(test_ctl_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,7 @@
 # 127.0.0.1. One line per check goes to /job/out/results:
 #   PASS name [detail] | FAIL name: why | SKIP name: why | TIME scenario s
 # Env (from /job/env): NQN HOSTNQN HOSTID ONLY EXPECT_BYTES ADV_PORT
-#   EXTERNAL PATTERN_OFF PATTERN_TOKEN FIO_SIZE SMALL_FIO_SIZE KATO
+#   EXTERNAL PATTERN_OFF PATTERN_TOKEN FIO_SIZE SMALL_FIO_SIZE KATO MP
 . /job/env
 OUT=/job/out
 RES=$OUT/results
@@ -13,6 +13,7 @@ RES=$OUT/results
 TRADDR=10.0.2.100
 IOPORT=4420
 DISCPORT=8009
+IOPORT2=4421 # the second path (multipath scenario)
 failed=0
 
 pass() { echo "PASS $*" | tee -a "$RES"; }
@@ -310,8 +311,83 @@ scenario_keepalive() {
 	disconnect ka
 }
 
+# path_state PORT: the ANA state of the namespace's path through the
+# controller connected to TRADDR:PORT ("" if none).
+path_state() {
+	for _c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$_c/subsysnqn" 2>/dev/null)" = "$NQN" ] || continue
+		case ",$(cat "$_c/address" 2>/dev/null)," in
+		*",trsvcid=$1,"*) ;;
+		*) continue ;;
+		esac
+		for _p in "$_c"/nvme*c*n*; do
+			[ -e "$_p/ana_state" ] && cat "$_p/ana_state" && return
+		done
+	done
+}
+
+# Two paths to the subsystem: the target's two --listen ports. The host
+# then makes ANA group 1 inaccessible on the second port (mqblk ctl);
+# the kernel gets the ANA change event, reads the log, and its path
+# states follow while I/O goes on through the first path.
+scenario_multipath() {
+	if [ "$MP" != 1 ]; then
+		skip multipath "external target: no second port"
+		return
+	fi
+	connect mp1 --nr-io-queues=1 || return
+	log "nvme connect -t tcp -a $TRADDR -s $IOPORT2 -n $NQN (second path)"
+	# shellcheck disable=SC2086
+	if ! timeout 120 nvme connect -t tcp -a "$TRADDR" -s "$IOPORT2" -n "$NQN" $ID --nr-io-queues=1; then
+		fail mp2-connect "nvme connect -s $IOPORT2"
+		disconnect mp
+		return
+	fi
+	pass mp2-connect
+	# the second controller's namespace scan may still be running (many
+	# namespaces under TCG): until it is listed, at most 60 s
+	for _ in $(seq 120); do
+		nvme list-subsys >"$OUT/list-subsys.txt" 2>&1
+		live=$(grep -E "trsvcid=($IOPORT|$IOPORT2)" "$OUT/list-subsys.txt" | grep -c ' live')
+		[ "$live" = 2 ] && break
+		sleep 0.5
+	done
+	cat "$OUT/list-subsys.txt"
+	check mp-two-live-paths [ "$live" = 2 ]
+	s1= s2=
+	for _ in $(seq 100); do
+		s1=$(path_state $IOPORT)
+		s2=$(path_state $IOPORT2)
+		[ "$s1" = optimized ] && [ "$s2" = optimized ] && break
+		sleep 0.1
+	done
+	check mp-ana-before [ "$s1/$s2" = optimized/optimized ]
+	fio_verify mp-fio-before "$SMALL_FIO_SIZE" --rw=randwrite --bs=4k --iodepth=8
+	touch /job/ana-request
+	n=0
+	while [ ! -e /job/ana-done ] && [ $n -lt 600 ]; do
+		n=$((n + 1))
+		sleep 0.1
+	done
+	_t=$(up)
+	for _ in $(seq 300); do
+		s1=$(path_state $IOPORT)
+		s2=$(path_state $IOPORT2)
+		[ "$s2" = inaccessible ] && break
+		sleep 0.1
+	done
+	if [ "$s1/$s2" = optimized/inaccessible ]; then
+		pass mp-ana-after "port $IOPORT optimized, port $IOPORT2 inaccessible after $(since "$_t") s"
+	else
+		fail mp-ana-after "ana_state '$s1' (port $IOPORT) '$s2' (port $IOPORT2)"
+		dmesg | grep -i nvme | tail -n 20
+	fi
+	fio_verify mp-fio-after "$SMALL_FIO_SIZE" --rw=randwrite --bs=4k --iodepth=8
+	disconnect mp
+}
+
 # ---------------------------------------------------------------------
-for s in discover connect fio ext4 keepalive; do
+for s in discover connect fio ext4 keepalive multipath; do
 	if selected "$s"; then
 		log "scenario $s"
 		t=$(up)

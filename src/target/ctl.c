@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The target's control socket language: one line per connection, the
+ * parser both the target and the fuzz harness run, and `mqblk ctl`, the
+ * client that sends a line and prints the answer.
+ *
+ * The answer is text: a first line "ok" or "error: REASON", then
+ * whatever the command prints (stats). The target side (executing a
+ * command with its reactors) is in reactor.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "target.h"
+
+#define CTL_MAX_WORDS 4
+#define CTL_TIMEOUT_MS 10000 /* a port-down waits for every reactor */
+
+struct word {
+	const char *s;
+	size_t len;
+};
+
+static int cerr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int cerr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static bool word_is(const struct word *w, const char *s)
+{
+	return strlen(s) == w->len && !memcmp(w->s, s, w->len);
+}
+
+/* A word for a message: printable ASCII only, at most 40 characters. */
+static void word_quote(char *out, size_t size, const struct word *w)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < w->len && o + 5 < size && i < 40; i++) {
+		unsigned char c = (unsigned char)w->s[i];
+
+		if (c >= 0x20 && c < 0x7f) {
+			out[o++] = (char)c;
+		} else {
+			snprintf(out + o, size - o, "\\x%02x", c);
+			o += 4;
+		}
+	}
+	if (i < w->len && o + 4 < size) {
+		memcpy(out + o, "...", 3);
+		o += 3;
+	}
+	out[o] = 0;
+}
+
+static int parse_grp(const struct word *w, uint32_t *grp, char *err,
+		     size_t errlen)
+{
+	uint64_t v = 0;
+	size_t i;
+	char q[64];
+
+	for (i = 0; i < w->len; i++) {
+		if (w->s[i] < '0' || w->s[i] > '9' || v > TGT_MAX_ANA_GROUPS)
+			break;
+		v = v * 10 + (uint64_t)(w->s[i] - '0');
+	}
+	if (i < w->len || !w->len || !v || v > TGT_MAX_ANA_GROUPS) {
+		word_quote(q, sizeof(q), w);
+		return cerr(err, errlen, "ana: %s: the ANA group must be 1..%u",
+			    q, TGT_MAX_ANA_GROUPS);
+	}
+	*grp = (uint32_t)v;
+	return 0;
+}
+
+static int put_port(struct tgt_ctl_cmd *cmd, const struct word *w,
+		    const char *verb, char *err, size_t errlen)
+{
+	char q[64];
+
+	if (w->len >= sizeof(cmd->port)) {
+		word_quote(q, sizeof(q), w);
+		return cerr(err, errlen, "%s: %s: port name too long", verb, q);
+	}
+	memcpy(cmd->port, w->s, w->len);
+	cmd->port[w->len] = 0;
+	return 0;
+}
+
+int tgt_ctl_parse(const char *line, size_t len, struct tgt_ctl_cmd *cmd,
+		  char *err, size_t errlen)
+{
+	struct word w[CTL_MAX_WORDS + 1];
+	size_t i = 0, n = 0;
+	char q[64];
+
+	memset(cmd, 0, sizeof(*cmd));
+	while (i < len) {
+		while (i < len && is_space(line[i]))
+			i++;
+		if (i == len)
+			break;
+		if (n == CTL_MAX_WORDS + 1)
+			return cerr(err, errlen, "too many words");
+		w[n].s = line + i;
+		while (i < len && !is_space(line[i])) {
+			if (!line[i])
+				return cerr(err, errlen, "NUL in command");
+			i++;
+		}
+		w[n].len = (size_t)(line + i - w[n].s);
+		n++;
+	}
+	if (!n)
+		return cerr(err, errlen,
+			    "empty command (ana, port-down, port-up, stats)");
+	if (word_is(&w[0], "ana")) {
+		if (n != 4)
+			return cerr(err, errlen, "usage: ana GROUP PORT STATE");
+		cmd->op = TGT_CTL_ANA;
+		if (parse_grp(&w[1], &cmd->grp, err, errlen) ||
+		    put_port(cmd, &w[2], "ana", err, errlen))
+			return -1;
+		cmd->state = nvme_ana_state_parse(w[3].s, w[3].len);
+		if (!cmd->state) {
+			word_quote(q, sizeof(q), &w[3]);
+			return cerr(err, errlen,
+				    "ana: %s: not an ANA state (optimized, "
+				    "non-optimized, inaccessible, "
+				    "persistent-loss, change)",
+				    q);
+		}
+		return 0;
+	}
+	if (word_is(&w[0], "port-down") || word_is(&w[0], "port-up")) {
+		bool down = word_is(&w[0], "port-down");
+
+		if (n != 2)
+			return cerr(err, errlen, "usage: %s PORT",
+				    down ? "port-down" : "port-up");
+		cmd->op = down ? TGT_CTL_PORT_DOWN : TGT_CTL_PORT_UP;
+		return put_port(cmd, &w[1], down ? "port-down" : "port-up", err,
+				errlen);
+	}
+	if (word_is(&w[0], "stats")) {
+		if (n != 1)
+			return cerr(err, errlen, "usage: stats");
+		cmd->op = TGT_CTL_STATS;
+		return 0;
+	}
+	word_quote(q, sizeof(q), &w[0]);
+	return cerr(err, errlen,
+		    "%s: unknown command (ana, port-down, port-up, stats)", q);
+}
+
+struct tgt_port *tgt_ctl_port(struct tgt *t, const struct tgt_ctl_cmd *cmd,
+			      char *err, size_t errlen)
+{
+	struct tgt_port *p;
+
+	if (cmd->op == TGT_CTL_STATS) {
+		cerr(err, errlen, "stats names no port");
+		return NULL;
+	}
+	p = tgt_port_find(t, cmd->port, strlen(cmd->port), err, errlen);
+	if (!p)
+		return NULL;
+	if (cmd->op == TGT_CTL_ANA) {
+		if (p->discovery_only) {
+			cerr(err, errlen,
+			     "ana: port %u serves discovery only: no ANA "
+			     "groups",
+			     p->portid);
+			return NULL;
+		}
+		if (!t->ana_group_used[cmd->grp]) {
+			cerr(err, errlen,
+			     "ana: ANA group %u does not exist (no namespace "
+			     "or port configuration names it)",
+			     cmd->grp);
+			return NULL;
+		}
+	}
+	return p;
+}
+
+/* ---- mqblk ctl ----------------------------------------------------------- */
+
+static void ctl_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mqblk ctl SOCKET COMMAND [ARGS]\n"
+		"\n"
+		"Send one command to a target started with --ctl SOCKET.\n"
+		"\n"
+		"  ana GROUP PORT STATE  set ANA group GROUP's state on PORT "
+		"(a port ID or\n"
+		"                        ADDR:PORT): optimized, non-optimized, "
+		"inaccessible,\n"
+		"                        persistent-loss or change; "
+		"controllers on the port\n"
+		"                        get an ANA change event\n"
+		"  port-down PORT        stop listening on PORT and close its "
+		"connections\n"
+		"  port-up PORT          listen on PORT again\n"
+		"  stats                 ports with their ANA states and "
+		"connections, then the\n"
+		"                        per-queue table (as target --stats)\n");
+}
+
+int tgt_ctl_client(int argc, char **argv)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct tgt_ctl_cmd cmd;
+	char line[TGT_CTL_LINE_MAX], err[256], buf[4096];
+	size_t len = 0, n, total = 0;
+	bool first = true, ok = false;
+	struct pollfd pfd;
+	ssize_t r;
+	int fd, i;
+
+	/* argv[0] is "ctl" */
+	if (argc >= 2 &&
+	    (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		ctl_usage(stdout);
+		return 0;
+	}
+	if (argc < 3) {
+		fprintf(stderr, "mqblk ctl: missing %s (see --help)\n",
+			argc < 2 ? "SOCKET and COMMAND" : "COMMAND");
+		return 2;
+	}
+	for (i = 2; i < argc; i++) {
+		n = strlen(argv[i]);
+		if (len + n + 2 > sizeof(line)) {
+			fprintf(stderr, "mqblk ctl: command too long\n");
+			return 2;
+		}
+		if (i > 2)
+			line[len++] = ' ';
+		memcpy(line + len, argv[i], n);
+		len += n;
+	}
+	/* refused here already: no round trip for a typo */
+	if (tgt_ctl_parse(line, len, &cmd, err, sizeof(err))) {
+		fprintf(stderr, "mqblk ctl: %s\n", err);
+		return 2;
+	}
+	line[len++] = '\n';
+	if (strlen(argv[1]) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "mqblk ctl: socket path too long: %s\n",
+			argv[1]);
+		return 1;
+	}
+	memcpy(sa.sun_path, argv[1], strlen(argv[1]) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "mqblk ctl: %s: %s\n", argv[1],
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	if (write(fd, line, len) != (ssize_t)len) {
+		fprintf(stderr, "mqblk ctl: %s: cannot send: %s\n", argv[1],
+			strerror(errno));
+		close(fd);
+		return 1;
+	}
+	shutdown(fd, SHUT_WR);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	for (;;) {
+		if (poll(&pfd, 1, CTL_TIMEOUT_MS) <= 0) {
+			fprintf(stderr, "mqblk ctl: %s: no answer\n", argv[1]);
+			close(fd);
+			return 1;
+		}
+		r = read(fd, buf + total, sizeof(buf) - 1 - total);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		total += (size_t)r;
+		if (first) {
+			char *nl;
+
+			buf[total] = 0;
+			nl = strchr(buf, '\n');
+			if (!nl && total < sizeof(buf) - 1)
+				continue;
+			if (nl)
+				*nl = 0;
+			ok = !strcmp(buf, "ok");
+			if (!ok)
+				fprintf(stderr, "mqblk ctl: %s\n",
+					strncmp(buf, "error: ", 7) ? buf :
+								     buf + 7);
+			first = false;
+			n = nl ? (size_t)(nl + 1 - buf) : total;
+			if (ok && total > n)
+				fwrite(buf + n, 1, total - n, stdout);
+			total = 0;
+			continue;
+		}
+		if (ok)
+			fwrite(buf, 1, total, stdout);
+		total = 0;
+	}
+	close(fd);
+	if (first) {
+		fprintf(stderr,
+			"mqblk ctl: %s: connection closed without an "
+			"answer\n",
+			argv[1]);
+		return 1;
+	}
+	return ok ? 0 : 1;
+}

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# One subsystem on two ports (two --listen) with ANA, driven by mqblk's own
+# host tools (the kernel's nvme-tcp is not in this container): mqblk
+# ana-log per path, `mqblk ctl` setting a group inaccessible on one port
+# (bench on that path fails, on the other works), stats, port-down (the
+# path's bench fails, its connections are closed) and port-up, and the
+# one-line refusals of bad input.
+# Usage: bash tests/cli/ana.sh build/mqblk
+source "$(dirname "$0")/lib.sh"
+
+NQN=nqn.2026-12.io.mqblk:ana
+HOST=nqn.2026-12.io.mqblk:ana-host
+CTL=$TMP/ctl.sock
+
+PORT2=$(free_port)
+start_target --listen "127.0.0.1:$PORT2" --ns null:size=64m \
+	--ns null:size=64m --ana-group 2:2 --ana "2:2=non-optimized" \
+	--allow-host "$HOST" --reactors 2 --ctl "$CTL" || {
+	fail setup "no target"
+	finish
+}
+
+# path N [KEYS]: the subsystem through port N (1 or 2) as HOST
+path()
+{
+	local p=$PORT
+	[[ $1 == 2 ]] && p=$PORT2
+	echo "nvme-tcp://127.0.0.1:$p/$NQN?hostnqn=$HOST${2:+&$2}"
+}
+
+# bench_on N NSID: 200 random 4 KiB reads through port N
+bench_on()
+{
+	run bench --name=ana --filename="$(path "$1" "nsid=$2")" \
+		--rw=randread --bs=4k --size=1m --number_ios=200
+}
+
+# ana_group_state GROUP: the state the last ana-log printed for GROUP
+ana_group_state()
+{
+	awk -v g="$1" '$1 == "grpid" { cur = $3 }
+		$1 == "state" && cur == g { print $3 }' "$OUT"
+}
+
+# ---- the ANA log through each path
+run ana-log "$(path 1)"
+if ok "ana-log: port 1"; then
+	check "ana-log: header" has "ANA LOG HEADER :-"
+	check "ana-log: two groups" has_re "^ngrps	:	2$"
+	check "ana-log: group 1 optimized on port 1" \
+		test "$(ana_group_state 1)" = optimized
+	check "ana-log: group 2 optimized on port 1" \
+		test "$(ana_group_state 2)" = optimized
+	check "ana-log: nsid 1 and 2 listed" \
+		test "$(grep -c '	nsid	:	[12]$' "$OUT")" = 2
+fi
+run ana-log "$(path 2)"
+if ok "ana-log: port 2"; then
+	check "ana-log: --ana 2:2=non-optimized shows on port 2" \
+		test "$(ana_group_state 2)" = non-optimized
+fi
+run ana-log --groups-only -o json "$(path 2)"
+if ok "ana-log: -g -o json"; then
+	check "ana-log json: groups without NSIDs" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d["ANA DESC LIST "]
+sys.exit(0 if d["ngrps"] == 2 and [x["nnsids"] for x in g] == [0, 0]
+	 and g[1]["state"] == "non-optimized" else 1)' "$OUT"
+fi
+
+# ---- both paths read
+bench_on 1 1
+ok "bench: nsid 1 through port 1"
+bench_on 2 1
+ok "bench: nsid 1 through port 2"
+
+# ---- group 1 inaccessible on port 2
+run ctl "$CTL" ana 1 "127.0.0.1:$PORT2" inaccessible
+ok "ctl: ana 1 127.0.0.1:PORT2 inaccessible"
+run ana-log "$(path 2)"
+if ok "ana-log: port 2 after the change"; then
+	check "ana-log: group 1 inaccessible on port 2" \
+		test "$(ana_group_state 1)" = inaccessible
+	check "ana-log: change count 1" has_re "^chgcnt	:	1$"
+fi
+run ana-log "$(path 1)"
+ok "ana-log: port 1 after the change" &&
+	check "ana-log: group 1 still optimized on port 1" \
+		test "$(ana_group_state 1)" = optimized
+bench_on 2 1
+failed "bench: nsid 1 through port 2 fails" "Input/output error"
+grep -q "port 2 (127.0.0.1:$PORT2): ANA group 1 inaccessible" "$TLOG" &&
+	pass "target log: the change" ||
+	fail "target log: the change" "not logged"
+bench_on 2 2
+ok "bench: nsid 2 (group 2) through port 2 still works"
+bench_on 1 1
+ok "bench: nsid 1 through port 1 still works"
+run ctl "$CTL" ana 1 2 optimized
+ok "ctl: ana 1 2 optimized (port by ID)"
+bench_on 2 1
+ok "bench: nsid 1 through port 2 works again"
+
+# ---- stats
+run ctl "$CTL" stats
+if ok "ctl: stats"; then
+	check "stats: port 1 line" has_re \
+		"^port 1 127\.0\.0\.1:$PORT up connections [0-9]+ ana 1:optimized 2:optimized$"
+	check "stats: port 2 line" has_re \
+		"^port 2 127\.0\.0\.1:$PORT2 up connections [0-9]+ ana 1:optimized 2:non-optimized$"
+	check "stats: change count" has "ana change count 2"
+	check "stats: queue table" has_re "^ctrl +qid +peer"
+fi
+
+# ---- port-down / port-up
+run ctl "$CTL" port-down "127.0.0.1:$PORT2"
+ok "ctl: port-down" &&
+	check "port-down: says what it closed" has_re \
+		"^port 2 127\.0\.0\.1:$PORT2 down: [0-9]+ connections closed$"
+bench_on 2 1
+failed "bench: through port 2 while it is down fails" "."
+bench_on 1 1
+ok "bench: port 1 works while port 2 is down"
+run ctl "$CTL" stats
+ok "ctl: stats while down" &&
+	check "stats: port 2 down, no connections" has_re \
+		"^port 2 127\.0\.0\.1:$PORT2 down connections 0 "
+run ctl "$CTL" port-down 2
+failed "ctl: port-down twice is refused" "^mqblk ctl: port-down: port 2 .* is down already$"
+run ctl "$CTL" port-up "127.0.0.1:$PORT2"
+ok "ctl: port-up"
+bench_on 2 1
+ok "bench: through port 2 after port-up"
+run ctl "$CTL" port-up 2
+failed "ctl: port-up of an up port is refused" "^mqblk ctl: port-up: port 2 .* is up$"
+
+# ---- bad input: one line, nonzero exit
+run ctl "$CTL" ana 1 2 sleepy
+((RC == 2)) && [[ $(wc -l <"$ERR") == 1 ]] &&
+	grep -q '^mqblk ctl: ana: sleepy: not an ANA state' "$ERR" &&
+	pass "ctl: a bad state: one line, exit 2" ||
+	fail "ctl: a bad state" "status $RC: $(first_err)"
+run ctl "$CTL" ana 1 9 optimized
+failed "ctl: an unknown port" '^mqblk ctl: "9": no port with that ID$'
+run ctl "$CTL" ana 1 127.0.0.1:1 optimized
+failed "ctl: an unknown address" '"127\.0\.0\.1:1": no such port'
+run ctl "$CTL" ana 3 1 optimized
+failed "ctl: a group without namespaces" "ANA group 3 does not exist"
+run ctl "$CTL" frobnicate
+((RC == 2)) && grep -q 'frobnicate: unknown command' "$ERR" &&
+	pass "ctl: an unknown command" ||
+	fail "ctl: an unknown command" "status $RC: $(first_err)"
+run ctl "$TMP/nothing.sock" stats
+failed "ctl: no target at the socket" "nothing\.sock"
+run target --listen "127.0.0.1:1" --nqn "$NQN" --ns null: --ana 1:1=fast
+failed "target: --ana with a bad state" "^mqblk target: --ana: \"1:1=fast\": not an ANA state"
+run target --listen "127.0.0.1:1" --nqn "$NQN" --ns null: --ana-group 2:1
+failed "target: --ana-group of a missing namespace" "no namespace 2"
+run ana-log "nvme-tcp://127.0.0.1:$PORT/nqn.2026-12.io.mqblk:nope?hostnqn=$HOST"
+failed "ana-log: an unknown subsystem" "."
+
+# quiet_log NAME: stop the target; its log must hold no sanitizer report
+# (the TSan and ASan builds run this test too)
+quiet_log()
+{
+	stop_target
+	if grep -qE 'ThreadSanitizer|AddressSanitizer|LeakSanitizer|runtime error' "$TLOG"; then
+		fail "$1" "a sanitizer report in the target's log"
+		grep -E -A20 'ThreadSanitizer|AddressSanitizer|LeakSanitizer|runtime error' "$TLOG" | head -40
+	else
+		pass "$1"
+	fi
+}
+quiet_log "target: no sanitizer report after ctl, port-down/up"
+
+# ---- 300 namespaces: the ANA log past the 228 where a Linux host once
+# failed on another target, through the whole host stack
+args=()
+for _ in $(seq 300); do args+=(--ns null:size=1m); done
+start_target "${args[@]}" --ana-group 299:2 --ana-group 300:2 \
+	--allow-host "$HOST" --reactors 1 || {
+	fail setup "no 300-namespace target"
+	finish
+}
+run ana-log "$(path 1)"
+if ok "ana-log: 300 namespaces"; then
+	check "ana-log: 300 NSIDs, each once" \
+		test "$(grep -E '^	nsid	:	[0-9]+$' "$OUT" | sort -u | wc -l)" = 300
+	check "ana-log: group 1 has 298, group 2 has 2" \
+		test "$(awk '$1 == "nnsids" { printf "%s ", $3 }' "$OUT")" = "298 2 "
+fi
+run ana-log -o json "$(path 1)"
+ok "ana-log -o json: 300 namespaces" &&
+	check "ana-log json: NSIDs 1..300 in order" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = [x["nsid"] for g in d["ANA DESC LIST "] for x in g["NSIDS"]]
+sys.exit(0 if n == list(range(1, 299)) + [299, 300] else 1)' "$OUT"
+quiet_log "target: no sanitizer report with 300 namespaces"
+
+finish
