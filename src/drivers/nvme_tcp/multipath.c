@@ -594,7 +594,7 @@ static int ana_read(struct mp_dev *md, struct mp_path *p)
 			st = MP_ANA_INACCESSIBLE;
 		}
 	}
-	if (atomic_load(&p->ana) != st)
+	if (atomic_load(&p->ana) && atomic_load(&p->ana) != st)
 		fprintf(stderr,
 			"mqblk: nvme-mpath: %s: path %s: ANA state %s -> %s\n",
 			md->subnqn, p->name,
