@@ -216,7 +216,12 @@ static int mp_issue(struct mp_hctx *mh, struct mqblk_rq *rq)
 	if (p < 0) {
 		if (mp_any_alive(md))
 			return MP_HELD;
-		atomic_fetch_add(&md->no_path_fails, 1);
+		if (!atomic_fetch_add(&md->no_path_fails, 1))
+			fprintf(stderr,
+				"mqblk: nvme-mpath: %s: no path left (every "
+				"controller past ctrl_loss_tmo): failing I/O "
+				"with Host Path Error\n",
+				md->subnqn);
 		mqblk_complete_rq(rq, -EIO, NVME_SC_HOST_PATH_ERROR);
 		return MP_DONE;
 	}
