@@ -5,7 +5,8 @@
 # tests/interop/relay.pl TARGET_PORT for each connection (that connection
 # as its stdin/stdout). SIGTERM cuts the cable: it closes the listener and
 # kills every relay, so each connection through it drops at once and new
-# ones are refused.
+# ones are refused. Prints "ready" once listening, "accepted" per
+# connection.
 use strict;
 use warnings;
 use IO::Socket::INET;
@@ -24,6 +25,8 @@ print "ready\n";
 STDOUT->flush;
 while (1) {
 	my $c = $l->accept or next;
+	print "accepted\n";
+	STDOUT->flush;
 	my $pid = fork;
 	if (defined $pid && !$pid) {
 		open(STDIN, '<&', $c) or exit 1;

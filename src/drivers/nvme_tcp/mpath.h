@@ -47,6 +47,10 @@ struct mp_addr {
 int mp_parse_addrs(const char *s, struct mp_addr *addrs, unsigned max,
 		   unsigned *nr, char *subnqn, char *err, size_t errlen);
 
+/* Up to len bytes of s (user or wire input) as one printable line in
+ * out: control bytes become '?'. Returns out. */
+const char *mp_printable(const char *s, size_t len, char *out, size_t outlen);
+
 /* "numa", "round-robin", "queue-depth": 0, else -EINVAL. */
 int mp_parse_iopolicy(const char *s, enum mp_iopolicy *p);
 const char *mp_iopolicy_name(enum mp_iopolicy p);

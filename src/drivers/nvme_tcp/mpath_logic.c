@@ -17,6 +17,19 @@ static uint32_t get_le32(const uint8_t *p)
 	       (uint32_t)p[3] << 24;
 }
 
+/* len bytes of s as one printable line for a message (the URI is user
+ * input): control bytes become '?', cut to fit out. */
+const char *mp_printable(const char *s, size_t len, char *out, size_t outlen)
+{
+	size_t i;
+
+	for (i = 0; i < len && s[i] && i + 1 < outlen; i++)
+		out[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' :
+								      s[i];
+	out[i] = '\0';
+	return out;
+}
+
 /* One "HOST:PORT" or "[V6]:PORT" of len bytes into a. */
 static int parse_one(const char *s, size_t len, struct mp_addr *a, char *err,
 		     size_t errlen)
@@ -24,6 +37,7 @@ static int parse_one(const char *s, size_t len, struct mp_addr *a, char *err,
 	const char *colon, *port;
 	size_t hl, pl, i;
 	unsigned long p = 0;
+	char b[96];
 
 	memset(a, 0, sizeof(*a));
 	if (!len) {
@@ -31,13 +45,19 @@ static int parse_one(const char *s, size_t len, struct mp_addr *a, char *err,
 			 "nvme-tcp URI: empty path in the address list");
 		return -EINVAL;
 	}
+	for (i = 0; i < len; i++) {
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
+			snprintf(err, errlen, "nvme-tcp URI: bad address '%s'",
+				 mp_printable(s, len, b, sizeof(b)));
+			return -EINVAL;
+		}
+	}
 	if (s[0] == '[') {
 		const char *rb = memchr(s, ']', len);
 
 		if (!rb || rb + 1 >= s + len || rb[1] != ':') {
-			snprintf(err, errlen,
-				 "nvme-tcp URI: bad address '%.*s'", (int)len,
-				 s);
+			snprintf(err, errlen, "nvme-tcp URI: bad address '%s'",
+				 mp_printable(s, len, b, sizeof(b)));
 			return -EINVAL;
 		}
 		hl = (size_t)(rb - s - 1);
@@ -49,8 +69,8 @@ static int parse_one(const char *s, size_t len, struct mp_addr *a, char *err,
 		colon = memchr(s, ':', len);
 		if (!colon) {
 			snprintf(err, errlen,
-				 "nvme-tcp URI: no port in '%.*s' (HOST:PORT)",
-				 (int)len, s);
+				 "nvme-tcp URI: no port in '%s' (HOST:PORT)",
+				 mp_printable(s, len, b, sizeof(b)));
 			return -EINVAL;
 		}
 		hl = (size_t)(colon - s);
@@ -61,8 +81,8 @@ static int parse_one(const char *s, size_t len, struct mp_addr *a, char *err,
 	port = colon + 1;
 	pl = (size_t)(s + len - port);
 	if (!hl || !pl || pl >= sizeof(a->port)) {
-		snprintf(err, errlen, "nvme-tcp URI: bad address '%.*s'",
-			 (int)len, s);
+		snprintf(err, errlen, "nvme-tcp URI: bad address '%s'",
+			 mp_printable(s, len, b, sizeof(b)));
 		return -EINVAL;
 	}
 	for (i = 0; i < pl; i++) {
@@ -73,8 +93,8 @@ static int parse_one(const char *s, size_t len, struct mp_addr *a, char *err,
 		p = p * 10 + (unsigned long)(port[i] - '0');
 	}
 	if (!p || p > 65535) {
-		snprintf(err, errlen, "nvme-tcp URI: bad port '%.*s'", (int)pl,
-			 port);
+		snprintf(err, errlen, "nvme-tcp URI: bad port '%s'",
+			 mp_printable(port, pl, b, sizeof(b)));
 		return -EINVAL;
 	}
 	memcpy(a->port, port, pl);
@@ -108,6 +128,14 @@ int mp_parse_addrs(const char *s, struct mp_addr *addrs, unsigned max,
 			 "nvme-tcp URI: subsystem NQN longer than 223 bytes");
 		return -EINVAL;
 	}
+	for (p = slash + 1; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+			snprintf(err, errlen,
+				 "nvme-tcp URI: control character in the "
+				 "subsystem NQN");
+			return -EINVAL;
+		}
+	}
 	p = s;
 	while (p <= slash) {
 		int ret;
@@ -129,9 +157,14 @@ int mp_parse_addrs(const char *s, struct mp_addr *addrs, unsigned max,
 		for (i = 0; i < n; i++) {
 			if (!strcmp(addrs[i].host, addrs[n].host) &&
 			    !strcmp(addrs[i].port, addrs[n].port)) {
+				char h[96];
+
 				snprintf(err, errlen,
 					 "nvme-tcp URI: path %s:%s given twice",
-					 addrs[n].host, addrs[n].port);
+					 mp_printable(addrs[n].host,
+						      sizeof(addrs[n].host), h,
+						      sizeof(h)),
+					 addrs[n].port);
 				return -EINVAL;
 			}
 		}

@@ -755,7 +755,7 @@ static int discover(const struct mp_addr *a, const char *nqn, const char *q,
 			 derr[0] ? derr : strerror(-ret));
 		return ret;
 	}
-	h = aligned_alloc(4096, sizeof(*h));
+	h = calloc(1, sizeof(*h));
 	ret = h ? get_log(dd, NVME_LOG_DISC, false, h, sizeof(*h), 0) : -ENOMEM;
 	if (ret)
 		goto out;
@@ -854,6 +854,10 @@ static int path_identify(struct mp_dev *md, struct mp_path *p,
 	memcpy(sn, idc->subnqn, sizeof(sn));
 	sn[sizeof(sn) - 1] = '\0';
 	if (strcmp(sn, md->subnqn)) {
+		char b[NVME_NQN_SIZE];
+
+		mp_printable(sn, sizeof(sn), b, sizeof(b));
+		memcpy(sn, b, sizeof(sn));
 		snprintf(err, errlen,
 			 "nvme-mpath: path %s belongs to subsystem '%s', not "
 			 "%s",
@@ -974,20 +978,26 @@ static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		} else if (!strcmp(p->key, "iopolicy")) {
 			p->used = true;
 			if (mp_parse_iopolicy(p->val, &md->pol)) {
+				char b[48];
+
 				snprintf(err, errlen,
-					 "bad iopolicy '%.40s': expected numa, "
+					 "bad iopolicy '%s': expected numa, "
 					 "round-robin or queue-depth",
-					 p->val);
+					 mp_printable(p->val, 40, b,
+						      sizeof(b)));
 				ret = -EINVAL;
 				goto fail;
 			}
 		} else if (!strcmp(p->key, "paths")) {
 			p->used = true;
 			if (strcmp(p->val, "discover")) {
+				char b[48];
+
 				snprintf(err, errlen,
-					 "bad paths '%.40s': expected "
+					 "bad paths '%s': expected "
 					 "paths=discover",
-					 p->val);
+					 mp_printable(p->val, 40, b,
+						      sizeof(b)));
 				ret = -EINVAL;
 				goto fail;
 			}
