@@ -153,11 +153,11 @@ ok "paths=discover: runs" &&
 	check "paths=discover: both ports are paths" has_re \
 		"127.0.0.1:$P1 .*127.0.0.1:$P2 |127.0.0.1:$P2 .*127.0.0.1:$P1 "
 
-# run_bg ARGS...: mqblk in the background (BPID), at most 60 s
+# run_bg ARGS...: mqblk in the background (BPID), at most 120 s (TSan)
 run_bg()
 {
 	RC=0
-	timeout -k 5 60 "$MQBLK" "$@" >"$OUT" 2>"$ERR" </dev/null &
+	timeout -k 5 120 "$MQBLK" "$@" >"$OUT" 2>"$ERR" </dev/null &
 	BPID=$!
 }
 # relay LISTEN TARGET: a cable in front of a port (RPID), logging to
@@ -191,11 +191,11 @@ relay "$R1" "$P2"
 RELAY1=$RPID
 run_bg bench --name=cut --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
 	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=2")" \
-	--rw=randwrite --bs=4k --size=256m --iodepth=16 --verify=crc32c \
+	--rw=randwrite --bs=4k --size=128m --iodepth=16 --verify=crc32c \
 	--do_verify=1 --output-format=json
 # the preflight open (admin + one I/O queue), then the job's device
 connected "$R1" 4
-sleep 0.5
+sleep 0.2
 kill -TERM "$RELAY1"
 wait "$RELAY1" 2>/dev/null
 wait "$BPID" || RC=$?
