@@ -5,8 +5,9 @@
 # tests/interop/relay.pl TARGET_PORT for each connection (that connection
 # as its stdin/stdout). SIGTERM cuts the cable: it closes the listener and
 # kills every relay, so each connection through it drops at once and new
-# ones are refused. Prints "ready" once listening, "accepted" per
-# connection.
+# ones are refused. SIGUSR1 stops every relay (connections stay up but
+# carry nothing), SIGUSR2 resumes them. Prints "ready" once listening,
+# "accepted" per connection.
 use strict;
 use warnings;
 use IO::Socket::INET;
@@ -20,6 +21,9 @@ my $l = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => $lport,
 	Listen => 64, ReuseAddr => 1) or die "listen: $!\n";
 my %kids;
 $SIG{TERM} = sub { kill 'KILL', keys %kids; exit 0 };
+# a cable that stays plugged in but carries nothing (stall), and back
+$SIG{USR1} = sub { kill 'STOP', keys %kids };
+$SIG{USR2} = sub { kill 'CONT', keys %kids };
 $SIG{CHLD} = sub { while ((my $p = waitpid(-1, 1)) > 0) { delete $kids{$p} } };
 print "ready\n";
 STDOUT->flush;

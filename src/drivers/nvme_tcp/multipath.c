@@ -251,8 +251,10 @@ static int mp_issue(struct mp_hctx *mh, struct mqblk_rq *rq)
 }
 
 /* Send the held parents again, in order, while paths take them. Returns
- * the parents completed (failed: no path left). */
-static int retry_held(struct mp_hctx *mh)
+ * the parents completed (failed: no path left); *resent when any went
+ * out. Still held: the control thread's tick comes back for them (a kick
+ * here would spin for as long as no path is usable). */
+static int retry_held(struct mp_hctx *mh, bool *resent)
 {
 	struct mqblk_rq *rq;
 	int done = 0;
@@ -270,8 +272,10 @@ static int retry_held(struct mp_hctx *mh)
 			done++;
 			continue;
 		}
-		if (r == MP_SENT)
+		if (r == MP_SENT) {
+			*resent = true;
 			continue;
+		}
 		/* back at the head: still no path, or no tag */
 		cmd->hold_next = mh->hold_head;
 		mh->hold_head = rq;
@@ -312,8 +316,9 @@ static int child_done(struct mp_hctx *mh, struct mqblk_rq *c, bool *resent)
 			atomic_store(&md->ana_reread, true);
 			mp_wake(md);
 		}
-		*resent = true;
 		r = mp_issue(mh, rq);
+		if (r == MP_SENT)
+			*resent = true;
 		if (r == MP_HELD || r == MP_BUSY)
 			hold(mh, rq);
 		return r == MP_DONE;
@@ -433,10 +438,8 @@ static int mp_poll(struct mqblk_hctx *hctx, unsigned budget)
 	for (i = 0; i < (int)md->nr; i++)
 		if ((ready & (1u << i)) || mqblk_queue_inflight(mh->q[i]))
 			done += reap_path(mh, (unsigned)i, &resent);
-	if (mh->hold_head) {
-		done += retry_held(mh);
-		resent = true;
-	}
+	if (mh->hold_head)
+		done += retry_held(mh, &resent);
 	if (resent) {
 		/* a child sent again may have failed inline: come back */
 		mp_kick(mh);
