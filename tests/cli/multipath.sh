@@ -4,7 +4,8 @@
 # target with two ports linking one subsystem (nvmetcli JSON): round-robin
 # spreads I/O over both paths and the per-path counts add up; queue-depth
 # uses both, numa one; a verify workload survives one path cut mid-run
-# (tests/interop/relay.pl in front of one port) with failovers counted;
+# (tests/interop/relay.pl in front of one port) with failovers counted,
+# and a cut path that comes back is used again;
 # all paths cut past ctrl_loss_tmo fails the I/O with a clear line, no
 # hang; --hipri works over both paths; paths=discover finds both ports;
 # a path that stalls past stall_ms is logged once and counted; bad
@@ -218,6 +219,37 @@ else
 fi
 check "one path cut: the path state change is logged" \
 	grep -q "path 127.0.0.1:$R1: live -> resetting" "$ERR"
+
+# (c2) the cut path comes back within ctrl_loss_tmo: its controller
+# reconnects, the path is live again and carries I/O again
+R1=$(free_port)
+relay "$R1" "$P2"
+RELAY1=$RPID
+run_bg bench --name=back --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
+	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=20")" \
+	--rw=randwrite --bs=4k --size=64m --iodepth=16 --runtime=5 \
+	--time_based --verify=crc32c --output-format=json
+connected "$R1" 4
+sleep 0.3
+kill -TERM "$RELAY1"
+wait "$RELAY1" 2>/dev/null
+sleep 1.2
+relay "$R1" "$P2"
+RELAY1=$RPID
+wait "$BPID" || RC=$?
+kill -TERM "$RELAY1"
+wait "$RELAY1" 2>/dev/null
+check "path back: the job completes (exit 0)" test "$RC" = 0
+check "path back: no verify error" grep -qE '"verify_errors" : 0' "$OUT"
+check "path back: live again" grep -q "path 127.0.0.1:$R1: resetting -> live" "$ERR"
+BACK=$(python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["jobs"][0]["multipath"]["paths"][1]
+print(p["state"], p["reconnects"], p["failovers"] > 0)
+' "$OUT" 2>/dev/null)
+check "path back: live, one reconnect, failovers ($BACK)" test "$BACK" = "live 1 True"
+check "path back: reconnected through the restored cable (admin + I/O queue)" \
+	test "$(grep -c accepted "$TMP/relay-$R1.log")" -ge 2
 
 # (d) every path cut: I/O waits (queue_if_no_path) until ctrl_loss_tmo,
 # then fails with a clear line and exit 1, no hang
