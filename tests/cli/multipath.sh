@@ -8,7 +8,8 @@
 # and a cut path that comes back is used again;
 # all paths cut past ctrl_loss_tmo fails the I/O with a clear line, no
 # hang; --hipri works over both paths; paths=discover finds both ports;
-# a path that stalls past stall_ms is logged once and counted; bad
+# a path that stalls past stall_ms is logged once and counted; an ANA
+# error status fails over (null's error_status through the target); bad
 # multipath URIs give one line and exit 1.
 # Usage: bash tests/cli/multipath.sh build/mqblk
 # shellcheck source-path=SCRIPTDIR disable=SC1091
@@ -20,10 +21,11 @@ RELAY=$(dirname "${BASH_SOURCE[0]}")/relay_listen.pl
 P1=$(free_port)
 P2=$(free_port)
 
-# write_config FILE PORT1 PORT2 [NGUID]: one subsystem on two ports
+# write_config FILE PORT1 PORT2 [NGUID [NULL_KEYS]]: one subsystem on
+# two ports
 write_config()
 {
-	local dev='"path": "null:size=256m,memory_backed=1"'
+	local dev="\"path\": \"null:size=256m,memory_backed=1${5:+,$5}\""
 	[[ -n ${4:-} ]] && dev="$dev, \"nguid\": \"$4\""
 	cat >"$1" <<EOF
 {"hosts": [{"nqn": "$HOST"}],
@@ -326,9 +328,35 @@ DEAD=$(free_port)
 bad "a path nobody listens on" "$(mp "127.0.0.1:$P1,127.0.0.1:$DEAD")" \
 	"path 127.0.0.1:$DEAD: .*Connection refused"
 
+stop_target
+
+# (h) ANA status: the namespace answers every 97th command with 0x302
+# (ANA Inaccessible; null's error_every/error_status through the target):
+# each goes to the other path, which is used until the first path's ANA
+# state has been read again (a controller without ANA: optimized); the
+# job sees no error and its data verifies
+Q1=$(free_port)
+Q2=$(free_port)
+write_config "$TMP/t3.json" "$Q1" "$Q2" "" error_every=97,error_status=0x302
+start_config "$TMP/t3.json"
+run bench --name=ana --filename="$(mp "127.0.0.1:$Q1,127.0.0.1:$Q2" \
+	iopolicy=round-robin)" --rw=randwrite --bs=4k --size=16m \
+	--iodepth=16 --verify=crc32c --output-format=json
+if ok "ANA status: write+verify, no error"; then
+	paths_json >"$TMP/p"
+	read -r _ _ s1 c1 f1 _ < <(sed -n 1p "$TMP/p")
+	read -r _ _ s2 c2 f2 _ < <(sed -n 2p "$TMP/p")
+	read -r _ total < <(sed -n 3p "$TMP/p")
+	check "ANA status: failed over on both paths ($f1, $f2)" \
+		test "$f1" -gt 0 -a "$f2" -gt 0
+	check "ANA status: sent = completed + failovers, completions add up" \
+		test "$s1.$s2.$((c1 + c2))" = "$((c1 + f1)).$((c2 + f2)).$total"
+	check "ANA status: no verify error" grep -qE '"verify_errors" : 0' "$OUT"
+fi
+stop_target
+
 # A second target, same NQN, a namespace with another NGUID: not the same
 # namespace, refused
-stop_target
 Q1=$(free_port)
 Q2=$(free_port)
 write_config "$TMP/t2.json" "$Q1" "$Q2" 0123456789abcdef0123456789abcdef

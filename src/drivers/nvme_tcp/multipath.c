@@ -309,9 +309,9 @@ static int child_done(struct mp_hctx *mh, struct mqblk_rq *c, bool *resent)
 					  memory_order_relaxed);
 		if (ana || (st & 0x7ff) == NVME_SC_INTERNAL_PATH_ERROR) {
 			/* the path's ANA state is in doubt: off until the
-			 * control thread has read its log again */
-			if (ana)
-				atomic_store(&path->ana, ana);
+			 * control thread has read its log again (the
+			 * kernel's NVME_NS_ANA_PENDING; the state itself
+			 * comes from the log) */
 			atomic_store(&path->ana_pending, true);
 			atomic_store(&md->ana_reread, true);
 			mp_wake(md);
