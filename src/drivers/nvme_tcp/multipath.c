@@ -1199,6 +1199,29 @@ static int mp_get_paths(const struct mqblk_dev *dev,
 	return (int)md->nr;
 }
 
+/* An admin command to the device goes to one controller: the current
+ * path if it is live, else the first live one (nvme-cli on a multipath
+ * head node reaches a controller of the subsystem the same way). */
+static int mp_nvme_admin(struct mqblk_dev *dev, void *sqe, void *data,
+			 uint32_t len, bool to_dev, uint32_t *result,
+			 uint16_t *status)
+{
+	struct mp_dev *md = mqblk_dev_data(dev);
+	int cur = atomic_load(&md->current);
+	unsigned i;
+
+	if (cur >= 0 && (unsigned)cur < md->nr &&
+	    nvt_ctrl_state(md->path[cur].dev) == NVT_CTRL_LIVE)
+		return mqblk_dev_nvme_admin(md->path[cur].dev, sqe, data, len,
+					    to_dev, result, status);
+	for (i = 0; i < md->nr; i++)
+		if (nvt_ctrl_state(md->path[i].dev) == NVT_CTRL_LIVE)
+			return mqblk_dev_nvme_admin(md->path[i].dev, sqe, data,
+						    len, to_dev, result,
+						    status);
+	return -EIO;
+}
+
 static const char *mp_iopolicy_of(const struct mqblk_dev *dev)
 {
 	struct mp_dev *md = mqblk_dev_data(dev);
@@ -1216,6 +1239,7 @@ const struct mqblk_driver_ops mqblk_nvme_mpath_driver = {
 	.commit_rqs = mp_commit_rqs,
 	.poll = mp_poll,
 	.timeout = mp_timeout,
+	.nvme_admin = mp_nvme_admin,
 	.get_paths = mp_get_paths,
 	.iopolicy = mp_iopolicy_of,
 };
