@@ -227,6 +227,35 @@ fi
 check "one path cut: the path state change is logged" \
 	grep -q "path 127.0.0.1:$R1: live -> resetting" "$ERR"
 
+# (e2) --hipri with one path cut: the polled paths hand the cut path's
+# requests back on the submitter's own poll passes
+R1=$(free_port)
+relay "$R1" "$P2"
+RELAY1=$RPID
+run_bg bench --name=hcut --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
+	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=2")" \
+	--rw=randwrite --bs=4k --size=128m --iodepth=16 --verify=crc32c \
+	--do_verify=1 --hipri --output-format=json
+# preflight, the device (local), the device's paths reopened polled
+connected "$R1" 6
+sleep 0.2
+kill -TERM "$RELAY1"
+wait "$RELAY1" 2>/dev/null
+wait "$BPID" || RC=$?
+check "--hipri, one path cut: the job completes (exit 0)" test "$RC" = 0
+check "--hipri, one path cut: no verify error" \
+	grep -qE '"verify_errors" : 0' "$OUT"
+HC=$(python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+p = j["multipath"]["paths"]
+print(p[1]["failovers"] > 0, j["mqblk"]["completions"]["polled"] > 0,
+      p[0]["completed"] + p[1]["completed"] ==
+      j["read"]["total_ios"] + j["write"]["total_ios"])
+' "$OUT" 2>/dev/null)
+check "--hipri, one path cut: failed over, polled, adds up ($HC)" \
+	test "$HC" = "True True True"
+
 # (c2) the cut path comes back within ctrl_loss_tmo: its controller
 # reconnects, the path is live again and carries I/O again
 R1=$(free_port)

@@ -68,6 +68,7 @@ static const char *const pass_keys[] = {
 
 struct mp_path {
 	char name[280]; /* HOST:PORT */
+	char *uri; /* its nvme-tcp:// device */
 	struct mqblk_dev *dev;
 	bool ana_supported; /* CMIC bit 3: the controller reports ANA */
 	uint32_t anagrpid;
@@ -91,6 +92,10 @@ struct mp_dev {
 	struct mp_path path[MP_MAX_PATHS];
 	char subnqn[NVME_NQN_SIZE];
 	_Atomic int current; /* the policy's current path (one NUMA node) */
+	struct mqblk_dev_opts popts; /* how the paths were opened */
+	uint8_t ids[40]; /* the namespace's NGUID, EUI-64, UUID */
+	uint64_t size;
+	uint32_t bs;
 	_Atomic uint64_t no_path_fails;
 
 	pthread_t thread;
@@ -473,6 +478,8 @@ static void hctx_free(struct mp_hctx *mh)
 	free(mh);
 }
 
+static int mp_start(struct mp_dev *md, bool polled);
+
 static int mp_init_hctx(struct mqblk_hctx *hctx, unsigned idx)
 {
 	struct mp_dev *md = mqblk_dev_data(mqblk_hctx_dev(hctx));
@@ -486,6 +493,16 @@ static int mp_init_hctx(struct mqblk_hctx *hctx, unsigned idx)
 	if (idx >= MP_MAX_HCTX) {
 		free(mh);
 		return -EINVAL;
+	}
+	if (!idx) {
+		/* the paths as the device's policy wants them, then the
+		 * control thread */
+		ret = mp_start(md, mqblk_dev_comp_policy(mqblk_hctx_dev(
+					   hctx)) == MQBLK_COMP_POLLED);
+		if (ret) {
+			free(mh);
+			return ret;
+		}
 	}
 	mh->md = md;
 	pthread_mutex_init(&mh->lock, NULL);
@@ -832,6 +849,8 @@ struct ns_ids {
 	uint8_t eui64[8];
 	uint8_t uuid[16];
 };
+_Static_assert(sizeof(struct ns_ids) == sizeof(((struct mp_dev *)0)->ids),
+	       "mp_dev.ids holds a struct ns_ids");
 
 /* Identify the controller and namespace behind path p: subsystem NQN,
  * ANA support and group, the namespace's identifiers. */
@@ -930,13 +949,68 @@ static void mp_free(struct mp_dev *md)
 		mp_wake(md);
 		pthread_join(md->thread, NULL);
 	}
-	for (i = 0; i < md->nr; i++)
+	for (i = 0; i < md->nr; i++) {
 		if (md->path[i].dev)
 			mqblk_dev_close(md->path[i].dev);
+		free(md->path[i].uri);
+	}
 	if (md->efd >= 0)
 		close(md->efd);
 	pthread_mutex_destroy(&md->lock);
 	free(md);
+}
+
+/*
+ * Before the first hardware queue: a polled (hipri) device reopens its
+ * paths polled, so a poll pass polls each path's socket directly (one
+ * recv, no epoll_wait) and a path's commands wait for that pass to go out
+ * in one sendmsg, as a single nvme-tcp device does; the paths were opened
+ * with the local policy for init, which cannot know the device's policy.
+ * Then the control thread starts.
+ */
+static int mp_start(struct mp_dev *md, bool polled)
+{
+	struct mqblk_dev_opts o = md->popts;
+	char err[512];
+	unsigned i;
+	int ret;
+
+	for (i = 0; polled && i < md->nr; i++) {
+		struct mp_path *p = &md->path[i];
+		struct nvt_ctrl_info ci;
+		struct ns_ids ids;
+
+		mqblk_dev_close(p->dev);
+		p->dev = NULL;
+		o.comp_policy = MQBLK_COMP_POLLED;
+		err[0] = '\0';
+		ret = mqblk_dev_open(p->uri, &o, &p->dev, err, sizeof(err));
+		if (!ret)
+			ret = path_identify(md, p, &ids, err, sizeof(err));
+		if (!ret && (memcmp(&ids, md->ids, sizeof(ids)) ||
+			     mqblk_dev_size(p->dev) != md->size ||
+			     mqblk_dev_block_size(p->dev) != md->bs)) {
+			snprintf(err, sizeof(err),
+				 "path %s changed its namespace", p->name);
+			ret = -EINVAL;
+		}
+		if (ret) {
+			fprintf(stderr,
+				"mqblk: nvme-mpath: path %s: reopening it "
+				"polled: %s\n",
+				p->name, err[0] ? err : strerror(-ret));
+			return ret;
+		}
+		nvt_ctrl_info(p->dev, &ci);
+		p->resets_base = p->resets_seen = ci.resets;
+		p->ana_gen_seen = ci.ana_gen;
+		p->state_seen = ci.state;
+	}
+	md->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (md->efd < 0 || pthread_create(&md->thread, NULL, mp_main, md))
+		return -ENOMEM;
+	md->running = true;
+	return 0;
 }
 
 static void mp_exit(struct mqblk_dev *dev)
@@ -1098,15 +1172,15 @@ static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 			goto fail;
 		}
 		host_str(p->name, sizeof(p->name), &addrs[i]);
+		p->uri = uri;
+		md->nr = i + 1;
 		perr[0] = '\0';
 		ret = mqblk_dev_open(uri, &o, &p->dev, perr, sizeof(perr));
-		free(uri);
 		if (ret) {
 			snprintf(err, errlen, "nvme-mpath: path %s: %s",
 				 p->name, perr[0] ? perr : strerror(-ret));
 			goto fail;
 		}
-		md->nr = i + 1;
 		nvt_ctrl_info(p->dev, &ci);
 		p->resets_base = p->resets_seen = ci.resets;
 		p->ana_gen_seen = ci.ana_gen;
@@ -1146,12 +1220,10 @@ static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		ret = -EINVAL;
 		goto fail;
 	}
-	md->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (md->efd < 0 || pthread_create(&md->thread, NULL, mp_main, md)) {
-		ret = -ENOMEM;
-		goto fail;
-	}
-	md->running = true;
+	md->popts = o;
+	memcpy(md->ids, &ids0, sizeof(ids0));
+	md->size = size;
+	md->bs = bs;
 	lim->capacity = size;
 	lim->logical_block_size = bs;
 	lim->max_hw_queues = hw_min;
