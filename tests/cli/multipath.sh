@@ -200,8 +200,8 @@ relay "$R1" "$P2"
 RELAY1=$RPID
 run_bg bench --name=cut --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
 	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=2")" \
-	--rw=randwrite --bs=4k --size=128m --iodepth=16 --verify=crc32c \
-	--do_verify=1 --output-format=json
+	--rw=randwrite --bs=4k --size=64m --iodepth=16 --verify=crc32c \
+	--do_verify=1 --runtime=3 --time_based --output-format=json
 # the preflight open (admin + one I/O queue), then the job's device
 connected "$R1" 4
 sleep 0.2
@@ -234,8 +234,8 @@ relay "$R1" "$P2"
 RELAY1=$RPID
 run_bg bench --name=hcut --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
 	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=2")" \
-	--rw=randwrite --bs=4k --size=128m --iodepth=16 --verify=crc32c \
-	--do_verify=1 --hipri --output-format=json
+	--rw=randwrite --bs=4k --size=64m --iodepth=16 --verify=crc32c \
+	--do_verify=1 --runtime=3 --time_based --hipri --output-format=json
 # preflight, the device (local), the device's paths reopened polled
 connected "$R1" 6
 sleep 0.2
