@@ -130,6 +130,12 @@ struct mqblk_driver_ops {
 	int (*nvme_admin)(struct mqblk_dev *dev, void *sqe, void *data,
 			  uint32_t len, bool to_dev, uint32_t *result,
 			  uint16_t *status);
+
+	/* Optional (mqblk_dev_get_paths): a multipath device's paths and
+	 * its I/O policy name. Any thread. */
+	int (*get_paths)(const struct mqblk_dev *dev,
+			 struct mqblk_path_stats *out, unsigned max);
+	const char *(*iopolicy)(const struct mqblk_dev *dev);
 };
 
 /*

@@ -200,6 +200,37 @@ void mqblk_queue_get_stats(const struct mqblk_queue *q,
 			   struct mqblk_queue_stats *st);
 void mqblk_dev_get_stats(const struct mqblk_dev *dev,
 			 struct mqblk_dev_stats *st);
+/*
+ * One path of a multipath device (nvme-tcp://A:P,B:P/NQN): counters since
+ * the device opened. sent counts requests issued on the path (failovers
+ * again), completed those that ended there (success or not), failovers
+ * those it gave back with a path error or lost connection and that went
+ * to another path; completed over all paths plus the requests failed
+ * with no path left is every request the device took.
+ */
+#define MQBLK_MAX_PATHS 16
+struct mqblk_path_stats {
+	char name[280]; /* "HOST:PORT" */
+	char state[16]; /* live, resetting, dead */
+	char ana_state[16]; /* optimized, non-optimized, inaccessible, ... */
+	bool current; /* the numa/round-robin policy's current path */
+	uint64_t sent;
+	uint64_t completed;
+	uint64_t failovers;
+	uint64_t reconnects; /* resets of the path's controller */
+	uint64_t stalls; /* times it had I/O out and no answer for stall_ms */
+	uint64_t inflight; /* requests out on it now */
+};
+
+/*
+ * Up to max paths of dev into out. Returns how many paths dev has (may be
+ * more than max), or -EOPNOTSUPP for a device without paths.
+ */
+int mqblk_dev_get_paths(const struct mqblk_dev *dev,
+			struct mqblk_path_stats *out, unsigned max);
+/* The multipath I/O policy name ("numa", ...), or NULL. */
+const char *mqblk_dev_iopolicy(const struct mqblk_dev *dev);
+
 /* The device's I/O scheduler: "none" or "mq-deadline". */
 const char *mqblk_dev_scheduler(const struct mqblk_dev *dev);
 

@@ -622,6 +622,35 @@ static void mqblk_json(struct jw *w, const struct job_stats *js)
 	jw_obj_end(w);
 }
 
+/* A multipath device's paths (see show_paths in output_normal.c). */
+static void paths_json(struct jw *w, const struct job_stats *js)
+{
+	unsigned i;
+
+	if (!js->nr_paths)
+		return;
+	jw_obj_begin(w, "multipath");
+	jw_str(w, "iopolicy", js->iopolicy);
+	jw_arr_begin(w, "paths");
+	for (i = 0; i < js->nr_paths; i++) {
+		const struct mqblk_path_stats *p = &js->paths[i];
+
+		jw_obj_begin(w, NULL);
+		jw_str(w, "name", p->name);
+		jw_str(w, "state", p->state);
+		jw_str(w, "ana_state", p->ana_state);
+		jw_uint(w, "current", p->current);
+		jw_uint(w, "sent", p->sent);
+		jw_uint(w, "completed", p->completed);
+		jw_uint(w, "failovers", p->failovers);
+		jw_uint(w, "reconnects", p->reconnects);
+		jw_uint(w, "stalls", p->stalls);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
 /* fio's show_thread_status_json, plus mqblk's object. */
 static void job_json(struct jw *w, const struct job_stats *js,
 		     const struct report_group *g, int64_t elapsed_s, bool plus)
@@ -689,6 +718,7 @@ static void job_json(struct jw *w, const struct job_stats *js,
 	if (job && job->description && job->description[0])
 		jw_str(w, "desc", job->description);
 	mqblk_json(w, js);
+	paths_json(w, js);
 	jw_obj_end(w);
 }
 

@@ -331,6 +331,29 @@ static void show_mqblk(FILE *f, const struct job_stats *js)
 		mq->tag_wait_ns / 1000);
 }
 
+/* A multipath device's paths, one line: policy, then each path's state,
+ * ANA state and counters over the job's run. */
+static void show_paths(FILE *f, const struct job_stats *js)
+{
+	unsigned i;
+
+	if (!js->nr_paths)
+		return;
+	fprintf(f, "  paths        : iopolicy=%s", js->iopolicy);
+	for (i = 0; i < js->nr_paths; i++) {
+		const struct mqblk_path_stats *p = &js->paths[i];
+
+		fprintf(f,
+			"%s %s (%s, %s%s) sent=%" PRIu64 " completed=%" PRIu64
+			" failovers=%" PRIu64 " reconnects=%" PRIu64
+			" stalls=%" PRIu64,
+			i ? ";" : "", p->name, p->state, p->ana_state,
+			p->current ? ", current" : "", p->sent, p->completed,
+			p->failovers, p->reconnects, p->stalls);
+	}
+	fputc('\n', f);
+}
+
 static void show_header(FILE *f, const struct job_stats *js)
 {
 	const struct bench_job *job = js->job;
@@ -413,6 +436,7 @@ static void show_entry(FILE *f, const struct job_stats *js,
 		"depth=%u\n",
 		js->job ? js->job->iodepth : 1);
 	show_mqblk(f, js);
+	show_paths(f, js);
 }
 
 /* fio's show_group_stats. */

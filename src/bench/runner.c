@@ -735,6 +735,28 @@ static void report_io_error(const struct job_thread *jt,
 		(unsigned long long)rq->offset, rq->len);
 }
 
+/* A multipath device's per-path counters over the job's run into js. */
+static void paths_delta(struct job_stats *js, const struct mqblk_dev *dev,
+			const struct mqblk_path_stats *p0, int nr0)
+{
+	int n = mqblk_dev_get_paths(dev, js->paths, MQBLK_MAX_PATHS), i;
+	const char *pol = mqblk_dev_iopolicy(dev);
+
+	if (n <= 0 || n != nr0)
+		return;
+	if (n > MQBLK_MAX_PATHS)
+		n = MQBLK_MAX_PATHS;
+	js->nr_paths = (unsigned)n;
+	snprintf(js->iopolicy, sizeof(js->iopolicy), "%s", pol ? pol : "");
+	for (i = 0; i < n; i++) {
+		js->paths[i].sent -= p0[i].sent;
+		js->paths[i].completed -= p0[i].completed;
+		js->paths[i].failovers -= p0[i].failovers;
+		js->paths[i].reconnects -= p0[i].reconnects;
+		js->paths[i].stalls -= p0[i].stalls;
+	}
+}
+
 static void *job_thread_fn(void *arg)
 {
 	struct job_thread *jt = arg;
@@ -748,6 +770,8 @@ static void *job_thread_fn(void *arg)
 	struct mqblk_rq **rqs = NULL;
 	struct io_u *units = NULL, *free_units = NULL;
 	struct mqblk_queue *q = NULL;
+	struct mqblk_path_stats paths0[MQBLK_MAX_PATHS];
+	int nr_paths0 = -1;
 	struct rusage ru0, ru1;
 	struct sampler smp = { 0 };
 	struct gen g = { 0 };
@@ -855,6 +879,7 @@ static void *job_thread_fn(void *arg)
 			}
 		}
 	}
+	nr_paths0 = mqblk_dev_get_paths(dev, paths0, MQBLK_MAX_PATHS);
 	ret = mqblk_queue_open(dev, &q);
 	if (ret) {
 		fail(jt, -ret, "%s: cannot open a queue on the device",
@@ -1085,6 +1110,7 @@ static void *job_thread_fn(void *arg)
 		js->mq.timeouts = qs.timeouts;
 		js->mq.errors = qs.errors;
 	}
+	paths_delta(js, dev, paths0, nr_paths0);
 out:
 	if (q)
 		mqblk_queue_close(q);

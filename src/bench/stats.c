@@ -229,6 +229,23 @@ void stats_merge(struct job_stats *dst, const struct job_stats *src)
 	struct mqblk_job_counters *m = &dst->mq;
 	unsigned d;
 
+	if (!dst->nr_paths && src->nr_paths) {
+		dst->nr_paths = src->nr_paths;
+		memcpy(dst->iopolicy, src->iopolicy, sizeof(dst->iopolicy));
+		memcpy(dst->paths, src->paths, sizeof(dst->paths));
+	} else if (dst->nr_paths == src->nr_paths) {
+		for (d = 0; d < src->nr_paths; d++) {
+			struct mqblk_path_stats *dp = &dst->paths[d];
+			const struct mqblk_path_stats *sp = &src->paths[d];
+
+			dp->sent += sp->sent;
+			dp->completed += sp->completed;
+			dp->failovers += sp->failovers;
+			dp->reconnects += sp->reconnects;
+			dp->stalls += sp->stalls;
+		}
+	}
+
 	for (d = 0; d < DDIR_NR; d++) {
 		struct ddir_stats *dd = &dst->dd[d];
 		const struct ddir_stats *sd = &src->dd[d];

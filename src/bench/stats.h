@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <mqblk/mqblk.h>
+
 #include "bench.h"
 
 /*
@@ -130,6 +132,12 @@ struct job_stats {
 				     >=2000 ms */
 
 	struct mqblk_job_counters mq;
+	/* A multipath device's paths: their counters over the job's run,
+	 * state as at its end. Device-wide: jobs sharing the device each
+	 * count all of its traffic. nr_paths 0: not a multipath device. */
+	unsigned nr_paths;
+	char iopolicy[16];
+	struct mqblk_path_stats paths[MQBLK_MAX_PATHS];
 
 	/* fio's DDIR_SYNC: flushes (--fsync, --fdatasync, --end_fsync) */
 	uint64_t sync_issued;

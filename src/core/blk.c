@@ -138,6 +138,19 @@ int mqblk_dev_nvme_admin(struct mqblk_dev *dev, void *sqe, void *data,
 				    status);
 }
 
+int mqblk_dev_get_paths(const struct mqblk_dev *dev,
+			struct mqblk_path_stats *out, unsigned max)
+{
+	if (!dev->ops->get_paths)
+		return -EOPNOTSUPP;
+	return dev->ops->get_paths(dev, out, max);
+}
+
+const char *mqblk_dev_iopolicy(const struct mqblk_dev *dev)
+{
+	return dev->ops->iopolicy ? dev->ops->iopolicy(dev) : NULL;
+}
+
 const char *mqblk_dev_driver_name(const struct mqblk_dev *dev)
 {
 	return dev->ops->name;

@@ -4,8 +4,10 @@
  * "./...", "../...") is the uring driver's, "PATH" or "PATH?key=value,...",
  * handed over as a first key "path"; "nvme-tcp://HOST:PORT/SUBNQN?k=v&k=v"
  * is the nvme_tcp driver's, the part before '?' handed over as "addr"
- * (its keys may be separated by '&', as in a URL, or ','). Splits in
- * place; the driver name decides who consumes the keys.
+ * (its keys may be separated by '&', as in a URL, or ','), or the
+ * nvme_mpath driver's with several addresses ("HOST:PORT,HOST:PORT/")
+ * or an iopolicy= or paths= key. Splits in place; the driver name
+ * decides who consumes the keys.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +32,29 @@ const char *core_printable(const char *s, char *out, size_t len)
 	return out;
 }
 
+/* An nvme-tcp:// URI for the multipath driver: several addresses before
+ * the '/' (commas outside IPv6 brackets), or a multipath key. */
+static bool nvme_tcp_is_multipath(const struct mqblk_params *params)
+{
+	const char *a = params->v[0].val;
+	bool in_br = false;
+	unsigned i;
+
+	for (; *a && (in_br || *a != '/'); a++) {
+		if (*a == '[')
+			in_br = true;
+		else if (*a == ']')
+			in_br = false;
+		else if (*a == ',' && !in_br)
+			return true;
+	}
+	for (i = 1; i < params->nr; i++)
+		if (!strcmp(params->v[i].key, "iopolicy") ||
+		    !strcmp(params->v[i].key, "paths"))
+			return true;
+	return false;
+}
+
 int uri_parse(char *buf, const char **driver, struct mqblk_params *params,
 	      char *err, size_t errlen)
 {
@@ -51,6 +76,8 @@ int uri_parse(char *buf, const char **driver, struct mqblk_params *params,
 		params->v[0].val = is_path ? buf : buf + 11;
 		params->v[0].used = false;
 		params->nr = 1;
+		if (is_nvme_tcp && nvme_tcp_is_multipath(params))
+			*driver = "nvme_mpath";
 		if (!q)
 			return 0;
 		*q = '\0';
@@ -96,6 +123,8 @@ int uri_parse(char *buf, const char **driver, struct mqblk_params *params,
 		params->nr++;
 		p = comma ? comma + 1 : NULL;
 	}
+	if (is_nvme_tcp && nvme_tcp_is_multipath(params))
+		*driver = "nvme_mpath";
 check_name:
 	if (!**driver) {
 		snprintf(err, errlen, "empty device name");

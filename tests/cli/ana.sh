@@ -161,6 +161,44 @@ failed "target: --ana-group of a missing namespace" "no namespace 2"
 run ana-log "nvme-tcp://127.0.0.1:$PORT/nqn.2026-12.io.mqblk:nope?hostnqn=$HOST"
 failed "ana-log: an unknown subsystem" "."
 
+# ---- mqblk's multipath host over both ports follows the target: group 1
+# inaccessible on port 1, then port 2 down, under a verify run (the
+# host's ANA change event and path-related statuses, then a lost path):
+# no error, the data verifies, the paths line shows what happened
+MPOUT=$TMP/mp.out
+MPERR=$TMP/mp.err
+timeout -k 5 120 "$MQBLK" bench --name=mp \
+	--filename="nvme-tcp://127.0.0.1:$PORT,127.0.0.1:$PORT2/$NQN?hostnqn=$HOST&nsid=1&iopolicy=round-robin&reconnect_delay=1" \
+	--rw=randwrite --bs=4k --iodepth=8 --size=16m --runtime=5 --time_based \
+	--verify=crc32c --do_verify=1 --verify_fatal=1 >"$MPOUT" 2>"$MPERR" </dev/null &
+MPPID=$!
+sleep 1.5
+run ctl "$CTL" ana 1 1 inaccessible
+ok "multipath: ana 1 1 inaccessible under the run"
+sleep 1
+run ctl "$CTL" ana 1 1 optimized
+ok "multipath: ana 1 1 optimized again"
+sleep 0.5
+run ctl "$CTL" port-down 2
+ok "multipath: port 2 down under the run"
+MPRC=0
+wait "$MPPID" || MPRC=$?
+run ctl "$CTL" port-up 2
+ok "multipath: port 2 up again"
+if ((MPRC == 0)) && grep -q 'err= *0' "$MPOUT" && ! grep -qE 'err= *[1-9]' "$MPOUT" &&
+	grep -q 'verify_errors=0' "$MPOUT"; then
+	pass "multipath: the run through an ANA change and a port loss: exit 0, err=0, verified"
+else
+	fail "multipath: the run" "status $MPRC: $(grep -m2 -E 'err=|mqblk' "$MPOUT" "$MPERR" | tr '\n' ' ')"
+fi
+mp_line=$(grep -m1 -E '^ *paths *:' "$MPOUT")
+check "multipath: port 2's path is not live at the end ($mp_line)" \
+	grep -qE "127\.0\.0\.1:$PORT2 \((resetting|connecting|deleting|dead)" <<<"$mp_line"
+check "multipath: port 1 carried I/O" \
+	grep -qE "127\.0\.0\.1:$PORT \([^)]*\) sent=[1-9]" <<<"$mp_line"
+check "multipath: the host heard the ANA change (log)" \
+	grep -q 'ANA state optimized -> inaccessible' "$MPERR"
+
 # quiet_log NAME: stop the target; its log must hold no sanitizer report
 # (the TSan and ASan builds run this test too)
 quiet_log()

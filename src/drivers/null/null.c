@@ -56,6 +56,7 @@ struct null_dev {
 	uint64_t requeue_every;
 	uint64_t timeout_every;
 	uint64_t error_every;
+	uint16_t error_status; /* error_every's NVMe status (0: by op) */
 	/* null_blk's badblocks: reads and writes touching these byte
 	 * ranges [start, end) fail with -EIO */
 	unsigned nr_bad;
@@ -177,10 +178,16 @@ static bool null_is_bad(const struct null_dev *nd, const struct mqblk_rq *rq)
 
 /* NVMe status for a failed request: unrecovered read error / write fault
  * for a bad block, internal error otherwise. */
-static uint16_t null_status(const struct mqblk_rq *rq, int res)
+/* res of an error_every failure with error_status= set */
+#define NULL_RES_INJECTED (-EREMOTEIO)
+
+static uint16_t null_status(const struct null_dev *nd,
+			    const struct mqblk_rq *rq, int res)
 {
 	if (res >= 0)
 		return 0;
+	if (res == NULL_RES_INJECTED && nd->error_status)
+		return nd->error_status;
 	if (res == -EIO && rq->op == MQBLK_OP_READ)
 		return 0x0281;
 	if (res == -EIO && rq->op == MQBLK_OP_WRITE)
@@ -290,6 +297,14 @@ static int null_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		} else if (!strcmp(p->key, "error_every")) {
 			r = mqblk_param_u64(p, 0, UINT64_MAX, false,
 					    &nd->error_every, err, errlen);
+		} else if (!strcmp(p->key, "error_status")) {
+			uint64_t st;
+
+			/* any NVMe status (SCT/SC, no DNR or More): a path
+			 * error for a multipath host behind the target */
+			r = mqblk_param_u64(p, 1, 0x7ff, false, &st, err,
+					    errlen);
+			nd->error_status = (uint16_t)st;
 		} else if (!strcmp(p->key, "badblocks")) {
 			r = null_parse_badblocks(nd, p->val, err, errlen);
 		} else {
@@ -598,9 +613,9 @@ static enum mqblk_status null_queue_rq(struct mqblk_hctx *hctx,
 		res = null_do_io(nd, rq);
 	if (__builtin_expect(nd->error_every != 0, 0) &&
 	    nr % nd->error_every == 0)
-		res = -EIO;
+		res = nd->error_status ? NULL_RES_INJECTED : -EIO;
 	if (nd->irqmode == NULL_IRQ_NONE) {
-		mqblk_complete_rq(rq, res, null_status(rq, res));
+		mqblk_complete_rq(rq, res, null_status(nd, rq, res));
 		return MQBLK_STS_OK;
 	}
 	cmd->rq = rq;
@@ -676,7 +691,7 @@ static int null_poll(struct mqblk_hctx *hctx, unsigned budget)
 		if (!nh->fifo_head)
 			nh->fifo_tail = &nh->fifo_head;
 		res = __atomic_load_n(&cmd->res, __ATOMIC_RELAXED);
-		mqblk_complete_rq(cmd->rq, res, null_status(cmd->rq, res));
+		mqblk_complete_rq(cmd->rq, res, null_status(nd, cmd->rq, res));
 		done++;
 	}
 	if (nh->fifo_head) {

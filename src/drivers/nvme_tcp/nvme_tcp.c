@@ -59,6 +59,7 @@
 
 #include "nvme/nvme.h"
 #include "nvme/tcp.h"
+#include "nvme_tcp.h"
 
 #define NVT_ADMIN_DEPTH 32
 #define NVT_MAX_RETRIES 5 /* resends across resets (the kernel's default) */
@@ -114,6 +115,14 @@ struct nvt_dev {
 	unsigned lba_shift;
 	bool vwc;
 	uint32_t oaes; /* events the controller can report */
+	/* a path of a multipath device (multipath=1): fail fast instead of
+	 * holding I/O in reset, and ask for ANA change notices */
+	bool multipath;
+	_Atomic uint32_t ana_gen; /* ANA change notices received */
+	/* stall detection (stall_ms=, 0 off): a queue with commands out and
+	 * no completion for that long is logged once per stall */
+	uint32_t stall_ms;
+	_Atomic uint64_t stalls;
 
 	pthread_t ka_thread; /* the control thread: keep alive, recovery */
 	bool ka_running;
@@ -154,6 +163,7 @@ struct nvt_req {
 	bool incap; /* the data went in the capsule: no R2T for it */
 	uint32_t r2t_off, r2t_end; /* the R2T's window, H2C next at r2t_off */
 	uint32_t c2h_rcvd;
+	uint64_t sent_ns; /* queue_rq's time (stall_ms= only) */
 	uint8_t pdu[NVT_PDU_HDR_MAX];
 	uint8_t h2c_hdr[NVT_PDU_HDR_MAX];
 	uint8_t ddgst[4];
@@ -204,6 +214,8 @@ struct nvt_queue {
 	uint32_t rx_dgst_have;
 	bool rx_success;
 	bool rx_h2c; /* this pass queued H2CData: flush at its end */
+	_Atomic uint64_t last_done_ns; /* poll's last completion (stall_ms) */
+	bool stalled; /* control thread: this stall was logged */
 };
 
 static void nvt_err(char *err, size_t len, const char *fmt, ...)
@@ -785,6 +797,11 @@ static void aen_handle(struct nvt_dev *d)
 			return;
 		}
 		ns_revalidate(d, nsze, shift);
+	} else if (NVME_AER_TYPE(dw0) == NVME_AER_TYPE_NOTICE &&
+		   NVME_AER_INFO(dw0) == NVME_AER_NOTICE_ANA && d->multipath) {
+		/* the multipath layer reads the ANA log (RAE clear, which
+		 * re-arms the notice) when it sees the count move */
+		atomic_fetch_add(&d->ana_gen, 1);
 	} else {
 		fprintf(stderr,
 			"mqblk: nvme-tcp: %s:%s: asynchronous event 0x%08x "
@@ -840,6 +857,61 @@ static void aborts_send(struct nvt_dev *d)
 	}
 }
 
+/* Each I/O queue with commands out and no completion for stall_ms: one
+ * line per stall, naming the queue and its oldest command. */
+static void stall_check(struct nvt_dev *d)
+{
+	uint64_t now = mqblk_clock_ns(), lim = d->stall_ms * 1000000ull;
+	unsigned i, t;
+
+	pthread_mutex_lock(&d->queues_lock);
+	for (i = 0; i < d->nr_queues; i++) {
+		struct nvt_queue *q = d->queues[i];
+		uint64_t oldest = UINT64_MAX, last;
+		uint16_t ocid = 0;
+		unsigned n = 0;
+
+		if (!q)
+			continue;
+		pthread_mutex_lock(&q->rx_lock);
+		pthread_mutex_lock(&q->tx_lock);
+		for (t = 0; t < q->depth; t++) {
+			struct nvt_req *r;
+
+			if (!q->rqs[t])
+				continue;
+			r = mqblk_rq_pdu(q->rqs[t]);
+			n++;
+			if (r->sent_ns < oldest) {
+				oldest = r->sent_ns;
+				ocid = r->cid;
+			}
+		}
+		pthread_mutex_unlock(&q->tx_lock);
+		pthread_mutex_unlock(&q->rx_lock);
+		last = atomic_load_explicit(&q->last_done_ns,
+					    memory_order_relaxed);
+		if (last < oldest)
+			last = oldest;
+		if (!n || now < last || now - last < lim) {
+			q->stalled = false;
+			continue;
+		}
+		if (q->stalled)
+			continue;
+		q->stalled = true;
+		atomic_fetch_add(&d->stalls, 1);
+		fprintf(stderr,
+			"mqblk: nvme-tcp: %s:%s qid %u: stalled: %u commands "
+			"out, no completion for %llu ms; oldest command id %u "
+			"(sent %llu ms ago)\n",
+			d->host, d->port, q->qid, n,
+			(unsigned long long)((now - last) / 1000000), ocid,
+			(unsigned long long)((now - oldest) / 1000000));
+	}
+	pthread_mutex_unlock(&d->queues_lock);
+}
+
 static void *ctrl_main(void *arg)
 {
 	struct nvt_dev *d = arg;
@@ -853,6 +925,9 @@ static void *ctrl_main(void *arg)
 
 		if (d->kato_ms)
 			timeout = next_ka > now ? (int)(next_ka - now) : 0;
+		if (d->stall_ms &&
+		    (timeout < 0 || (unsigned)timeout > d->stall_ms / 4 + 1))
+			timeout = (int)(d->stall_ms / 4 + 1);
 		/* the admin socket only speaks when our AER is answered */
 		pthread_mutex_lock(&d->admin_lock);
 		admin_fd = d->admin.aer_cid ? d->admin.fd : -1;
@@ -869,6 +944,8 @@ static void *ctrl_main(void *arg)
 			continue;
 		}
 		aborts_send(d);
+		if (d->stall_ms)
+			stall_check(d);
 		pthread_mutex_lock(&d->admin_lock);
 		if (p[1].revents && d->admin.fd == admin_fd &&
 		    d->admin.aer_cid && !sock_wait(admin_fd, POLLIN, 0) &&
@@ -944,6 +1021,37 @@ static void fail_held(struct nvt_dev *d)
 			}
 		}
 		pthread_mutex_unlock(&q->tx_lock);
+		queue_kick(q);
+	}
+}
+
+/* A path of a multipath device holds nothing across a reset: what was
+ * outstanding goes back to the multipath layer at once with Host Aborted
+ * Command, a path error it sends again on another path (the kernel's
+ * nvme_cancel_request then nvme_failover_req). The connections are
+ * closed (queue_disconnect), so no answer can come for them any more. */
+static void fail_over_held(struct nvt_dev *d)
+{
+	unsigned i, t;
+
+	for (i = 0; i < d->nr_queues; i++) {
+		struct nvt_queue *q = d->queues[i];
+
+		if (!q)
+			continue;
+		pthread_mutex_lock(&q->rx_lock);
+		pthread_mutex_lock(&q->tx_lock);
+		for (t = 0; t < q->depth; t++) {
+			struct mqblk_rq *rq = q->rqs[t];
+
+			if (rq) {
+				q->rqs[t] = NULL;
+				mqblk_complete_rq(rq, -EIO,
+						  NVME_SC_HOST_ABORTED_CMD);
+			}
+		}
+		pthread_mutex_unlock(&q->tx_lock);
+		pthread_mutex_unlock(&q->rx_lock);
 		queue_kick(q);
 	}
 }
@@ -1080,6 +1188,8 @@ static void reset_ctrl(struct nvt_dev *d)
 	for (i = 0; i < d->nr_queues; i++)
 		if (d->queues[i])
 			queue_disconnect(d->queues[i]);
+	if (d->multipath)
+		fail_over_held(d);
 	for (;;) {
 		uint64_t v;
 		int ret;
@@ -1314,6 +1424,12 @@ static int parse_params(struct nvt_dev *d, struct mqblk_params *params,
 			ret = mqblk_param_u64(p, 1, 0xfffffffe, false, &v, err,
 					      errlen);
 			d->nsid = (uint32_t)v;
+		} else if (!strcmp(p->key, "stall_ms")) {
+			ret = mqblk_param_u64(p, 0, 3600000, false, &v, err,
+					      errlen);
+			d->stall_ms = (uint32_t)v;
+		} else if (!strcmp(p->key, "multipath")) {
+			ret = mqblk_param_bool(p, &d->multipath, err, errlen);
 		} else if (!strcmp(p->key, "discovery")) {
 			ret = mqblk_param_bool(p, &d->discovery, err, errlen);
 			if (!ret)
@@ -1360,6 +1476,7 @@ static int ctrl_setup(struct nvt_dev *d, char *err, size_t errlen)
 	uint8_t *id = NULL;
 	union nvme_command cmd;
 	uint64_t v, end;
+	uint32_t aen;
 	unsigned mps;
 	int ret;
 
@@ -1465,11 +1582,14 @@ static int ctrl_setup(struct nvt_dev *d, char *err, size_t errlen)
 	id = NULL;
 	/* namespace changes reported by AER (as the Linux host asks for
 	 * them: Asynchronous Event Configuration, then one AER) */
-	if (d->oaes & NVME_CTRL_OAES_NS_ATTR) {
+	aen = d->oaes & NVME_CTRL_OAES_NS_ATTR;
+	if (d->multipath)
+		aen |= d->oaes & NVME_CTRL_OAES_ANA_CHANGE;
+	if (aen) {
 		memset(&cmd, 0, sizeof(cmd));
 		cmd.features.opcode = nvme_admin_set_features;
 		cmd.features.fid = cpu_to_le32(NVME_FEAT_ASYNC_EVENT);
-		cmd.features.dword11 = cpu_to_le32(NVME_CTRL_OAES_NS_ATTR);
+		cmd.features.dword11 = cpu_to_le32(aen);
 		ret = admin_cmd(d, &cmd, NULL, 0, NULL);
 		if (ret == -EIO)
 			return 0; /* refused: no events, as the kernel goes on */
@@ -1930,8 +2050,13 @@ static enum mqblk_status nvt_queue_rq(struct mqblk_hctx *hctx,
 		return MQBLK_STS_ERROR;
 	pthread_mutex_lock(&q->tx_lock);
 	if (state != NVT_LIVE || atomic_load(&q->dead)) {
-		/* in reset: the core retries it once the kick says so */
+		/* in reset: the core retries it once the kick says so; a
+		 * path of a multipath device gives it back at once */
 		pthread_mutex_unlock(&q->tx_lock);
+		if (d->multipath) {
+			mqblk_complete_rq(rq, -EIO, NVME_SC_HOST_PATH_ERROR);
+			return MQBLK_STS_OK;
+		}
 		return MQBLK_STS_BUSY;
 	}
 	if (build_req(q, rq)) {
@@ -1939,6 +2064,9 @@ static enum mqblk_status nvt_queue_rq(struct mqblk_hctx *hctx,
 		return MQBLK_STS_ERROR;
 	}
 	((struct nvt_req *)mqblk_rq_pdu(rq))->retries = 0;
+	if (d->stall_ms)
+		((struct nvt_req *)mqblk_rq_pdu(rq))->sent_ns =
+			mqblk_clock_ns();
 	q->rqs[rq->tag] = rq;
 	tx_enqueue(q, mqblk_rq_pdu(rq));
 	if (last && !q->defer_tx)
@@ -2248,6 +2376,9 @@ static int nvt_poll(struct mqblk_hctx *hctx, unsigned budget)
 	h2c = q->rx_h2c;
 	q->rx_h2c = false;
 	pthread_mutex_unlock(&q->rx_lock);
+	if (done && q->d->stall_ms)
+		atomic_store_explicit(&q->last_done_ns, mqblk_clock_ns(),
+				      memory_order_relaxed);
 	if (h2c) {
 		pthread_mutex_lock(&q->tx_lock);
 		tx_flush(q);
@@ -2319,6 +2450,28 @@ static int nvt_nvme_admin(struct mqblk_dev *dev, void *sqe, void *data,
 		*result = le32_to_cpu(cqe.result.u32);
 	if (status)
 		*status = nvme_cqe_status(&cqe) & 0x7ff;
+	return 0;
+}
+
+int nvt_ctrl_state(const struct mqblk_dev *dev)
+{
+	const struct nvt_dev *d = mqblk_dev_data(dev);
+
+	return atomic_load_explicit(&d->state, memory_order_relaxed);
+}
+
+int nvt_ctrl_info(const struct mqblk_dev *dev, struct nvt_ctrl_info *ci)
+{
+	struct nvt_dev *d;
+
+	if (strcmp(mqblk_dev_driver_name(dev), "nvme_tcp"))
+		return -EINVAL;
+	d = mqblk_dev_data(dev);
+	ci->state = atomic_load(&d->state);
+	ci->resets = atomic_load(&d->resets);
+	ci->ana_gen = atomic_load(&d->ana_gen);
+	ci->stalls = atomic_load(&d->stalls);
+	ci->nsid = d->nsid; /* set at init, never changed */
 	return 0;
 }
 

@@ -1,0 +1,1317 @@
+// SPDX-License-Identifier: MIT
+/*
+ * NVMe multipath over NVMe/TCP: one device over several controllers of
+ * one subsystem, the userspace counterpart of Linux's
+ * drivers/nvme/host/multipath.c (the ns_head above per-controller queues).
+ *
+ *   nvme-tcp://A1:P1,A2:P2/SUBNQN?iopolicy=numa|round-robin|queue-depth
+ *   nvme-tcp://DISCADDR:PORT/SUBNQN?paths=discover
+ *
+ * Each path is an nvme-tcp:// device of its own (its admin and I/O
+ * queues, keep alive, reconnect until ctrl_loss_tmo), opened with
+ * multipath=1 so a reset hands its outstanding requests back at once
+ * (Host Aborted Command) instead of holding them, and I/O to a controller
+ * that is not live fails with Host Path Error. This device is a client of
+ * its paths through the public API, as the stripe driver is of its
+ * members: each hardware queue opens one software queue on every path,
+ * and a request goes out as one child request on the path the I/O policy
+ * picks (mp_select: optimized paths first, non-optimized only when no
+ * optimized one is usable, never inaccessible, persistent loss or change).
+ *
+ * Failover (nvme_failover_req): a child that ends with a path-related
+ * status (SCT 3h, no DNR) is put back and its parent goes out again on
+ * another path; an ANA status also marks its path pending until the
+ * control thread has read the ANA log again. A parent completes only
+ * from its last child's answer (or here with an error), so it completes
+ * exactly once. With no usable path, requests wait on the hardware
+ * queue's hold list (queue_if_no_path) while any path's controller may
+ * come back; once every controller is past its ctrl_loss_tmo they fail
+ * with Host Path Error (-EIO).
+ *
+ * The control thread reads each path's ANA log when its controller
+ * reports an ANA change (AEN, log 0Ch), after a reconnect and after an
+ * ANA error, logs path state changes, and kicks hardware queues that
+ * hold requests or have children out (a child failed inline by a path
+ * that is down wakes no fd).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <mqblk/driver.h>
+
+#include "nvme/nvme.h"
+#include "mpath.h"
+#include "nvme_tcp.h"
+
+#define MP_REAP_BATCH 64
+#define MP_KICK MP_MAX_PATHS /* epoll tag of the kick fd */
+#define MP_TICK_MS 100 /* control thread period */
+#define MP_ANA_RETRY_MS 1000 /* re-read a pending path's log this often */
+#define MP_ANA_LOG_LEN 4096
+#define MP_MAX_HCTX 1024
+#define MP_DISC_MAX 64 /* discovery log records read */
+
+/* URI keys handed to every path's nvme-tcp:// device */
+static const char *const pass_keys[] = {
+	"nr_io_queues",	 "queue_size", "kato",	     "reconnect_delay",
+	"ctrl_loss_tmo", "nsid",       "hdr_digest", "data_digest",
+	"hostnqn",	 "hostid",     "stall_ms",
+};
+
+struct mp_path {
+	char name[280]; /* HOST:PORT */
+	char *uri; /* its nvme-tcp:// device */
+	struct mqblk_dev *dev;
+	bool ana_supported; /* CMIC bit 3: the controller reports ANA */
+	uint32_t anagrpid;
+	_Atomic uint8_t ana; /* MP_ANA_* */
+	_Atomic bool ana_pending; /* ANA error: unused until log re-read */
+	/* control thread only */
+	uint32_t ana_gen_seen;
+	uint64_t resets_seen;
+	int state_seen;
+	uint64_t ana_read_ms;
+	uint64_t resets_base; /* resets before the device was up */
+	/* counters: relaxed atomics, every hctx updates them */
+	_Atomic uint64_t sent, completed, failovers;
+	_Atomic unsigned inflight;
+};
+
+struct mp_dev {
+	struct mqblk_dev *dev;
+	enum mp_iopolicy pol;
+	unsigned nr;
+	struct mp_path path[MP_MAX_PATHS];
+	char subnqn[NVME_NQN_SIZE];
+	_Atomic int current; /* the policy's current path (one NUMA node) */
+	struct mqblk_dev_opts popts; /* how the paths were opened */
+	uint8_t ids[40]; /* the namespace's NGUID, EUI-64, UUID */
+	uint64_t size;
+	uint32_t bs;
+	_Atomic uint64_t no_path_fails;
+
+	pthread_t thread;
+	bool running;
+	int efd; /* wakes the control thread */
+	_Atomic bool stop;
+	_Atomic bool ana_reread; /* some path's log wants reading now */
+	pthread_mutex_t lock; /* hctx[] */
+	struct mp_hctx *hctx[MP_MAX_HCTX];
+};
+
+struct mp_hctx {
+	struct mp_dev *md;
+	pthread_mutex_t lock; /* path queues, plug state, hold list */
+	int epfd; /* the irq fd: path queue fds + kick_fd */
+	int kick_fd;
+	_Atomic bool kicked;
+	bool plugged;
+	uint32_t touched; /* paths with children since the plug */
+	struct mqblk_queue *q[MP_MAX_PATHS];
+	struct mqblk_rq *hold_head, *hold_tail; /* parents with no path */
+	_Atomic unsigned nr_held;
+	_Atomic unsigned children; /* children out on any path */
+};
+
+/* Per parent request. Touched only under its hctx's lock. */
+struct mp_cmd {
+	struct mqblk_rq *hold_next;
+	unsigned failovers;
+	uint8_t path;
+};
+
+enum { MP_SENT, MP_DONE, MP_HELD, MP_BUSY };
+
+static uint64_t mp_now_ms(void)
+{
+	return mqblk_clock_ns() / 1000000;
+}
+
+static void mp_wake(struct mp_dev *md)
+{
+	uint64_t one = 1;
+
+	if (write(md->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		abort();
+}
+
+static void mp_kick(struct mp_hctx *mh)
+{
+	uint64_t one = 1;
+
+	atomic_store(&mh->kicked, true);
+	if (write(mh->kick_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		abort();
+}
+
+/* ---- path selection ---------------------------------------------------- */
+
+static bool path_usable(const struct mp_path *p)
+{
+	return nvt_ctrl_state(p->dev) == NVT_CTRL_LIVE &&
+	       !atomic_load_explicit(&p->ana_pending, memory_order_relaxed);
+}
+
+static int mp_pick(struct mp_dev *md)
+{
+	struct mp_path_view v[MP_MAX_PATHS];
+	int cur = atomic_load_explicit(&md->current, memory_order_relaxed);
+	int old = cur, pick;
+	unsigned i;
+
+	for (i = 0; i < md->nr; i++) {
+		v[i].usable = path_usable(&md->path[i]);
+		v[i].ana = atomic_load_explicit(&md->path[i].ana,
+						memory_order_relaxed);
+		v[i].inflight =
+			md->pol == MP_IOPOLICY_QD ?
+				atomic_load_explicit(&md->path[i].inflight,
+						     memory_order_relaxed) :
+				0;
+	}
+	pick = mp_select(md->pol, v, md->nr, &cur);
+	if (cur != old)
+		atomic_store_explicit(&md->current, cur, memory_order_relaxed);
+	return pick;
+}
+
+/* Could a path still come back? (nvme_available_path: a controller that
+ * is live or reconnecting; only one past ctrl_loss_tmo is gone.) */
+static bool mp_any_alive(struct mp_dev *md)
+{
+	unsigned i;
+
+	for (i = 0; i < md->nr; i++)
+		if (nvt_ctrl_state(md->path[i].dev) != NVT_CTRL_DEAD)
+			return true;
+	return false;
+}
+
+/* ---- issue, complete, fail over (hctx lock held) ------------------------ */
+
+static void hold(struct mp_hctx *mh, struct mqblk_rq *rq)
+{
+	struct mp_cmd *cmd = mqblk_rq_pdu(rq);
+
+	cmd->hold_next = NULL;
+	if (mh->hold_tail)
+		((struct mp_cmd *)mqblk_rq_pdu(mh->hold_tail))->hold_next = rq;
+	else
+		mh->hold_head = rq;
+	mh->hold_tail = rq;
+	atomic_fetch_add(&mh->nr_held, 1);
+}
+
+static int mp_issue(struct mp_hctx *mh, struct mqblk_rq *rq)
+{
+	struct mp_dev *md = mh->md;
+	struct mp_cmd *cmd = mqblk_rq_pdu(rq);
+	struct mqblk_rq *c;
+	struct mp_path *path;
+	int p = mp_pick(md), ret;
+
+	if (p < 0) {
+		if (mp_any_alive(md))
+			return MP_HELD;
+		if (!atomic_fetch_add(&md->no_path_fails, 1))
+			fprintf(stderr,
+				"mqblk: nvme-mpath: %s: no path left (every "
+				"controller past ctrl_loss_tmo): failing I/O "
+				"with Host Path Error\n",
+				md->subnqn);
+		mqblk_complete_rq(rq, -EIO, NVME_SC_HOST_PATH_ERROR);
+		return MP_DONE;
+	}
+	path = &md->path[p];
+	c = mqblk_rq_get(mh->q[p], MQBLK_RQ_NOWAIT);
+	if (!c)
+		return MP_BUSY;
+	c->op = rq->op;
+	c->flags = rq->flags;
+	c->offset = rq->offset;
+	c->len = rq->len;
+	c->buf = rq->buf;
+	c->private = rq;
+	cmd->path = (uint8_t)p;
+	ret = mqblk_submit(c);
+	if (ret) {
+		/* cannot happen for what the core let through to us */
+		mqblk_rq_put(c);
+		mqblk_complete_rq(rq, ret, 0);
+		return MP_DONE;
+	}
+	atomic_fetch_add_explicit(&path->sent, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&path->inflight, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&mh->children, 1, memory_order_relaxed);
+	mh->touched |= 1u << p;
+	return MP_SENT;
+}
+
+/* Send the held parents again, in order, while paths take them. Returns
+ * the parents completed (failed: no path left); *resent when any went
+ * out. Still held: the control thread's tick comes back for them (a kick
+ * here would spin for as long as no path is usable). */
+static int retry_held(struct mp_hctx *mh, bool *resent)
+{
+	struct mqblk_rq *rq;
+	int done = 0;
+
+	while ((rq = mh->hold_head)) {
+		struct mp_cmd *cmd = mqblk_rq_pdu(rq);
+		int r;
+
+		mh->hold_head = cmd->hold_next;
+		if (!mh->hold_head)
+			mh->hold_tail = NULL;
+		atomic_fetch_sub(&mh->nr_held, 1);
+		r = mp_issue(mh, rq);
+		if (r == MP_DONE) {
+			done++;
+			continue;
+		}
+		if (r == MP_SENT) {
+			*resent = true;
+			continue;
+		}
+		/* back at the head: still no path, or no tag */
+		cmd->hold_next = mh->hold_head;
+		mh->hold_head = rq;
+		if (!mh->hold_tail)
+			mh->hold_tail = rq;
+		atomic_fetch_add(&mh->nr_held, 1);
+		break;
+	}
+	return done;
+}
+
+/* A child is back. Returns 1 when its parent completed. */
+static int child_done(struct mp_hctx *mh, struct mqblk_rq *c, bool *resent)
+{
+	struct mp_dev *md = mh->md;
+	struct mqblk_rq *rq = c->private;
+	struct mp_cmd *cmd = mqblk_rq_pdu(rq);
+	struct mp_path *path = &md->path[cmd->path];
+	int res = c->res;
+	uint16_t st = c->nvme_status;
+	int r;
+
+	mqblk_rq_put(c);
+	atomic_fetch_sub_explicit(&path->inflight, 1, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&mh->children, 1, memory_order_relaxed);
+	if (res < 0 && mp_status_fails_over(st) &&
+	    ++cmd->failovers <= 8 * md->nr + 8) {
+		uint8_t ana = mp_status_ana_state(st);
+
+		atomic_fetch_add_explicit(&path->failovers, 1,
+					  memory_order_relaxed);
+		if (ana || (st & 0x7ff) == NVME_SC_INTERNAL_PATH_ERROR) {
+			/* the path's ANA state is in doubt: off until the
+			 * control thread has read its log again (the
+			 * kernel's NVME_NS_ANA_PENDING; the state itself
+			 * comes from the log) */
+			atomic_store(&path->ana_pending, true);
+			atomic_store(&md->ana_reread, true);
+			mp_wake(md);
+		}
+		r = mp_issue(mh, rq);
+		if (r == MP_SENT)
+			*resent = true;
+		if (r == MP_HELD || r == MP_BUSY)
+			hold(mh, rq);
+		return r == MP_DONE;
+	}
+	if (res >= 0 && (uint32_t)res != c->len)
+		res = -EIO;
+	atomic_fetch_add_explicit(&path->completed, 1, memory_order_relaxed);
+	mqblk_complete_rq(rq, res, st);
+	return 1;
+}
+
+/* Reap what path p has ready (a peek: never sleeps). */
+static int reap_path(struct mp_hctx *mh, unsigned p, bool *resent)
+{
+	struct mqblk_rq *rqs[MP_REAP_BATCH];
+	int n, j, done = 0;
+
+	for (;;) {
+		n = mqblk_reap(mh->q[p], rqs, 1, MP_REAP_BATCH, 0);
+		if (n <= 0)
+			break;
+		for (j = 0; j < n; j++)
+			done += child_done(mh, rqs[j], resent);
+		if (n < MP_REAP_BATCH)
+			break;
+	}
+	return done;
+}
+
+static void mp_unplug(struct mp_hctx *mh)
+{
+	struct mp_dev *md = mh->md;
+	bool kick = false;
+	unsigned i;
+
+	if (!mh->plugged)
+		return;
+	mh->plugged = false;
+	for (i = 0; i < md->nr; i++)
+		mqblk_unplug(mh->q[i]);
+	for (i = 0; i < md->nr; i++)
+		if ((mh->touched & (1u << i)) &&
+		    nvt_ctrl_state(md->path[i].dev) != NVT_CTRL_LIVE)
+			kick = true; /* failed inline: no fd says so */
+	mh->touched = 0;
+	if (kick)
+		mp_kick(mh);
+}
+
+static enum mqblk_status mp_queue_rq(struct mqblk_hctx *hctx,
+				     struct mqblk_rq *rq, bool last)
+{
+	struct mp_hctx *mh = mqblk_hctx_data(hctx);
+	struct mp_cmd *cmd = mqblk_rq_pdu(rq);
+	unsigned i;
+	int r;
+
+	pthread_mutex_lock(&mh->lock);
+	if (!mh->plugged) {
+		/* one doorbell per path for the core's whole batch */
+		for (i = 0; i < mh->md->nr; i++)
+			mqblk_plug(mh->q[i]);
+		mh->plugged = true;
+	}
+	cmd->failovers = 0;
+	/* behind what is held: keep the order */
+	r = mh->hold_head ? MP_HELD : mp_issue(mh, rq);
+	if (r == MP_BUSY) {
+		mp_unplug(mh);
+		pthread_mutex_unlock(&mh->lock);
+		return MQBLK_STS_BUSY;
+	}
+	if (r == MP_HELD) {
+		hold(mh, rq);
+		mp_kick(mh); /* poll retries it, or fails it when all died */
+	}
+	if (last)
+		mp_unplug(mh);
+	pthread_mutex_unlock(&mh->lock);
+	return MQBLK_STS_OK;
+}
+
+static void mp_commit_rqs(struct mqblk_hctx *hctx)
+{
+	struct mp_hctx *mh = mqblk_hctx_data(hctx);
+
+	pthread_mutex_lock(&mh->lock);
+	mp_unplug(mh);
+	pthread_mutex_unlock(&mh->lock);
+}
+
+/* Every path queue of this hctx that has children out or a readable fd,
+ * then the hold list. Polled (hipri) or not, each path's queue is reaped
+ * with a peek, which polls a path's socket itself. */
+static int mp_poll(struct mqblk_hctx *hctx, unsigned budget)
+{
+	struct mp_hctx *mh = mqblk_hctx_data(hctx);
+	struct mp_dev *md = mh->md;
+	struct epoll_event ev[MP_MAX_PATHS + 1];
+	uint32_t ready = 0;
+	bool resent = false;
+	uint64_t v;
+	int n, i, done = 0;
+
+	(void)budget; /* children already answered must be taken */
+	pthread_mutex_lock(&mh->lock);
+	if (atomic_load_explicit(&mh->kicked, memory_order_relaxed) &&
+	    atomic_exchange(&mh->kicked, false) &&
+	    read(mh->kick_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		abort();
+	if (mqblk_dev_comp_policy(md->dev) != MQBLK_COMP_POLLED) {
+		n = epoll_wait(mh->epfd, ev, MP_MAX_PATHS + 1, 0);
+		for (i = 0; i < n; i++)
+			if (ev[i].data.u32 < MP_KICK)
+				ready |= 1u << ev[i].data.u32;
+	}
+	for (i = 0; i < (int)md->nr; i++)
+		if ((ready & (1u << i)) || mqblk_queue_inflight(mh->q[i]))
+			done += reap_path(mh, (unsigned)i, &resent);
+	if (mh->hold_head)
+		done += retry_held(mh, &resent);
+	if (resent) {
+		/* a child sent again may have failed inline: come back */
+		mp_kick(mh);
+	}
+	pthread_mutex_unlock(&mh->lock);
+	return done;
+}
+
+/* Children carry the paths' own deadlines (abort, reset, failover); a
+ * held parent waits for ctrl_loss_tmo, not for the core's timer. */
+static enum mqblk_timeout_ret mp_timeout(struct mqblk_rq *rq)
+{
+	(void)rq;
+	return MQBLK_EH_RESET_TIMER;
+}
+
+/* ---- hardware queues --------------------------------------------------- */
+
+static void hctx_free(struct mp_hctx *mh)
+{
+	unsigned i;
+
+	for (i = 0; i < mh->md->nr; i++)
+		if (mh->q[i])
+			mqblk_queue_close(mh->q[i]);
+	if (mh->epfd >= 0)
+		close(mh->epfd);
+	if (mh->kick_fd >= 0)
+		close(mh->kick_fd);
+	pthread_mutex_destroy(&mh->lock);
+	free(mh);
+}
+
+static int mp_start(struct mp_dev *md, bool polled);
+
+static int mp_init_hctx(struct mqblk_hctx *hctx, unsigned idx)
+{
+	struct mp_dev *md = mqblk_dev_data(mqblk_hctx_dev(hctx));
+	struct mp_hctx *mh = calloc(1, sizeof(*mh));
+	struct epoll_event ev = { .events = EPOLLIN };
+	unsigned i;
+	int ret;
+
+	if (!mh)
+		return -ENOMEM;
+	if (idx >= MP_MAX_HCTX) {
+		free(mh);
+		return -EINVAL;
+	}
+	if (!idx) {
+		/* the paths as the device's policy wants them, then the
+		 * control thread */
+		ret = mp_start(md, mqblk_dev_comp_policy(mqblk_hctx_dev(
+					   hctx)) == MQBLK_COMP_POLLED);
+		if (ret) {
+			free(mh);
+			return ret;
+		}
+	}
+	mh->md = md;
+	pthread_mutex_init(&mh->lock, NULL);
+	mh->kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	mh->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (mh->kick_fd < 0 || mh->epfd < 0)
+		goto out_errno;
+	ev.data.u32 = MP_KICK;
+	if (epoll_ctl(mh->epfd, EPOLL_CTL_ADD, mh->kick_fd, &ev))
+		goto out_errno;
+	for (i = 0; i < md->nr; i++) {
+		int fd;
+
+		/* path queue idx maps to the path's hw queue idx: hctxs
+		 * are set up in order */
+		ret = mqblk_queue_open(md->path[i].dev, &mh->q[i]);
+		if (ret)
+			goto out_free;
+		fd = mqblk_queue_fd(mh->q[i]);
+		if (fd < 0)
+			continue; /* reaped while it has children out */
+		ev.data.u32 = i;
+		if (epoll_ctl(mh->epfd, EPOLL_CTL_ADD, fd, &ev))
+			goto out_errno;
+	}
+	mqblk_hctx_set_data(hctx, mh);
+	mqblk_hctx_set_irq_fd(hctx, mh->epfd);
+	pthread_mutex_lock(&md->lock);
+	md->hctx[idx] = mh;
+	pthread_mutex_unlock(&md->lock);
+	return 0;
+
+out_errno:
+	ret = -errno;
+out_free:
+	hctx_free(mh);
+	return ret;
+}
+
+static void mp_exit_hctx(struct mqblk_hctx *hctx)
+{
+	struct mp_hctx *mh = mqblk_hctx_data(hctx);
+	struct mp_dev *md;
+	unsigned idx = mqblk_hctx_idx(hctx);
+
+	if (!mh)
+		return;
+	md = mh->md;
+	pthread_mutex_lock(&md->lock);
+	if (idx < MP_MAX_HCTX)
+		md->hctx[idx] = NULL;
+	pthread_mutex_unlock(&md->lock);
+	hctx_free(mh);
+}
+
+/* ---- the control thread: ANA, path states, kicks ----------------------- */
+
+static int get_log(struct mqblk_dev *dev, uint8_t lid, bool rae, void *buf,
+		   uint32_t len, uint64_t off)
+{
+	union nvme_command c;
+	uint32_t numd = len / 4 - 1;
+	uint16_t st = 0;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	c.get_log_page.opcode = nvme_admin_get_log_page;
+	c.get_log_page.nsid = cpu_to_le32(NVME_NSID_ALL);
+	c.get_log_page.lid = lid;
+	c.get_log_page.lsp = rae ? NVME_LOG_LSP_RAE : 0;
+	c.get_log_page.numdl = cpu_to_le16((uint16_t)numd);
+	c.get_log_page.numdu = cpu_to_le16((uint16_t)(numd >> 16));
+	c.get_log_page.lpo = cpu_to_le64(off);
+	ret = mqblk_dev_nvme_admin(dev, &c, buf, len, false, NULL, &st);
+	return ret ? ret : st ? -EIO : 0;
+}
+
+static int identify(struct mqblk_dev *dev, uint8_t cns, uint32_t nsid,
+		    void *buf)
+{
+	union nvme_command c;
+	uint16_t st = 0;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	c.identify.opcode = nvme_admin_identify;
+	c.identify.cns = cns;
+	c.identify.nsid = cpu_to_le32(nsid);
+	ret = mqblk_dev_nvme_admin(dev, &c, buf, NVME_IDENTIFY_SIZE, false,
+				   NULL, &st);
+	return ret ? ret : st ? -EIO : 0;
+}
+
+/* Read path p's ANA log and take its group's state (nvme_update_ana_state).
+ * Without ANA support the path is optimized. 0 or -errno. */
+static int ana_read(struct mp_dev *md, struct mp_path *p)
+{
+	uint8_t *log;
+	uint8_t st = MP_ANA_OPTIMIZED;
+	int ret = 0;
+
+	if (p->ana_supported) {
+		log = aligned_alloc(4096, MP_ANA_LOG_LEN);
+		if (!log)
+			return -ENOMEM;
+		ret = get_log(p->dev, NVME_LOG_ANA, false, log, MP_ANA_LOG_LEN,
+			      0);
+		if (!ret)
+			ret = mp_ana_log_state(log, MP_ANA_LOG_LEN, p->anagrpid,
+					       &st);
+		free(log);
+		if (ret) {
+			/* a group the log does not list: not usable */
+			st = MP_ANA_INACCESSIBLE;
+		}
+	}
+	if (atomic_load(&p->ana) && atomic_load(&p->ana) != st)
+		fprintf(stderr,
+			"mqblk: nvme-mpath: %s: path %s: ANA state %s -> %s\n",
+			md->subnqn, p->name,
+			mp_ana_state_name(atomic_load(&p->ana)),
+			mp_ana_state_name(st));
+	atomic_store(&p->ana, st);
+	atomic_store(&p->ana_pending, false);
+	p->ana_read_ms = mp_now_ms();
+	return ret;
+}
+
+static const char *state_name(int s)
+{
+	return s == NVT_CTRL_LIVE ? "live" :
+	       s == NVT_CTRL_DEAD ? "dead" :
+				    "resetting";
+}
+
+static void control_pass(struct mp_dev *md)
+{
+	bool reread = atomic_exchange(&md->ana_reread, false);
+	bool kick_all = false;
+	unsigned i;
+
+	for (i = 0; i < md->nr; i++) {
+		struct mp_path *p = &md->path[i];
+		struct nvt_ctrl_info ci;
+		bool want = false;
+
+		if (nvt_ctrl_info(p->dev, &ci))
+			continue;
+		if (ci.state != p->state_seen) {
+			fprintf(stderr,
+				"mqblk: nvme-mpath: %s: path %s: %s -> %s\n",
+				md->subnqn, p->name, state_name(p->state_seen),
+				state_name(ci.state));
+			p->state_seen = ci.state;
+			kick_all = true;
+			if (ci.state == NVT_CTRL_LIVE)
+				want = true; /* back: its ANA state anew */
+		}
+		if (ci.ana_gen != p->ana_gen_seen) {
+			p->ana_gen_seen = ci.ana_gen;
+			want = true;
+		}
+		if (atomic_load(&p->ana_pending) &&
+		    (reread || mp_now_ms() - p->ana_read_ms >= MP_ANA_RETRY_MS))
+			want = true;
+		if (want && ci.state == NVT_CTRL_LIVE && !ana_read(md, p))
+			kick_all = true;
+	}
+	pthread_mutex_lock(&md->lock);
+	for (i = 0; i < MP_MAX_HCTX; i++) {
+		struct mp_hctx *mh = md->hctx[i];
+
+		if (mh && (kick_all || atomic_load(&mh->nr_held) ||
+			   atomic_load(&mh->children)))
+			mp_kick(mh);
+	}
+	pthread_mutex_unlock(&md->lock);
+}
+
+static void *mp_main(void *arg)
+{
+	struct mp_dev *md = arg;
+
+	while (!atomic_load(&md->stop)) {
+		struct pollfd p = { .fd = md->efd, .events = POLLIN };
+		uint64_t v;
+
+		if (poll(&p, 1, MP_TICK_MS) > 0 &&
+		    read(md->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			abort();
+		if (atomic_load(&md->stop))
+			break;
+		control_pass(md);
+	}
+	return NULL;
+}
+
+/* ---- set-up ------------------------------------------------------------ */
+
+static unsigned online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (unsigned)n : 1;
+}
+
+static unsigned mp_hw_queues(const struct mqblk_params *params)
+{
+	unsigned i;
+
+	for (i = 0; i < params->nr; i++)
+		if (!strcmp(params->v[i].key, "nr_hw_queues"))
+			return (unsigned)strtoul(params->v[i].val, NULL, 0);
+	return online_cpus();
+}
+
+static void host_str(char *out, size_t len, const struct mp_addr *a)
+{
+	snprintf(out, len, strchr(a->host, ':') ? "[%s]:%s" : "%s:%s", a->host,
+		 a->port);
+}
+
+/* The nvme-tcp:// URI of one path: the passed-through keys in q. */
+static char *path_uri(const struct mp_addr *a, const char *nqn, const char *q)
+{
+	char hp[280];
+	size_t len;
+	char *s;
+
+	host_str(hp, sizeof(hp), a);
+	len = strlen(hp) + strlen(nqn) + strlen(q) + 64;
+	s = malloc(len);
+	if (s)
+		snprintf(s, len, "nvme-tcp://%s/%s?multipath=1%s", hp, nqn, q);
+	return s;
+}
+
+static void trim(char *s, size_t n)
+{
+	size_t i = strnlen(s, n);
+
+	while (i && (s[i - 1] == ' ' || s[i - 1] == '\0'))
+		i--;
+	s[i < n ? i : n - 1] = '\0';
+}
+
+/* paths=discover: every TCP entry of the discovery log at a for nqn. */
+static int discover(const struct mp_addr *a, const char *nqn, const char *q,
+		    struct mp_addr *addrs, unsigned *nr, char *err,
+		    size_t errlen)
+{
+	struct mqblk_dev *dd;
+	struct mqblk_dev_opts o;
+	char hp[280], derr[200], uri[2048];
+	struct nvmf_disc_log_header *h = NULL;
+	uint64_t numrec, i;
+	uint8_t *log = NULL;
+	unsigned n = 0;
+	int ret;
+
+	host_str(hp, sizeof(hp), a);
+	/* the host identity keys only: a discovery controller has no I/O */
+	snprintf(uri, sizeof(uri), "nvme-tcp://%s/%s%s%s", hp,
+		 NVME_DISC_SUBSYS_NAME, q[0] ? "?" : "", q[0] ? q + 1 : "");
+	mqblk_dev_opts_init(&o);
+	derr[0] = '\0';
+	ret = mqblk_dev_open(uri, &o, &dd, derr, sizeof(derr));
+	if (ret) {
+		snprintf(err, errlen, "nvme-mpath: discovery at %s: %s", hp,
+			 derr[0] ? derr : strerror(-ret));
+		return ret;
+	}
+	h = calloc(1, sizeof(*h));
+	ret = h ? get_log(dd, NVME_LOG_DISC, false, h, sizeof(*h), 0) : -ENOMEM;
+	if (ret)
+		goto out;
+	numrec = le64_to_cpu(h->numrec);
+	if (numrec > MP_DISC_MAX)
+		numrec = MP_DISC_MAX;
+	log = calloc(1, (size_t)numrec * NVME_DISC_ENTRY_SIZE + 4);
+	if (!log) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (numrec)
+		ret = get_log(dd, NVME_LOG_DISC, false, log,
+			      (uint32_t)numrec * NVME_DISC_ENTRY_SIZE,
+			      sizeof(*h));
+	if (ret)
+		goto out;
+	for (i = 0; i < numrec && n < MP_MAX_PATHS; i++) {
+		struct nvmf_disc_log_entry *e =
+			(void *)(log + i * NVME_DISC_ENTRY_SIZE);
+		char sn[NVME_NQN_SIZE], ta[257], ts[33];
+		unsigned k;
+		bool dup = false;
+
+		memcpy(sn, e->subnqn, sizeof(sn));
+		sn[sizeof(sn) - 1] = '\0';
+		trim(sn, sizeof(sn));
+		if (e->trtype != NVMF_TRTYPE_TCP || strcmp(sn, nqn))
+			continue;
+		memcpy(ta, e->traddr, 256);
+		ta[256] = '\0';
+		trim(ta, sizeof(ta));
+		memcpy(ts, e->trsvcid, 32);
+		ts[32] = '\0';
+		trim(ts, sizeof(ts));
+		if (!ta[0] || !ts[0] || strlen(ts) >= sizeof(addrs[n].port))
+			continue;
+		memset(&addrs[n], 0, sizeof(addrs[n]));
+		snprintf(addrs[n].host, sizeof(addrs[n].host), "%s", ta);
+		snprintf(addrs[n].port, sizeof(addrs[n].port), "%s", ts);
+		for (k = 0; k < n; k++)
+			if (!strcmp(addrs[k].host, ta) &&
+			    !strcmp(addrs[k].port, ts))
+				dup = true;
+		if (!dup)
+			n++;
+	}
+	if (!n) {
+		snprintf(err, errlen,
+			 "nvme-mpath: the discovery log at %s lists no TCP "
+			 "port for %s",
+			 hp, nqn);
+		ret = -ENODEV;
+		goto out;
+	}
+	*nr = n;
+out:
+	if (ret && !err[0])
+		snprintf(err, errlen,
+			 "nvme-mpath: discovery at %s: reading the log: %s", hp,
+			 strerror(-ret));
+	free(log);
+	free(h);
+	mqblk_dev_close(dd);
+	return ret;
+}
+
+/* The namespace's identity on one path (nvme_ns_ids). */
+struct ns_ids {
+	uint8_t nguid[16];
+	uint8_t eui64[8];
+	uint8_t uuid[16];
+};
+_Static_assert(sizeof(struct ns_ids) == sizeof(((struct mp_dev *)0)->ids),
+	       "mp_dev.ids holds a struct ns_ids");
+
+/* Identify the controller and namespace behind path p: subsystem NQN,
+ * ANA support and group, the namespace's identifiers. */
+static int path_identify(struct mp_dev *md, struct mp_path *p,
+			 struct ns_ids *ids, char *err, size_t errlen)
+{
+	struct nvt_ctrl_info ci;
+	struct nvme_id_ctrl *idc;
+	struct nvme_id_ns *idn;
+	uint8_t *buf;
+	char sn[NVME_NQN_SIZE];
+	int ret;
+
+	buf = aligned_alloc(4096, NVME_IDENTIFY_SIZE);
+	if (!buf)
+		return -ENOMEM;
+	memset(ids, 0, sizeof(*ids));
+	nvt_ctrl_info(p->dev, &ci);
+	ret = identify(p->dev, NVME_ID_CNS_CTRL, 0, buf);
+	if (ret)
+		goto fail;
+	idc = (struct nvme_id_ctrl *)buf;
+	memcpy(sn, idc->subnqn, sizeof(sn));
+	sn[sizeof(sn) - 1] = '\0';
+	if (strcmp(sn, md->subnqn)) {
+		char b[NVME_NQN_SIZE];
+
+		mp_printable(sn, sizeof(sn), b, sizeof(b));
+		memcpy(sn, b, sizeof(sn));
+		snprintf(err, errlen,
+			 "nvme-mpath: path %s belongs to subsystem '%s', not "
+			 "%s",
+			 p->name, sn, md->subnqn);
+		free(buf);
+		return -EINVAL;
+	}
+	p->ana_supported = idc->cmic & NVME_CTRL_CMIC_ANA;
+	ret = identify(p->dev, NVME_ID_CNS_NS, ci.nsid, buf);
+	if (ret)
+		goto fail;
+	idn = (struct nvme_id_ns *)buf;
+	memcpy(ids->nguid, idn->nguid, 16);
+	memcpy(ids->eui64, idn->eui64, 8);
+	p->anagrpid = le32_to_cpu(idn->anagrpid);
+	/* the UUID from the descriptor list; a controller without one
+	 * simply has none */
+	if (!identify(p->dev, NVME_ID_CNS_NS_DESC_LIST, ci.nsid, buf)) {
+		size_t off = 0;
+
+		while (off + 4 <= NVME_IDENTIFY_SIZE && buf[off]) {
+			uint8_t t = buf[off], l = buf[off + 1];
+
+			if (off + 4 + l > NVME_IDENTIFY_SIZE)
+				break;
+			if (t == NVME_NIDT_UUID && l == 16)
+				memcpy(ids->uuid, buf + off + 4, 16);
+			off += 4 + l;
+		}
+	}
+	free(buf);
+	if (p->ana_supported && !p->anagrpid) {
+		snprintf(err, errlen,
+			 "nvme-mpath: path %s reports ANA but the namespace "
+			 "has no ANA group",
+			 p->name);
+		return -EINVAL;
+	}
+	ret = ana_read(md, p);
+	if (ret) {
+		snprintf(err, errlen,
+			 "nvme-mpath: path %s: reading the ANA log: %s",
+			 p->name, strerror(-ret));
+		return ret;
+	}
+	return 0;
+fail:
+	free(buf);
+	snprintf(err, errlen, "nvme-mpath: path %s: Identify: %s", p->name,
+		 strerror(-ret));
+	return ret;
+}
+
+static bool ids_empty(const struct ns_ids *a)
+{
+	static const struct ns_ids zero;
+
+	return !memcmp(a, &zero, sizeof(zero));
+}
+
+static void mp_free(struct mp_dev *md)
+{
+	unsigned i;
+
+	if (md->running) {
+		atomic_store(&md->stop, true);
+		mp_wake(md);
+		pthread_join(md->thread, NULL);
+	}
+	for (i = 0; i < md->nr; i++) {
+		if (md->path[i].dev)
+			mqblk_dev_close(md->path[i].dev);
+		free(md->path[i].uri);
+	}
+	if (md->efd >= 0)
+		close(md->efd);
+	pthread_mutex_destroy(&md->lock);
+	free(md);
+}
+
+/*
+ * Before the first hardware queue: a polled (hipri) device reopens its
+ * paths polled, so a poll pass polls each path's socket directly (one
+ * recv, no epoll_wait) and a path's commands wait for that pass to go out
+ * in one sendmsg, as a single nvme-tcp device does; the paths were opened
+ * with the local policy for init, which cannot know the device's policy.
+ * Then the control thread starts.
+ */
+static int mp_start(struct mp_dev *md, bool polled)
+{
+	struct mqblk_dev_opts o = md->popts;
+	char err[512];
+	unsigned i;
+	int ret;
+
+	for (i = 0; polled && i < md->nr; i++) {
+		struct mp_path *p = &md->path[i];
+		struct nvt_ctrl_info ci;
+		struct ns_ids ids;
+
+		mqblk_dev_close(p->dev);
+		p->dev = NULL;
+		o.comp_policy = MQBLK_COMP_POLLED;
+		err[0] = '\0';
+		ret = mqblk_dev_open(p->uri, &o, &p->dev, err, sizeof(err));
+		if (!ret)
+			ret = path_identify(md, p, &ids, err, sizeof(err));
+		if (!ret && (memcmp(&ids, md->ids, sizeof(ids)) ||
+			     mqblk_dev_size(p->dev) != md->size ||
+			     mqblk_dev_block_size(p->dev) != md->bs)) {
+			snprintf(err, sizeof(err),
+				 "path %s changed its namespace", p->name);
+			ret = -EINVAL;
+		}
+		if (ret) {
+			fprintf(stderr,
+				"mqblk: nvme-mpath: path %s: reopening it "
+				"polled: %s\n",
+				p->name, err[0] ? err : strerror(-ret));
+			return ret;
+		}
+		nvt_ctrl_info(p->dev, &ci);
+		p->resets_base = p->resets_seen = ci.resets;
+		p->ana_gen_seen = ci.ana_gen;
+		p->state_seen = ci.state;
+	}
+	md->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (md->efd < 0 || pthread_create(&md->thread, NULL, mp_main, md))
+		return -ENOMEM;
+	md->running = true;
+	return 0;
+}
+
+static void mp_exit(struct mqblk_dev *dev)
+{
+	struct mp_dev *md = mqblk_dev_data(dev);
+
+	if (md)
+		mp_free(md);
+}
+
+static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
+		   struct mqblk_dev_limits *lim, char *err, size_t errlen)
+{
+	struct mp_dev *md = calloc(1, sizeof(*md));
+	struct mp_addr addrs[MP_MAX_PATHS];
+	struct ns_ids ids0, ids;
+	struct mqblk_dev_opts o;
+	unsigned nr_hw = mp_hw_queues(params), i, k, nr = 0, hw_min = ~0u;
+	unsigned depth_min = ~0u;
+	bool disc = false, have_hostid = false;
+	char q[2048] = "";
+	size_t ql = 0;
+	uint64_t size = 0;
+	uint32_t bs = 0;
+	int ret;
+
+	if (!md)
+		return -ENOMEM;
+	md->efd = -1;
+	md->current = -1;
+	pthread_mutex_init(&md->lock, NULL);
+	md->dev = dev;
+	for (i = 0; i < params->nr; i++) {
+		struct mqblk_param *p = &params->v[i];
+
+		if (!strcmp(p->key, "addr")) {
+			p->used = true;
+			ret = mp_parse_addrs(p->val, addrs, MP_MAX_PATHS, &nr,
+					     md->subnqn, err, errlen);
+			if (ret)
+				goto fail;
+		} else if (!strcmp(p->key, "iopolicy")) {
+			p->used = true;
+			if (mp_parse_iopolicy(p->val, &md->pol)) {
+				char b[48];
+
+				snprintf(err, errlen,
+					 "bad iopolicy '%s': expected numa, "
+					 "round-robin or queue-depth",
+					 mp_printable(p->val, 40, b,
+						      sizeof(b)));
+				ret = -EINVAL;
+				goto fail;
+			}
+		} else if (!strcmp(p->key, "paths")) {
+			p->used = true;
+			if (strcmp(p->val, "discover")) {
+				char b[48];
+
+				snprintf(err, errlen,
+					 "bad paths '%s': expected "
+					 "paths=discover",
+					 mp_printable(p->val, 40, b,
+						      sizeof(b)));
+				ret = -EINVAL;
+				goto fail;
+			}
+			disc = true;
+		} else {
+			for (k = 0;
+			     k < sizeof(pass_keys) / sizeof(pass_keys[0]); k++)
+				if (!strcmp(p->key, pass_keys[k]))
+					break;
+			if (k == sizeof(pass_keys) / sizeof(pass_keys[0]))
+				continue; /* a core key, or unknown */
+			p->used = true;
+			if (!strcmp(p->key, "hostid"))
+				have_hostid = true;
+			ql += (size_t)snprintf(q + ql, sizeof(q) - ql, "&%s=%s",
+					       p->key, p->val);
+			if (ql >= sizeof(q)) {
+				snprintf(err, errlen,
+					 "nvme-mpath: URI too long");
+				ret = -EINVAL;
+				goto fail;
+			}
+		}
+	}
+	if (!nr) {
+		snprintf(err, errlen, "nvme-tcp URI: no address");
+		ret = -EINVAL;
+		goto fail;
+	}
+	if (!have_hostid) {
+		/* one host identity on every path (each controller sees
+		 * the same host, as the kernel's one nvmf_host) */
+		uint8_t u[16];
+		FILE *f = fopen("/dev/urandom", "r");
+
+		if (!f || fread(u, 1, 16, f) != 16)
+			memset(u, 0x6d, 16);
+		if (f)
+			fclose(f);
+		u[6] = (uint8_t)((u[6] & 0x0f) | 0x40);
+		u[8] = (uint8_t)((u[8] & 0x3f) | 0x80);
+		ql += (size_t)snprintf(
+			q + ql, sizeof(q) - ql,
+			"&hostid=%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+			"%02x%02x%02x%02x%02x%02x",
+			u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8],
+			u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+	}
+	if (disc) {
+		char hq[1024] = "";
+		size_t hl = 0;
+		const char *s;
+
+		if (nr != 1) {
+			snprintf(err, errlen,
+				 "paths=discover takes one discovery address, "
+				 "got %u",
+				 nr);
+			ret = -EINVAL;
+			goto fail;
+		}
+		/* hostnqn= and hostid= only */
+		for (s = q; (s = strchr(s, '&'));) {
+			const char *e = strchr(s + 1, '&');
+			size_t l = e ? (size_t)(e - s) : strlen(s);
+
+			if ((!strncmp(s, "&hostnqn=", 9) ||
+			     !strncmp(s, "&hostid=", 8)) &&
+			    hl + l < sizeof(hq)) {
+				memcpy(hq + hl, s, l);
+				hl += l;
+				hq[hl] = '\0';
+			}
+			s += l;
+		}
+		ret = discover(&addrs[0], md->subnqn, hq, addrs, &nr, err,
+			       errlen);
+		if (ret)
+			goto fail;
+	}
+	if (!nr_hw)
+		nr_hw = 1;
+	mqblk_dev_opts_init(&o);
+	o.nr_hw_queues = nr_hw;
+	o.nr_queues = 2 * nr_hw; /* no single-thread queues: see stripe */
+	o.comp_policy = MQBLK_COMP_LOCAL;
+	o.flags = mqblk_dev_open_flags(dev);
+	for (i = 0; i < nr; i++) {
+		struct mp_path *p = &md->path[i];
+		char perr[256], *uri = path_uri(&addrs[i], md->subnqn, q);
+		struct nvt_ctrl_info ci;
+
+		if (!uri) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		host_str(p->name, sizeof(p->name), &addrs[i]);
+		p->uri = uri;
+		md->nr = i + 1;
+		perr[0] = '\0';
+		ret = mqblk_dev_open(uri, &o, &p->dev, perr, sizeof(perr));
+		if (ret) {
+			snprintf(err, errlen, "nvme-mpath: path %s: %s",
+				 p->name, perr[0] ? perr : strerror(-ret));
+			goto fail;
+		}
+		nvt_ctrl_info(p->dev, &ci);
+		p->resets_base = p->resets_seen = ci.resets;
+		p->ana_gen_seen = ci.ana_gen;
+		p->state_seen = ci.state;
+		ret = path_identify(md, p, i ? &ids : &ids0, err, errlen);
+		if (ret)
+			goto fail;
+		if (!i) {
+			size = mqblk_dev_size(p->dev);
+			bs = mqblk_dev_block_size(p->dev);
+		} else if (memcmp(&ids, &ids0, sizeof(ids))) {
+			snprintf(err, errlen,
+				 "nvme-mpath: path %s exposes a different "
+				 "namespace (NGUID/EUI-64/UUID differ from "
+				 "path %s)",
+				 p->name, md->path[0].name);
+			ret = -EINVAL;
+			goto fail;
+		} else if (mqblk_dev_size(p->dev) != size ||
+			   mqblk_dev_block_size(p->dev) != bs) {
+			snprintf(err, errlen,
+				 "nvme-mpath: path %s: the namespace has a "
+				 "different size or block size",
+				 p->name);
+			ret = -EINVAL;
+			goto fail;
+		}
+		if (mqblk_dev_nr_hw_queues(p->dev) < hw_min)
+			hw_min = mqblk_dev_nr_hw_queues(p->dev);
+		if (mqblk_dev_queue_depth(p->dev) < depth_min)
+			depth_min = mqblk_dev_queue_depth(p->dev);
+	}
+	if (nr > 1 && ids_empty(&ids0)) {
+		snprintf(err, errlen,
+			 "nvme-mpath: the namespace has no NGUID, EUI-64 or "
+			 "UUID to match its paths by");
+		ret = -EINVAL;
+		goto fail;
+	}
+	md->popts = o;
+	memcpy(md->ids, &ids0, sizeof(ids0));
+	md->size = size;
+	md->bs = bs;
+	lim->capacity = size;
+	lim->logical_block_size = bs;
+	lim->max_hw_queues = hw_min;
+	/* one child per parent at a time, on the path's queue of the same
+	 * index: never more than the path's tags */
+	lim->queue_depth = depth_min;
+	lim->shared_tags = false;
+	lim->cmd_size = sizeof(struct mp_cmd);
+	lim->default_policy = MQBLK_COMP_LOCAL;
+	lim->has_irq = true;
+	mqblk_dev_set_data(dev, md);
+	return 0;
+fail:
+	mp_free(md);
+	return ret;
+}
+
+static int mp_get_paths(const struct mqblk_dev *dev,
+			struct mqblk_path_stats *out, unsigned max)
+{
+	struct mp_dev *md = mqblk_dev_data(dev);
+	int cur = atomic_load(&md->current);
+	unsigned i;
+
+	for (i = 0; i < md->nr && i < max; i++) {
+		struct mp_path *p = &md->path[i];
+		struct mqblk_path_stats *s = &out[i];
+		struct nvt_ctrl_info ci;
+
+		memset(s, 0, sizeof(*s));
+		nvt_ctrl_info(p->dev, &ci);
+		snprintf(s->name, sizeof(s->name), "%s", p->name);
+		snprintf(s->state, sizeof(s->state), "%s",
+			 state_name(ci.state));
+		snprintf(s->ana_state, sizeof(s->ana_state), "%s",
+			 mp_ana_state_name(atomic_load(&p->ana)));
+		s->current = md->pol != MP_IOPOLICY_QD && (int)i == cur;
+		s->sent = atomic_load(&p->sent);
+		s->completed = atomic_load(&p->completed);
+		s->failovers = atomic_load(&p->failovers);
+		s->reconnects = ci.resets - p->resets_base;
+		s->stalls = ci.stalls;
+		s->inflight = atomic_load(&p->inflight);
+	}
+	return (int)md->nr;
+}
+
+/* An admin command to the device goes to one controller: the current
+ * path if it is live, else the first live one (nvme-cli on a multipath
+ * head node reaches a controller of the subsystem the same way). */
+static int mp_nvme_admin(struct mqblk_dev *dev, void *sqe, void *data,
+			 uint32_t len, bool to_dev, uint32_t *result,
+			 uint16_t *status)
+{
+	struct mp_dev *md = mqblk_dev_data(dev);
+	int cur = atomic_load(&md->current);
+	unsigned i;
+
+	if (cur >= 0 && (unsigned)cur < md->nr &&
+	    nvt_ctrl_state(md->path[cur].dev) == NVT_CTRL_LIVE)
+		return mqblk_dev_nvme_admin(md->path[cur].dev, sqe, data, len,
+					    to_dev, result, status);
+	for (i = 0; i < md->nr; i++)
+		if (nvt_ctrl_state(md->path[i].dev) == NVT_CTRL_LIVE)
+			return mqblk_dev_nvme_admin(md->path[i].dev, sqe, data,
+						    len, to_dev, result,
+						    status);
+	return -EIO;
+}
+
+static const char *mp_iopolicy_of(const struct mqblk_dev *dev)
+{
+	struct mp_dev *md = mqblk_dev_data(dev);
+
+	return mp_iopolicy_name(md->pol);
+}
+
+const struct mqblk_driver_ops mqblk_nvme_mpath_driver = {
+	.name = "nvme_mpath",
+	.init = mp_init,
+	.exit = mp_exit,
+	.init_hctx = mp_init_hctx,
+	.exit_hctx = mp_exit_hctx,
+	.queue_rq = mp_queue_rq,
+	.commit_rqs = mp_commit_rqs,
+	.poll = mp_poll,
+	.timeout = mp_timeout,
+	.nvme_admin = mp_nvme_admin,
+	.get_paths = mp_get_paths,
+	.iopolicy = mp_iopolicy_of,
+};

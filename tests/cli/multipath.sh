@@ -1,0 +1,407 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# NVMe multipath (nvme-tcp://A:P1,B:P2/NQN?iopolicy=...) against one mqblk
+# target with two ports linking one subsystem (nvmetcli JSON): round-robin
+# spreads I/O over both paths and the per-path counts add up; queue-depth
+# uses both, numa one; a verify workload survives one path cut mid-run
+# (tests/interop/relay.pl in front of one port) with failovers counted,
+# and a cut path that comes back is used again;
+# all paths cut past ctrl_loss_tmo fails the I/O with a clear line, no
+# hang; --hipri works over both paths; paths=discover finds both ports;
+# a path that stalls past stall_ms is logged once and counted; an ANA
+# error status fails over (null's error_status through the target); bad
+# multipath URIs give one line and exit 1.
+# Usage: bash tests/cli/multipath.sh build/mqblk
+# shellcheck source-path=SCRIPTDIR disable=SC1091
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+NQN=nqn.2026-12.io.mqblk:mpath-test
+HOST=nqn.2026-12.io.mqblk:host-mp
+RELAY=$(dirname "${BASH_SOURCE[0]}")/relay_listen.pl
+P1=$(free_port)
+P2=$(free_port)
+
+# write_config FILE PORT1 PORT2 [NGUID [NULL_KEYS]]: one subsystem on
+# two ports
+write_config()
+{
+	local dev="\"path\": \"null:size=256m,memory_backed=1${5:+,$5}\""
+	[[ -n ${4:-} ]] && dev="$dev, \"nguid\": \"$4\""
+	cat >"$1" <<EOF
+{"hosts": [{"nqn": "$HOST"}],
+ "ports": [
+  {"portid": 1, "addr": {"trtype": "tcp", "adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "$2"}, "subsystems": ["$NQN"]},
+  {"portid": 2, "addr": {"trtype": "tcp", "adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "$3"}, "subsystems": ["$NQN"]}],
+ "subsystems": [{"nqn": "$NQN", "allowed_hosts": ["$HOST"],
+  "namespaces": [{"nsid": 1, "enable": 1, "device": {$dev}}]}]}
+EOF
+}
+
+# A write failed over while its first copy is still in the target (sent
+# on the path being cut) meets the copy on another reactor: two writes of
+# the same data to the same block, which the memory-backed null namespace
+# copies without a lock (as a disk would take them in either order). TSan
+# (scripts/test's build-tsan) calls that a race in the target; it is the
+# multipath contract (nvme_failover_req does the same), so the target's
+# TSan ignores it. Nothing else is suppressed, and not in the host.
+printf 'race:null_copy_nt\nrace:null_store_write\n' >"$TMP/tsan.supp"
+
+# start a target from a config; sets TPID (lib.sh's stop_target stops it)
+start_config()
+{
+	TSAN_OPTIONS="${TSAN_OPTIONS:-}${TSAN_OPTIONS:+:}suppressions=$TMP/tsan.supp" \
+		"$MQBLK" target --config "$1" --stats-socket "$TMP/stats.sock" >"$TLOG" 2>&1 </dev/null &
+	TPID=$!
+	for _ in $(seq 200); do
+		grep -q ready "$TLOG" && return 0
+		kill -0 "$TPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "target did not start:" && cat "$TLOG"
+	return 1
+}
+
+write_config "$TMP/t.json" "$P1" "$P2"
+start_config "$TMP/t.json" || {
+	fail setup "no target"
+	finish
+}
+
+# mp [ADDRS] [KEYS]: the multipath URI (both ports by default)
+mp()
+{
+	echo "nvme-tcp://${1:-127.0.0.1:$P1,127.0.0.1:$P2}/$NQN?hostnqn=$HOST${2:+&$2}"
+}
+
+# paths_json: per-path fields of the last JSON run, one line per path:
+# "name state sent completed failovers current", then "total IOS"
+paths_json()
+{
+	python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+for p in j["multipath"]["paths"]:
+    print(p["name"], p["state"], p["sent"], p["completed"], p["failovers"],
+          p["current"])
+print("total", sum(j[d]["total_ios"] for d in ("read", "write", "trim")))
+' "$OUT"
+}
+
+# (a) round-robin: both paths carry I/O; completed per path adds up to the
+# job's total, and nothing was failed over
+run bench --name=rr --filename="$(mp "" iopolicy=round-robin)" \
+	--rw=randread --bs=4k --size=16m --iodepth=8 --runtime=1 \
+	--time_based --output-format=json
+if ok "round-robin: runs"; then
+	paths_json >"$TMP/p"
+	read -r _ _ s1 c1 f1 _ < <(sed -n 1p "$TMP/p")
+	read -r _ _ s2 c2 f2 _ < <(sed -n 2p "$TMP/p")
+	read -r _ total < <(sed -n 3p "$TMP/p")
+	check "round-robin: both paths used ($c1, $c2)" test "$c1" -gt 0 -a "$c2" -gt 0
+	check "round-robin: per-path completions add up to $total" \
+		test $((c1 + c2)) = "$total"
+	check "round-robin: alternates (|$c1 - $c2| <= 1)" \
+		test $(((c1 - c2) * (c1 - c2))) -le 1
+	check "round-robin: sent = completed, no failover" \
+		test "$s1.$s2.$f1.$f2" = "$c1.$c2.0.0"
+fi
+
+# the normal report has the paths: line
+run bench --name=rr --filename="$(mp "" iopolicy=round-robin)" \
+	--rw=randwrite --bs=4k --size=8m --iodepth=4 --verify=crc32c
+ok "round-robin: write+verify" &&
+	check "normal output: a paths: line naming both ports" has_re \
+		"^  paths        : iopolicy=round-robin 127.0.0.1:$P1 \\(live, optimized.*127.0.0.1:$P2 \\(live"
+
+# (b) queue-depth uses both paths at iodepth 32; numa sticks to one
+run bench --name=qd --filename="$(mp "" iopolicy=queue-depth)" \
+	--rw=randread --bs=4k --size=16m --iodepth=32 --runtime=1 \
+	--time_based --output-format=json
+if ok "queue-depth: runs"; then
+	paths_json >"$TMP/p"
+	read -r _ _ _ c1 _ _ < <(sed -n 1p "$TMP/p")
+	read -r _ _ _ c2 _ _ < <(sed -n 2p "$TMP/p")
+	read -r _ total < <(sed -n 3p "$TMP/p")
+	check "queue-depth: both paths used ($c1, $c2)" test "$c1" -gt 0 -a "$c2" -gt 0
+	check "queue-depth: adds up to $total" test $((c1 + c2)) = "$total"
+fi
+run bench --name=numa --filename="$(mp "" iopolicy=numa)" \
+	--rw=randread --bs=4k --size=16m --iodepth=8 --runtime=1 \
+	--time_based --output-format=json
+if ok "numa: runs"; then
+	paths_json >"$TMP/p"
+	read -r _ _ _ c1 _ cur1 < <(sed -n 1p "$TMP/p")
+	read -r _ _ _ c2 _ _ < <(sed -n 2p "$TMP/p")
+	read -r _ total < <(sed -n 3p "$TMP/p")
+	check "numa: one path, the first, current ($c1, $c2)" \
+		test "$c1.$c2.$cur1" = "$total.0.1"
+fi
+
+# (e) --hipri: the submitter polls both paths' sockets
+run bench --name=hp --filename="$(mp "" iopolicy=round-robin)" --hipri \
+	--rw=randread --bs=4k --size=16m --iodepth=4 --runtime=1 \
+	--time_based --output-format=json
+if ok "--hipri over multipath: runs"; then
+	paths_json >"$TMP/p"
+	read -r _ _ _ c1 _ _ < <(sed -n 1p "$TMP/p")
+	read -r _ _ _ c2 _ _ < <(sed -n 2p "$TMP/p")
+	check "--hipri: both paths used ($c1, $c2)" test "$c1" -gt 0 -a "$c2" -gt 0
+	check "--hipri: completions were polled" grep -qE '"polled" : [1-9]' "$OUT"
+fi
+
+# paths=discover: the discovery log (any port serves it, as nvmet's)
+# lists both ports for NQN
+run bench --name=d --filename="nvme-tcp://127.0.0.1:$P1/$NQN?hostnqn=$HOST&paths=discover&iopolicy=round-robin" \
+	--rw=randread --bs=4k --size=8m --iodepth=4 --runtime=1 --time_based
+ok "paths=discover: runs" &&
+	check "paths=discover: both ports are paths" has_re \
+		"127.0.0.1:$P1 .*127.0.0.1:$P2 |127.0.0.1:$P2 .*127.0.0.1:$P1 "
+
+# admin commands (mqblk id-ctrl) reach a controller of the subsystem
+run id-ctrl "$(mp)"
+ok "id-ctrl on the multipath device" &&
+	check "id-ctrl: the subsystem's controller" has_re "^subnqn +: $NQN"
+
+# run_bg ARGS...: mqblk in the background (BPID), at most 120 s (TSan)
+run_bg()
+{
+	RC=0
+	timeout -k 5 120 "$MQBLK" "$@" >"$OUT" 2>"$ERR" </dev/null &
+	BPID=$!
+}
+# relay LISTEN TARGET: a cable in front of a port (RPID), logging to
+# $TMP/relay-LISTEN.log
+relay()
+{
+	perl "$RELAY" "$1" "$2" >"$TMP/relay-$1.log" 2>&1 </dev/null &
+	RPID=$!
+	for _ in $(seq 100); do
+		grep -q ready "$TMP/relay-$1.log" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# connected PORT N: wait (up to 30 s) until relay PORT has accepted N
+# connections: the device is open and I/O is going through it (under
+# TSan opening takes a while)
+connected()
+{
+	for _ in $(seq 600); do
+		(($(grep -c accepted "$TMP/relay-$1.log") >= $2)) && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# (c) one path cut mid-run under a verify workload: its requests go to
+# the other path, every block verifies, the job exits 0
+R1=$(free_port)
+relay "$R1" "$P2"
+RELAY1=$RPID
+run_bg bench --name=cut --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
+	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=2")" \
+	--rw=randwrite --bs=4k --size=64m --iodepth=16 --verify=crc32c \
+	--do_verify=1 --runtime=3 --time_based --output-format=json
+# the preflight open (admin + one I/O queue), then the job's device
+connected "$R1" 4
+sleep 0.2
+kill -TERM "$RELAY1"
+wait "$RELAY1" 2>/dev/null
+wait "$BPID" || RC=$?
+check "one path cut: the job completes (exit 0)" test "$RC" = 0
+check "one path cut: no verify error" grep -qE '"verify_errors" : 0' "$OUT"
+if paths_json >"$TMP/p" 2>/dev/null; then
+	read -r _ st1 _ c1 f1 _ < <(sed -n 1p "$TMP/p")
+	read -r _ st2 s2 c2 f2 _ < <(sed -n 2p "$TMP/p")
+	read -r _ total < <(sed -n 3p "$TMP/p")
+	check "one path cut: failovers counted on the cut path ($f2)" test "$f2" -gt 0
+	check "one path cut: sent = completed + failed over there" \
+		test "$s2" = $((c2 + f2))
+	check "one path cut: completions add up to $total" \
+		test $((c1 + c2)) = "$total"
+	check "one path cut: cut path not live ($st2), the other live ($st1)" \
+		test "$st1" = live -a "$st2" != live
+else
+	fail "one path cut: JSON report" "$(first_err)"
+fi
+check "one path cut: the path state change is logged" \
+	grep -q "path 127.0.0.1:$R1: live -> resetting" "$ERR"
+
+# (e2) --hipri with one path cut: the polled paths hand the cut path's
+# requests back on the submitter's own poll passes
+R1=$(free_port)
+relay "$R1" "$P2"
+RELAY1=$RPID
+run_bg bench --name=hcut --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
+	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=2")" \
+	--rw=randwrite --bs=4k --size=64m --iodepth=16 --verify=crc32c \
+	--do_verify=1 --runtime=3 --time_based --hipri --output-format=json
+# preflight, the device (local), the device's paths reopened polled
+connected "$R1" 6
+sleep 0.2
+kill -TERM "$RELAY1"
+wait "$RELAY1" 2>/dev/null
+wait "$BPID" || RC=$?
+check "--hipri, one path cut: the job completes (exit 0)" test "$RC" = 0
+check "--hipri, one path cut: no verify error" \
+	grep -qE '"verify_errors" : 0' "$OUT"
+HC=$(python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+p = j["multipath"]["paths"]
+print(p[1]["failovers"] > 0, j["mqblk"]["completions"]["polled"] > 0,
+      p[0]["completed"] + p[1]["completed"] ==
+      j["read"]["total_ios"] + j["write"]["total_ios"])
+' "$OUT" 2>/dev/null)
+check "--hipri, one path cut: failed over, polled, adds up ($HC)" \
+	test "$HC" = "True True True"
+
+# (c2) the cut path comes back within ctrl_loss_tmo: its controller
+# reconnects, the path is live again and carries I/O again
+R1=$(free_port)
+relay "$R1" "$P2"
+RELAY1=$RPID
+run_bg bench --name=back --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
+	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=20")" \
+	--rw=randwrite --bs=4k --size=64m --iodepth=16 --runtime=5 \
+	--time_based --verify=crc32c --output-format=json
+connected "$R1" 4
+sleep 0.3
+kill -TERM "$RELAY1"
+wait "$RELAY1" 2>/dev/null
+sleep 1.2
+relay "$R1" "$P2"
+RELAY1=$RPID
+wait "$BPID" || RC=$?
+kill -TERM "$RELAY1"
+wait "$RELAY1" 2>/dev/null
+check "path back: the job completes (exit 0)" test "$RC" = 0
+check "path back: no verify error" grep -qE '"verify_errors" : 0' "$OUT"
+check "path back: live again" grep -q "path 127.0.0.1:$R1: resetting -> live" "$ERR"
+BACK=$(python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["jobs"][0]["multipath"]["paths"][1]
+print(p["state"], p["reconnects"])
+' "$OUT" 2>/dev/null)
+check "path back: live, one reconnect ($BACK)" test "$BACK" = "live 1"
+check "path back: reconnected through the restored cable (admin + I/O queue)" \
+	test "$(grep -c accepted "$TMP/relay-$R1.log")" -ge 2
+
+# (d) every path cut: I/O waits (queue_if_no_path) until ctrl_loss_tmo,
+# then fails with a clear line and exit 1, no hang
+R1=$(free_port)
+R2=$(free_port)
+relay "$R1" "$P1"
+RELAY1=$RPID
+relay "$R2" "$P2"
+RELAY2=$RPID
+run_bg bench --name=all --filename="$(mp "127.0.0.1:$R1,127.0.0.1:$R2" \
+	"iopolicy=queue-depth&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=2")" \
+	--rw=randwrite --bs=4k --size=128m --iodepth=16 --runtime=30 \
+	--time_based
+connected "$R1" 4
+connected "$R2" 4
+sleep 0.5
+T0=$(date +%s%N)
+kill -TERM "$RELAY1" "$RELAY2"
+wait "$RELAY1" "$RELAY2" 2>/dev/null
+wait "$BPID" || RC=$?
+T1=$(date +%s%N)
+check "all paths cut: the job fails (exit 1, not a hang: $RC)" test "$RC" = 1
+check "all paths cut: 'no path left' on stderr" grep -q "no path left" "$ERR"
+check "all paths cut: I/O error reported" grep -q "Input/output error" "$ERR"
+check "all paths cut: fails after ctrl_loss_tmo, within 10 s ($(((T1 - T0) / 1000000)) ms)" \
+	test $(((T1 - T0) / 1000000)) -ge 1500 -a $(((T1 - T0) / 1000000)) -lt 10000
+
+# (g) stall detection: one path's cable carries nothing for 1 s
+# (SIGUSR1 stops its relays) with stall_ms=300: logged once with the
+# queue and its oldest command id, counted on that path; the job
+# finishes once it carries again
+R1=$(free_port)
+relay "$R1" "$P2"
+RELAY1=$RPID
+run_bg bench --name=stall --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
+	"iopolicy=round-robin&nr_io_queues=1&stall_ms=300")" \
+	--rw=randread --bs=4k --size=64m --iodepth=16 --runtime=3 \
+	--time_based --output-format=json
+connected "$R1" 4
+sleep 0.3
+kill -USR1 "$RELAY1"
+sleep 1
+kill -USR2 "$RELAY1"
+wait "$BPID" || RC=$?
+kill -TERM "$RELAY1"
+wait "$RELAY1" 2>/dev/null
+check "stall: the job completes (exit 0)" test "$RC" = 0
+check "stall: logged once, with the oldest command id" \
+	test "$(grep -c "127.0.0.1:$R1 qid 1: stalled: .* oldest command id [0-9]" "$ERR")" = 1
+STALLS=$(python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+print(" ".join(str(p["stalls"]) for p in j["multipath"]["paths"]))
+' "$OUT" 2>/dev/null)
+check "stall: counted on the stalled path only ($STALLS)" test "$STALLS" = "0 1"
+
+# (f) bad multipath URIs: one line, exit 1
+bad()
+{
+	run bench --name=x --filename="$2" --rw=read --bs=4k --size=1m
+	failed "$1" "$3" && check "$1: one line" test "$(wc -l <"$ERR")" = 1
+}
+bad "empty path" "nvme-tcp://127.0.0.1:$P1,,127.0.0.1:$P2/$NQN?hostnqn=$HOST" \
+	"empty path in the address list"
+bad "trailing comma" "nvme-tcp://127.0.0.1:$P1,/$NQN?hostnqn=$HOST" \
+	"empty path"
+bad "duplicate path" "$(mp "127.0.0.1:$P1,127.0.0.1:$P1")" \
+	"path 127.0.0.1:$P1 given twice"
+bad "bad iopolicy" "$(mp "" iopolicy=fastest)" \
+	"bad iopolicy 'fastest': expected numa, round-robin or queue-depth"
+bad "bad paths=" "$(mp "" paths=all)" "bad paths 'all'"
+bad "path without a port" "$(mp "127.0.0.1:$P1,127.0.0.1")" "no port in '127.0.0.1'"
+DEAD=$(free_port)
+bad "a path nobody listens on" "$(mp "127.0.0.1:$P1,127.0.0.1:$DEAD")" \
+	"path 127.0.0.1:$DEAD: .*Connection refused"
+
+stop_target
+
+# (h) ANA status: the namespace answers every 97th command with 0x302
+# (ANA Inaccessible; null's error_every/error_status through the target):
+# each goes to the other path, which is used until the first path's ANA
+# state has been read again (a controller without ANA: optimized); the
+# job sees no error and its data verifies
+Q1=$(free_port)
+Q2=$(free_port)
+write_config "$TMP/t3.json" "$Q1" "$Q2" "" error_every=97,error_status=0x302
+start_config "$TMP/t3.json"
+run bench --name=ana --filename="$(mp "127.0.0.1:$Q1,127.0.0.1:$Q2" \
+	iopolicy=round-robin)" --rw=randwrite --bs=4k --size=16m \
+	--iodepth=16 --verify=crc32c --output-format=json
+if ok "ANA status: write+verify, no error"; then
+	paths_json >"$TMP/p"
+	read -r _ _ s1 c1 f1 _ < <(sed -n 1p "$TMP/p")
+	read -r _ _ s2 c2 f2 _ < <(sed -n 2p "$TMP/p")
+	read -r _ total < <(sed -n 3p "$TMP/p")
+	check "ANA status: failed over on both paths ($f1, $f2)" \
+		test "$f1" -gt 0 -a "$f2" -gt 0
+	check "ANA status: sent = completed + failovers, completions add up" \
+		test "$s1.$s2.$((c1 + c2))" = "$((c1 + f1)).$((c2 + f2)).$total"
+	check "ANA status: no verify error" grep -qE '"verify_errors" : 0' "$OUT"
+fi
+stop_target
+
+# A second target, same NQN, a namespace with another NGUID: not the same
+# namespace, refused
+Q1=$(free_port)
+Q2=$(free_port)
+write_config "$TMP/t2.json" "$Q1" "$Q2" 0123456789abcdef0123456789abcdef
+start_config "$TMP/t2.json"
+T2=$TPID
+TLOG=$TMP/target1.log
+start_config "$TMP/t.json"
+bad "another namespace behind the second path" \
+	"$(mp "127.0.0.1:$P1,127.0.0.1:$Q1")" \
+	"path 127.0.0.1:$Q1 exposes a different namespace"
+kill -TERM "$T2"
+wait "$T2" 2>/dev/null
+
+finish
