@@ -4,8 +4,9 @@
 # host tools (the kernel's nvme-tcp is not in this container): mqblk
 # ana-log per path, `mqblk ctl` setting a group inaccessible on one port
 # (bench on that path fails, on the other works), stats, port-down (the
-# path's bench fails, its connections are closed) and port-up, and the
-# one-line refusals of bad input.
+# path's bench fails, its connections are closed) and port-up, the
+# one-line refusals of bad input, mqblk's multipath host through an ANA
+# change and a port loss under a verify run, and 300 namespaces.
 # Usage: bash tests/cli/ana.sh build/mqblk
 source "$(dirname "$0")/lib.sh"
 
@@ -161,10 +162,32 @@ failed "target: --ana-group of a missing namespace" "no namespace 2"
 run ana-log "nvme-tcp://127.0.0.1:$PORT/nqn.2026-12.io.mqblk:nope?hostnqn=$HOST"
 failed "ana-log: an unknown subsystem" "."
 
+# quiet_log NAME: stop the target; its log must hold no sanitizer report
+# (the TSan and ASan builds run this test too)
+quiet_log()
+{
+	stop_target
+	if grep -qE 'ThreadSanitizer|AddressSanitizer|LeakSanitizer|runtime error' "$TLOG"; then
+		fail "$1" "a sanitizer report in the target's log"
+		grep -E -A20 'ThreadSanitizer|AddressSanitizer|LeakSanitizer|runtime error' "$TLOG" | head -40
+	else
+		pass "$1"
+	fi
+}
+quiet_log "target: no sanitizer report after ctl, port-down/up"
+
 # ---- mqblk's multipath host over both ports follows the target: group 1
 # inaccessible on port 1, then port 2 down, under a verify run (the
 # host's ANA change event and path-related statuses, then a lost path):
-# no error, the data verifies, the paths line shows what happened
+# no error, the data verifies, the paths line shows what happened (a
+# target of its own: the namespace must keep what is written)
+PORT2=$(free_port)
+CTL=$TMP/ctl2.sock
+start_target --listen "127.0.0.1:$PORT2" --ns null:size=64m,memory_backed=1 \
+	--allow-host "$HOST" --reactors 2 --ctl "$CTL" || {
+	fail setup "no target for the multipath run"
+	finish
+}
 MPOUT=$TMP/mp.out
 MPERR=$TMP/mp.err
 timeout -k 5 120 "$MQBLK" bench --name=mp \
@@ -199,19 +222,7 @@ check "multipath: port 1 carried I/O" \
 check "multipath: the host heard the ANA change (log)" \
 	grep -q 'ANA state optimized -> inaccessible' "$MPERR"
 
-# quiet_log NAME: stop the target; its log must hold no sanitizer report
-# (the TSan and ASan builds run this test too)
-quiet_log()
-{
-	stop_target
-	if grep -qE 'ThreadSanitizer|AddressSanitizer|LeakSanitizer|runtime error' "$TLOG"; then
-		fail "$1" "a sanitizer report in the target's log"
-		grep -E -A20 'ThreadSanitizer|AddressSanitizer|LeakSanitizer|runtime error' "$TLOG" | head -40
-	else
-		pass "$1"
-	fi
-}
-quiet_log "target: no sanitizer report after ctl, port-down/up"
+quiet_log "target: no sanitizer report after the multipath run"
 
 # ---- 300 namespaces: the ANA log past the 228 where a Linux host once
 # failed on another target, through the whole host stack
