@@ -249,4 +249,27 @@ n = [x["nsid"] for g in d["ANA DESC LIST "] for x in g["NSIDS"]]
 sys.exit(0 if n == list(range(1, 299)) + [299, 300] else 1)' "$OUT"
 quiet_log "target: no sanitizer report with 300 namespaces"
 
+# ---- an ANA log longer than a page through the multipath host: 128
+# namespaces each in a group of its own (16 + 128 x 36 = 4624 bytes), the
+# last group inaccessible on port 1: its descriptor lies past 4 KiB, and
+# the host must read it to send nothing to port 1
+args=()
+for i in $(seq 128); do args+=(--ns null:size=1m --ana-group "$i:$i"); done
+PORT2=$(free_port)
+start_target --listen "127.0.0.1:$PORT2" "${args[@]}" --ana 1:128=inaccessible \
+	--allow-host "$HOST" --reactors 1 || {
+	fail setup "no 128-group target"
+	finish
+}
+run bench --name=big --filename="nvme-tcp://127.0.0.1:$PORT,127.0.0.1:$PORT2/$NQN?hostnqn=$HOST&nsid=128&iopolicy=round-robin" \
+	--rw=randread --bs=4k --size=1m --number_ios=200
+if ok "multipath: nsid 128 with 128 ANA groups"; then
+	mp_line=$(grep -m1 -E '^ *paths *:' "$OUT")
+	check "multipath: group 128 read past 4 KiB: port 1 inaccessible, sent nothing ($mp_line)" \
+		grep -qE "127\.0\.0\.1:$PORT \(live, inaccessible[^)]*\) sent=0 " <<<"$mp_line"
+	check "multipath: all 200 reads on port 2" \
+		grep -qE "127\.0\.0\.1:$PORT2 \(live, optimized[^)]*\) sent=200 " <<<"$mp_line"
+fi
+quiet_log "target: no sanitizer report with 128 ANA groups"
+
 finish

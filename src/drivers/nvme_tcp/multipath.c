@@ -55,7 +55,9 @@
 #define MP_KICK MP_MAX_PATHS /* epoll tag of the kick fd */
 #define MP_TICK_MS 100 /* control thread period */
 #define MP_ANA_RETRY_MS 1000 /* re-read a pending path's log this often */
-#define MP_ANA_LOG_LEN 4096
+/* The biggest ANA log this host reads (a controller whose NANAGRPID
+ * and MNAN make more is refused at open). */
+#define MP_ANA_LOG_MAX (16u << 20)
 #define MP_MAX_HCTX 1024
 #define MP_DISC_MAX 64 /* discovery log records read */
 
@@ -71,6 +73,7 @@ struct mp_path {
 	char *uri; /* its nvme-tcp:// device */
 	struct mqblk_dev *dev;
 	bool ana_supported; /* CMIC bit 3: the controller reports ANA */
+	uint32_t ana_log_len; /* the whole log at most (nvme_mpath_init_identify) */
 	uint32_t anagrpid;
 	_Atomic uint8_t ana; /* MP_ANA_* */
 	_Atomic bool ana_pending; /* ANA error: unused until log re-read */
@@ -605,13 +608,13 @@ static int ana_read(struct mp_dev *md, struct mp_path *p)
 	int ret = 0;
 
 	if (p->ana_supported) {
-		log = aligned_alloc(4096, MP_ANA_LOG_LEN);
+		log = aligned_alloc(4096, p->ana_log_len);
 		if (!log)
 			return -ENOMEM;
-		ret = get_log(p->dev, NVME_LOG_ANA, false, log, MP_ANA_LOG_LEN,
+		ret = get_log(p->dev, NVME_LOG_ANA, false, log, p->ana_log_len,
 			      0);
 		if (!ret)
-			ret = mp_ana_log_state(log, MP_ANA_LOG_LEN, p->anagrpid,
+			ret = mp_ana_log_state(log, p->ana_log_len, p->anagrpid,
 					       &st);
 		free(log);
 		if (ret) {
@@ -888,6 +891,32 @@ static int path_identify(struct mp_dev *md, struct mp_path *p,
 		return -EINVAL;
 	}
 	p->ana_supported = idc->cmic & NVME_CTRL_CMIC_ANA;
+	if (p->ana_supported) {
+		/* as the kernel sizes it: a descriptor per group the
+		 * controller may report and an NSID per namespace it may
+		 * have (MNAN, else NN), in whole 4 KiB pages; 1024
+		 * namespaces already pass one page */
+		uint64_t nns = le32_to_cpu(idc->mnan) ? le32_to_cpu(idc->mnan) :
+							 le32_to_cpu(idc->nn);
+		uint64_t len = MP_ANA_HDR_SIZE +
+			       (uint64_t)le32_to_cpu(idc->nanagrpid) *
+				       MP_ANA_DESC_SIZE +
+			       nns * 4;
+
+		len = (len + 4095) & ~4095ull;
+		if (len > MP_ANA_LOG_MAX) {
+			snprintf(err, errlen,
+				 "nvme-mpath: path %s: an ANA log of %llu bytes "
+				 "(NANAGRPID %u, %llu namespaces) is more than "
+				 "%u",
+				 p->name, (unsigned long long)len,
+				 le32_to_cpu(idc->nanagrpid),
+				 (unsigned long long)nns, MP_ANA_LOG_MAX);
+			free(buf);
+			return -EINVAL;
+		}
+		p->ana_log_len = (uint32_t)len;
+	}
 	ret = identify(p->dev, NVME_ID_CNS_NS, ci.nsid, buf);
 	if (ret)
 		goto fail;
