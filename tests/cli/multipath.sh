@@ -193,6 +193,23 @@ connected()
 	return 1
 }
 
+# io_flowing: wait (up to 30 s) until the target has taken writes on its
+# I/O queues: the job's device has finished opening (both paths; a path
+# cut before that fails the open) and its I/O is going. Earlier runs'
+# queues have closed; the preflight open writes nothing.
+io_flowing()
+{
+	local w
+	for _ in $(seq 600); do
+		w=$("$MQBLK" target --stats --stats-socket "$TMP/stats.sock" 2>/dev/null |
+			awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+				$c["qid"] > 0 { s += $c["writes"] } END { print s + 0 }')
+		((w >= 64)) && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # (c) one path cut mid-run under a verify workload: its requests go to
 # the other path, every block verifies, the job exits 0
 R1=$(free_port)
@@ -201,9 +218,10 @@ RELAY1=$RPID
 run_bg bench --name=cut --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
 	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=2")" \
 	--rw=randwrite --bs=4k --size=64m --iodepth=16 --verify=crc32c \
-	--do_verify=1 --runtime=3 --time_based --output-format=json
+	--do_verify=1 --runtime=5 --time_based --output-format=json
 # the preflight open (admin + one I/O queue), then the job's device
 connected "$R1" 4
+io_flowing
 sleep 0.2
 kill -TERM "$RELAY1"
 wait "$RELAY1" 2>/dev/null
@@ -235,9 +253,10 @@ RELAY1=$RPID
 run_bg bench --name=hcut --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
 	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=2")" \
 	--rw=randwrite --bs=4k --size=64m --iodepth=16 --verify=crc32c \
-	--do_verify=1 --runtime=3 --time_based --hipri --output-format=json
+	--do_verify=1 --runtime=5 --time_based --hipri --output-format=json
 # preflight, the device (local), the device's paths reopened polled
 connected "$R1" 6
+io_flowing
 sleep 0.2
 kill -TERM "$RELAY1"
 wait "$RELAY1" 2>/dev/null

@@ -897,7 +897,7 @@ static int path_identify(struct mp_dev *md, struct mp_path *p,
 		 * have (MNAN, else NN), in whole 4 KiB pages; 1024
 		 * namespaces already pass one page */
 		uint64_t nns = le32_to_cpu(idc->mnan) ? le32_to_cpu(idc->mnan) :
-							 le32_to_cpu(idc->nn);
+							le32_to_cpu(idc->nn);
 		uint64_t len = MP_ANA_HDR_SIZE +
 			       (uint64_t)le32_to_cpu(idc->nanagrpid) *
 				       MP_ANA_DESC_SIZE +
@@ -905,13 +905,14 @@ static int path_identify(struct mp_dev *md, struct mp_path *p,
 
 		len = (len + 4095) & ~4095ull;
 		if (len > MP_ANA_LOG_MAX) {
-			snprintf(err, errlen,
-				 "nvme-mpath: path %s: an ANA log of %llu bytes "
-				 "(NANAGRPID %u, %llu namespaces) is more than "
-				 "%u",
-				 p->name, (unsigned long long)len,
-				 le32_to_cpu(idc->nanagrpid),
-				 (unsigned long long)nns, MP_ANA_LOG_MAX);
+			snprintf(
+				err, errlen,
+				"nvme-mpath: path %s: an ANA log of %llu bytes "
+				"(NANAGRPID %u, %llu namespaces) is more than "
+				"%u",
+				p->name, (unsigned long long)len,
+				le32_to_cpu(idc->nanagrpid),
+				(unsigned long long)nns, MP_ANA_LOG_MAX);
 			free(buf);
 			return -EINVAL;
 		}
