@@ -332,34 +332,35 @@ check "all paths cut: I/O error reported" grep -q "Input/output error" "$ERR"
 check "all paths cut: fails after ctrl_loss_tmo, within 10 s ($(((T1 - T0) / 1000000)) ms)" \
 	test $(((T1 - T0) / 1000000)) -ge 1500 -a $(((T1 - T0) / 1000000)) -lt 10000
 
-# (g) stall detection: one path's cable carries nothing for 1 s
-# (SIGUSR1 stops its relays) with stall_ms=300: logged once with the
-# queue and its oldest command id, counted on that path; the job
-# finishes once it carries again
+# (g) stall detection: one path's cable carries nothing for 1.5 s
+# (SIGUSR1 stops its relays) with stall_ms=500: logged with the queue and
+# its oldest command id, as often as counted on that path (once per
+# stall; a loaded machine may add a stall of its own), never on the
+# other; the job finishes once it carries again
 R1=$(free_port)
 relay "$R1" "$P2"
 RELAY1=$RPID
 run_bg bench --name=stall --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
-	"iopolicy=round-robin&nr_io_queues=1&stall_ms=300")" \
-	--rw=randread --bs=4k --size=64m --iodepth=16 --runtime=3 \
+	"iopolicy=round-robin&nr_io_queues=1&stall_ms=500")" \
+	--rw=randread --bs=4k --size=64m --iodepth=16 --runtime=4 \
 	--time_based --output-format=json
 connected "$R1" 4
 sleep 0.3
 kill -USR1 "$RELAY1"
-sleep 1
+sleep 1.5
 kill -USR2 "$RELAY1"
 wait "$BPID" || RC=$?
 kill -TERM "$RELAY1"
 wait "$RELAY1" 2>/dev/null
 check "stall: the job completes (exit 0)" test "$RC" = 0
-check "stall: logged once, with the oldest command id" \
-	test "$(grep -c "127.0.0.1:$R1 qid 1: stalled: .* oldest command id [0-9]" "$ERR")" = 1
+NLOG=$(grep -c "127.0.0.1:$R1 qid 1: stalled: .* oldest command id [0-9]" "$ERR")
 STALLS=$(python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
 print(" ".join(str(p["stalls"]) for p in j["multipath"]["paths"]))
 ' "$OUT" 2>/dev/null)
-check "stall: counted on the stalled path only ($STALLS)" test "$STALLS" = "0 1"
+check "stall: logged with the oldest command id, once per stall counted ($NLOG lines; $STALLS)" \
+	test "$NLOG" -ge 1 -a "$STALLS" = "0 $NLOG"
 
 # (f) bad multipath URIs: one line, exit 1
 bad()

@@ -136,8 +136,14 @@ inline_check()
 		check "$name: ioccsz is (64 + $1) / 16" has_re \
 			"^ioccsz    : $(((64 + $1) / 16))\$"
 	run_bg bench --name=ic --filename="$(uri)" --rw=randwrite --bs="$2" \
-		--size=16m --iodepth=4 --runtime=2 --time_based
-	sleep 1
+		--size=16m --iodepth=4 --runtime=3 --time_based
+	# once the target has taken writes (the device may take a while to
+	# open on a loaded machine), and a little more
+	for _ in $(seq 200); do
+		(($(stats_sum writes) >= 16)) && break
+		sleep 0.05
+	done
+	sleep 0.3
 	R2TS=$(stats_sum r2ts)
 	wait "$BPID" || RC=$?
 	check "$name: the run completes" test "$RC" = 0

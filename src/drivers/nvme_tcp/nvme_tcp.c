@@ -999,38 +999,9 @@ static void queue_kick(struct nvt_queue *q)
 		abort();
 }
 
-/* Past ctrl_loss_tmo: what is held fails, and so will new I/O. */
-static void fail_held(struct nvt_dev *d)
-{
-	unsigned i, t;
-
-	atomic_store(&d->state, NVT_DEAD);
-	for (i = 0; i < d->nr_queues; i++) {
-		struct nvt_queue *q = d->queues[i];
-
-		if (!q)
-			continue;
-		pthread_mutex_lock(&q->tx_lock);
-		for (t = 0; t < q->depth; t++) {
-			struct mqblk_rq *rq = q->rqs[t];
-
-			if (rq) {
-				q->rqs[t] = NULL;
-				mqblk_complete_rq(rq, -EIO,
-						  NVME_SC_HOST_PATH_ERROR);
-			}
-		}
-		pthread_mutex_unlock(&q->tx_lock);
-		queue_kick(q);
-	}
-}
-
-/* A path of a multipath device holds nothing across a reset: what was
- * outstanding goes back to the multipath layer at once with Host Aborted
- * Command, a path error it sends again on another path (the kernel's
- * nvme_cancel_request then nvme_failover_req). The connections are
- * closed (queue_disconnect), so no answer can come for them any more. */
-static void fail_over_held(struct nvt_dev *d)
+/* Complete every request outstanding on d's queues with -EIO and status
+ * (their connections are closed: no answer can come for them any more). */
+static void complete_outstanding(struct nvt_dev *d, uint16_t status)
 {
 	unsigned i, t;
 
@@ -1046,14 +1017,30 @@ static void fail_over_held(struct nvt_dev *d)
 
 			if (rq) {
 				q->rqs[t] = NULL;
-				mqblk_complete_rq(rq, -EIO,
-						  NVME_SC_HOST_ABORTED_CMD);
+				mqblk_complete_rq(rq, -EIO, status);
 			}
 		}
 		pthread_mutex_unlock(&q->tx_lock);
 		pthread_mutex_unlock(&q->rx_lock);
 		queue_kick(q);
 	}
+}
+
+/* Past ctrl_loss_tmo: what is held fails, and so will new I/O. */
+static void fail_held(struct nvt_dev *d)
+{
+	atomic_store(&d->state, NVT_DEAD);
+	complete_outstanding(d, NVME_SC_HOST_PATH_ERROR);
+}
+
+/* A path of a multipath device holds nothing across a reset: what was
+ * outstanding goes back to the multipath layer at once with Host Aborted
+ * Command, a path error it sends again on another path (the kernel's
+ * nvme_cancel_request then nvme_failover_req). The connections are
+ * closed (queue_disconnect), so no answer can come for them any more. */
+static void fail_over_held(struct nvt_dev *d)
+{
+	complete_outstanding(d, NVME_SC_HOST_ABORTED_CMD);
 }
 
 /* One reconnect attempt: admin queue, set-up, every I/O queue. */
