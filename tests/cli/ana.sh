@@ -192,10 +192,18 @@ MPOUT=$TMP/mp.out
 MPERR=$TMP/mp.err
 timeout -k 5 120 "$MQBLK" bench --name=mp \
 	--filename="nvme-tcp://127.0.0.1:$PORT,127.0.0.1:$PORT2/$NQN?hostnqn=$HOST&nsid=1&iopolicy=round-robin&reconnect_delay=1" \
-	--rw=randwrite --bs=4k --iodepth=8 --size=16m --runtime=5 --time_based \
+	--rw=randwrite --bs=4k --iodepth=8 --size=16m --runtime=6 --time_based \
 	--verify=crc32c --do_verify=1 --verify_fatal=1 >"$MPOUT" 2>"$MPERR" </dev/null &
 MPPID=$!
-sleep 1.5
+# once the device is open and writing (slow under the sanitizers)
+for _ in $(seq 600); do
+	w=$("$MQBLK" target --stats --stats-socket "$TMP/stats.sock" 2>/dev/null |
+		awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+			$c["qid"] > 0 { s += $c["writes"] } END { print s + 0 }')
+	((w >= 64)) && break
+	sleep 0.05
+done
+sleep 0.3
 run ctl "$CTL" ana 1 1 inaccessible
 ok "multipath: ana 1 1 inaccessible under the run"
 sleep 1
