@@ -1166,7 +1166,7 @@ struct nvme_ana_group_desc {
 	nvme_le64 chgcnt; /* change count (as the header's, nvmet) */
 	uint8_t state; /* enum nvme_ana_state, bits 3:0 */
 	uint8_t rsvd17[15];
-};
+} __attribute__((packed)); /* after 4-byte NSID lists: any 4-byte offset */
 
 /* An ANA state's name as nvme-cli prints it ("optimized",
  * "non-optimized", "inaccessible", "persistent-loss", "change"), or
