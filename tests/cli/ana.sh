@@ -196,13 +196,7 @@ timeout -k 5 120 "$MQBLK" bench --name=mp \
 	--verify=crc32c --do_verify=1 --verify_fatal=1 >"$MPOUT" 2>"$MPERR" </dev/null &
 MPPID=$!
 # once the device is open and writing (slow under the sanitizers)
-for _ in $(seq 600); do
-	w=$("$MQBLK" target --stats --stats-socket "$TMP/stats.sock" 2>/dev/null |
-		awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-			$c["qid"] > 0 { s += $c["writes"] } END { print s + 0 }')
-	((w >= 64)) && break
-	sleep 0.05
-done
+wait_writes 64
 sleep 0.3
 run ctl "$CTL" ana 1 1 inaccessible
 ok "multipath: ana 1 1 inaccessible under the run"

@@ -139,12 +139,36 @@ start_target()
 	"$MQBLK" target --listen "127.0.0.1:$PORT" --nqn "$NQN" \
 		--stats-socket "$TMP/stats.sock" "$@" >"$TLOG" 2>&1 </dev/null &
 	TPID=$!
+	wait_ready
+}
+
+# wait_ready: until the target TPID logs "ready" in TLOG (10 s at most);
+# 1, with its log, if it does not
+wait_ready()
+{
 	for _ in $(seq 200); do
 		grep -q ready "$TLOG" && return 0
 		kill -0 "$TPID" 2>/dev/null || break
 		sleep 0.05
 	done
 	echo "target did not start:" && cat "$TLOG"
+	return 1
+}
+
+# wait_writes N [TRIES]: until the target (stats on $TMP/stats.sock) has
+# taken N writes on its I/O queues, polling every 0.05 s at most TRIES
+# times (600: 30 s). A job's device has finished opening once its writes
+# arrive, which on a loaded machine may take a while.
+wait_writes()
+{
+	local w
+	for _ in $(seq "${2:-600}"); do
+		w=$("$MQBLK" target --stats --stats-socket "$TMP/stats.sock" 2>/dev/null |
+			awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+				$c["qid"] > 0 { s += $c["writes"] } END { print s + 0 }')
+		((w >= $1)) && return 0
+		sleep 0.05
+	done
 	return 1
 }
 

@@ -52,13 +52,7 @@ start_config()
 	TSAN_OPTIONS="${TSAN_OPTIONS:-}${TSAN_OPTIONS:+:}suppressions=$TMP/tsan.supp" \
 		"$MQBLK" target --config "$1" --stats-socket "$TMP/stats.sock" >"$TLOG" 2>&1 </dev/null &
 	TPID=$!
-	for _ in $(seq 200); do
-		grep -q ready "$TLOG" && return 0
-		kill -0 "$TPID" 2>/dev/null || break
-		sleep 0.05
-	done
-	echo "target did not start:" && cat "$TLOG"
-	return 1
+	wait_ready
 }
 
 write_config "$TMP/t.json" "$P1" "$P2"
@@ -193,21 +187,13 @@ connected()
 	return 1
 }
 
-# io_flowing: wait (up to 30 s) until the target has taken writes on its
-# I/O queues: the job's device has finished opening (both paths; a path
-# cut before that fails the open) and its I/O is going. Earlier runs'
-# queues have closed; the preflight open writes nothing.
+# io_flowing: until the target has taken the job's writes: its device has
+# finished opening (both paths; a path cut before that fails the open)
+# and its I/O is going. Earlier runs' queues have closed; the preflight
+# open writes nothing.
 io_flowing()
 {
-	local w
-	for _ in $(seq 600); do
-		w=$("$MQBLK" target --stats --stats-socket "$TMP/stats.sock" 2>/dev/null |
-			awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-				$c["qid"] > 0 { s += $c["writes"] } END { print s + 0 }')
-		((w >= 64)) && return 0
-		sleep 0.05
-	done
-	return 1
+	wait_writes 64
 }
 
 # (c) one path cut mid-run under a verify workload: its requests go to

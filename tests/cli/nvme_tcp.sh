@@ -139,10 +139,7 @@ inline_check()
 		--size=16m --iodepth=4 --runtime=3 --time_based
 	# once the target has taken writes (the device may take a while to
 	# open on a loaded machine), and a little more
-	for _ in $(seq 200); do
-		(($(stats_sum writes) >= 16)) && break
-		sleep 0.05
-	done
+	wait_writes 16 200
 	sleep 0.3
 	R2TS=$(stats_sum r2ts)
 	wait "$BPID" || RC=$?

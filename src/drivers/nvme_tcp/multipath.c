@@ -855,6 +855,18 @@ struct ns_ids {
 _Static_assert(sizeof(struct ns_ids) == sizeof(((struct mp_dev *)0)->ids),
 	       "mp_dev.ids holds a struct ns_ids");
 
+/* What p's controller has done so far, for the control thread to tell
+ * what changes from now on (a freshly opened or reopened path). */
+static void path_baseline(struct mp_path *p)
+{
+	struct nvt_ctrl_info ci;
+
+	nvt_ctrl_info(p->dev, &ci);
+	p->resets_base = p->resets_seen = ci.resets;
+	p->ana_gen_seen = ci.ana_gen;
+	p->state_seen = ci.state;
+}
+
 /* Identify the controller and namespace behind path p: subsystem NQN,
  * ANA support and group, the namespace's identifiers. */
 static int path_identify(struct mp_dev *md, struct mp_path *p,
@@ -1007,7 +1019,6 @@ static int mp_start(struct mp_dev *md, bool polled)
 
 	for (i = 0; polled && i < md->nr; i++) {
 		struct mp_path *p = &md->path[i];
-		struct nvt_ctrl_info ci;
 		struct ns_ids ids;
 
 		mqblk_dev_close(p->dev);
@@ -1031,10 +1042,7 @@ static int mp_start(struct mp_dev *md, bool polled)
 				p->name, err[0] ? err : strerror(-ret));
 			return ret;
 		}
-		nvt_ctrl_info(p->dev, &ci);
-		p->resets_base = p->resets_seen = ci.resets;
-		p->ana_gen_seen = ci.ana_gen;
-		p->state_seen = ci.state;
+		path_baseline(p);
 	}
 	md->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (md->efd < 0 || pthread_create(&md->thread, NULL, mp_main, md))
@@ -1195,7 +1203,6 @@ static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 	for (i = 0; i < nr; i++) {
 		struct mp_path *p = &md->path[i];
 		char perr[256], *uri = path_uri(&addrs[i], md->subnqn, q);
-		struct nvt_ctrl_info ci;
 
 		if (!uri) {
 			ret = -ENOMEM;
@@ -1211,10 +1218,7 @@ static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 				 p->name, perr[0] ? perr : strerror(-ret));
 			goto fail;
 		}
-		nvt_ctrl_info(p->dev, &ci);
-		p->resets_base = p->resets_seen = ci.resets;
-		p->ana_gen_seen = ci.ana_gen;
-		p->state_seen = ci.state;
+		path_baseline(p);
 		ret = path_identify(md, p, i ? &ids : &ids0, err, errlen);
 		if (ret)
 			goto fail;
