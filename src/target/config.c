@@ -1878,10 +1878,7 @@ struct args {
 	unsigned nr_anas;
 };
 
-static int aerr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int aerr(char *err, size_t errlen, const char *fmt, ...)
+int tgt_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -1924,7 +1921,7 @@ static int scan_args(int argc, char **argv, struct args *a, char *err,
 	a->ana_groups = calloc((size_t)argc, sizeof(*a->ana_groups));
 	a->anas = calloc((size_t)argc, sizeof(*a->anas));
 	if (!a->ns || !a->hosts || !a->listens || !a->ana_groups || !a->anas)
-		return aerr(err, errlen, "out of memory");
+		return tgt_err(err, errlen, "out of memory");
 	for (i = 1; i < argc; i++) {
 		const char *arg = argv[i], *eq, *val = NULL;
 		const struct opt *o;
@@ -1937,26 +1934,28 @@ static int scan_args(int argc, char **argv, struct args *a, char *err,
 		if (!o) {
 			json_quote(q, sizeof(q), arg, len);
 			if (arg[0] != '-')
-				return aerr(err, errlen,
-					    "unexpected argument %s (options "
-					    "start with --; see --help)",
-					    q);
-			return aerr(err, errlen,
-				    "unknown option %s (see --help)", q);
+				return tgt_err(
+					err, errlen,
+					"unexpected argument %s (options "
+					"start with --; see --help)",
+					q);
+			return tgt_err(err, errlen,
+				       "unknown option %s (see --help)", q);
 		}
 		if (eq && !o->has_arg)
-			return aerr(err, errlen, "--%s takes no value",
-				    o->name);
+			return tgt_err(err, errlen, "--%s takes no value",
+				       o->name);
 		if (eq) {
 			val = eq + 1;
 		} else if (o->has_arg) {
 			if (i + 1 >= argc)
-				return aerr(err, errlen, "--%s needs a value",
-					    o->name);
+				return tgt_err(err, errlen,
+					       "--%s needs a value", o->name);
 			val = argv[++i];
 		}
 		if (a->seen[o->id] && !o->repeats)
-			return aerr(err, errlen, "--%s given twice", o->name);
+			return tgt_err(err, errlen, "--%s given twice",
+				       o->name);
 		a->seen[o->id] = true;
 		if (o->id == OPT_NS)
 			a->ns[a->nr_ns++] = val;
@@ -1982,15 +1981,15 @@ static int arg_uint(const char *name, const char *s, uint64_t min, uint64_t max,
 
 	json_quote(q, sizeof(q), s, strlen(s));
 	if (parse_dec(s, strlen(s), UINT64_MAX, out))
-		return aerr(err, errlen,
-			    "--%s: %s is not a number (%" PRIu64 "..%" PRIu64
-			    ")",
-			    name, q, min, max);
+		return tgt_err(err, errlen,
+			       "--%s: %s is not a number (%" PRIu64 "..%" PRIu64
+			       ")",
+			       name, q, min, max);
 	if (*out < min || *out > max)
-		return aerr(err, errlen,
-			    "--%s: %s is out of range (%" PRIu64 "..%" PRIu64
-			    ")",
-			    name, q, min, max);
+		return tgt_err(err, errlen,
+			       "--%s: %s is out of range (%" PRIu64 "..%" PRIu64
+			       ")",
+			       name, q, min, max);
 	return 0;
 }
 
@@ -2009,8 +2008,8 @@ static int parse_listen(const char *s, struct tgt_port *p, char *err,
 		const char *close = strchr(s, ']');
 
 		if (!close || close[1] != ':')
-			return aerr(err, errlen,
-				    "--listen: %s: expected [IPv6]:PORT", q);
+			return tgt_err(err, errlen,
+				       "--listen: %s: expected [IPv6]:PORT", q);
 		addr = s + 1;
 		alen = (size_t)(close - addr);
 		colon = close + 1;
@@ -2018,29 +2017,31 @@ static int parse_listen(const char *s, struct tgt_port *p, char *err,
 	} else {
 		colon = strrchr(s, ':');
 		if (!colon)
-			return aerr(err, errlen,
-				    "--listen: %s: expected ADDR:PORT "
-				    "(A.B.C.D:PORT or [IPv6]:PORT)",
-				    q);
+			return tgt_err(err, errlen,
+				       "--listen: %s: expected ADDR:PORT "
+				       "(A.B.C.D:PORT or [IPv6]:PORT)",
+				       q);
 		addr = s;
 		alen = (size_t)(colon - s);
 		p->adrfam = NVMF_ADDR_FAMILY_IP4;
 	}
 	if (alen >= sizeof(p->traddr))
-		return aerr(err, errlen, "--listen: %s: address too long", q);
+		return tgt_err(err, errlen, "--listen: %s: address too long",
+			       q);
 	memcpy(p->traddr, addr, alen);
 	p->traddr[alen] = 0;
 	if (inet_pton(p->adrfam == NVMF_ADDR_FAMILY_IP4 ? AF_INET : AF_INET6,
 		      p->traddr, bin) != 1)
-		return aerr(err, errlen,
-			    p->adrfam == NVMF_ADDR_FAMILY_IP4 ?
-				    "--listen: %s: not an IPv4 address (IPv6: "
-				    "[ADDR]:PORT)" :
-				    "--listen: %s: not an IPv6 address",
-			    q);
+		return tgt_err(
+			err, errlen,
+			p->adrfam == NVMF_ADDR_FAMILY_IP4 ?
+				"--listen: %s: not an IPv4 address (IPv6: "
+				"[ADDR]:PORT)" :
+				"--listen: %s: not an IPv6 address",
+			q);
 	if (parse_dec(colon + 1, strlen(colon + 1), 65535, &port) || !port)
-		return aerr(err, errlen,
-			    "--listen: %s: the port must be 1..65535", q);
+		return tgt_err(err, errlen,
+			       "--listen: %s: the port must be 1..65535", q);
 	snprintf(p->trsvcid, sizeof(p->trsvcid), "%u", (unsigned)port);
 	return 0;
 }
@@ -2061,7 +2062,7 @@ static int check_nqn_arg(const char *opt, const char *s, char *err,
 		if (s[i] == ' ')
 			why = "space in NQN";
 	if (why)
-		return aerr(err, errlen, "--%s: %s: %s", opt, q, why);
+		return tgt_err(err, errlen, "--%s: %s: %s", opt, q, why);
 	return 0;
 }
 
@@ -2077,24 +2078,24 @@ static int parse_ana_group_arg(struct tgt_subsys *s, const char *arg, char *err,
 	if (!colon ||
 	    parse_dec(arg, (size_t)(colon - arg), UINT64_MAX, &nsid) ||
 	    parse_dec(colon + 1, strlen(colon + 1), UINT64_MAX, &grp))
-		return aerr(err, errlen,
-			    "--ana-group: %s: expected NSID:GROUP (two "
-			    "numbers)",
-			    q);
+		return tgt_err(err, errlen,
+			       "--ana-group: %s: expected NSID:GROUP (two "
+			       "numbers)",
+			       q);
 	if (!nsid || nsid > s->nr_ns)
-		return aerr(err, errlen,
-			    "--ana-group: %s: no namespace %" PRIu64
-			    " (the --ns options give NSIDs 1..%u)",
-			    q, nsid, s->nr_ns);
+		return tgt_err(err, errlen,
+			       "--ana-group: %s: no namespace %" PRIu64
+			       " (the --ns options give NSIDs 1..%u)",
+			       q, nsid, s->nr_ns);
 	if (!grp || grp > TGT_MAX_ANA_GROUPS)
-		return aerr(err, errlen,
-			    "--ana-group: %s: ANA group %" PRIu64
-			    " out of range (1..%u)",
-			    q, grp, TGT_MAX_ANA_GROUPS);
+		return tgt_err(err, errlen,
+			       "--ana-group: %s: ANA group %" PRIu64
+			       " out of range (1..%u)",
+			       q, grp, TGT_MAX_ANA_GROUPS);
 	if (s->ns[nsid - 1].anagrpid)
-		return aerr(err, errlen,
-			    "--ana-group: namespace %" PRIu64 " given twice",
-			    nsid);
+		return tgt_err(err, errlen,
+			       "--ana-group: namespace %" PRIu64 " given twice",
+			       nsid);
 	s->ns[nsid - 1].anagrpid = (uint32_t)grp;
 	return 0;
 }
@@ -2114,34 +2115,35 @@ static int parse_ana_arg(struct tgt *t, const char *arg, char *err,
 		if (*c == ':')
 			colon = c;
 	if (!eq || !colon)
-		return aerr(err, errlen,
-			    "--ana: %s: expected PORT:GROUP=STATE (PORT a "
-			    "port ID or ADDR:PORT)",
-			    q);
+		return tgt_err(err, errlen,
+			       "--ana: %s: expected PORT:GROUP=STATE (PORT a "
+			       "port ID or ADDR:PORT)",
+			       q);
 	if (parse_dec(colon + 1, (size_t)(eq - colon - 1), UINT64_MAX, &grp) ||
 	    !grp || grp > TGT_MAX_ANA_GROUPS)
-		return aerr(err, errlen,
-			    "--ana: %s: the ANA group must be 1..%u", q,
-			    TGT_MAX_ANA_GROUPS);
+		return tgt_err(err, errlen,
+			       "--ana: %s: the ANA group must be 1..%u", q,
+			       TGT_MAX_ANA_GROUPS);
 	state = nvme_ana_state_parse(eq + 1, strlen(eq + 1));
 	if (!state)
-		return aerr(err, errlen,
-			    "--ana: %s: not an ANA state (optimized, "
-			    "non-optimized, inaccessible, persistent-loss, "
-			    "change)",
-			    q);
+		return tgt_err(err, errlen,
+			       "--ana: %s: not an ANA state (optimized, "
+			       "non-optimized, inaccessible, persistent-loss, "
+			       "change)",
+			       q);
 	p = tgt_port_find(t, arg, (size_t)(colon - arg), perr, sizeof(perr));
 	if (!p)
-		return aerr(err, errlen, "--ana: %s", perr);
+		return tgt_err(err, errlen, "--ana: %s", perr);
 	if (p->discovery_only)
-		return aerr(err, errlen,
-			    "--ana: %s: port %u is the discovery port", q,
-			    p->portid);
+		return tgt_err(err, errlen,
+			       "--ana: %s: port %u is the discovery port", q,
+			       p->portid);
 	if (!t->ana_group_used[grp])
-		return aerr(err, errlen,
-			    "--ana: %s: no namespace is in ANA group %" PRIu64
-			    " (see --ana-group)",
-			    q, grp);
+		return tgt_err(
+			err, errlen,
+			"--ana: %s: no namespace is in ANA group %" PRIu64
+			" (see --ana-group)",
+			q, grp);
 	atomic_store(&p->ana_state[grp], state);
 	return 0;
 }
@@ -2164,34 +2166,34 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 	if (!a->nr_ns)
 		strcat(missing, ", --ns");
 	if (missing[0])
-		return aerr(err, errlen,
-			    "missing %s (or --config FILE; see --help)",
-			    missing + 2);
+		return tgt_err(err, errlen,
+			       "missing %s (or --config FILE; see --help)",
+			       missing + 2);
 	if (a->seen[OPT_ALLOW_ANY_HOST] && a->nr_hosts)
-		return aerr(err, errlen,
-			    "--allow-host and --allow-any-host exclude each "
-			    "other");
+		return tgt_err(err, errlen,
+			       "--allow-host and --allow-any-host exclude each "
+			       "other");
 	if (a->nr_ns > TGT_MAX_NS)
-		return aerr(err, errlen, "--ns: more than %u namespaces",
-			    TGT_MAX_NS);
+		return tgt_err(err, errlen, "--ns: more than %u namespaces",
+			       TGT_MAX_NS);
 	if (check_nqn_arg("nqn", a->val[OPT_NQN], err, errlen))
 		return -1;
 	if (!strcmp(a->val[OPT_NQN], NVME_DISC_SUBSYS_NAME))
-		return aerr(err, errlen,
-			    "--nqn: %s is the discovery subsystem's NQN",
-			    NVME_DISC_SUBSYS_NAME);
+		return tgt_err(err, errlen,
+			       "--nqn: %s is the discovery subsystem's NQN",
+			       NVME_DISC_SUBSYS_NAME);
 	if (a->val[OPT_DISCOVERY_PORT] &&
 	    arg_uint("discovery-port", a->val[OPT_DISCOVERY_PORT], 1, 65535,
 		     &dport, err, errlen))
 		return -1;
 
 	if (disc_init(t))
-		return aerr(err, errlen, "out of memory");
+		return tgt_err(err, errlen, "out of memory");
 	t->subsys = calloc(1, sizeof(*t->subsys));
 	s = subsys_new();
 	if (!t->subsys || !s) {
 		free(s);
-		return aerr(err, errlen, "out of memory");
+		return tgt_err(err, errlen, "out of memory");
 	}
 	t->subsys[t->nr_subsys++] = s;
 	snprintf(s->nqn, sizeof(s->nqn), "%s", a->val[OPT_NQN]);
@@ -2202,7 +2204,7 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 	if (a->nr_hosts) {
 		s->hosts = calloc(a->nr_hosts, sizeof(*s->hosts));
 		if (!s->hosts)
-			return aerr(err, errlen, "out of memory");
+			return tgt_err(err, errlen, "out of memory");
 	}
 	for (i = 0; i < a->nr_hosts; i++) {
 		if (check_nqn_arg("allow-host", a->hosts[i], err, errlen))
@@ -2210,9 +2212,9 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 		/* a handful of hosts on a command line: O(n^2) is fine */
 		for (j = 0; j < i; j++)
 			if (!strcmp(a->hosts[i], a->hosts[j]))
-				return aerr(err, errlen,
-					    "--allow-host: %s given twice",
-					    a->hosts[i]);
+				return tgt_err(err, errlen,
+					       "--allow-host: %s given twice",
+					       a->hosts[i]);
 		snprintf(s->hosts[i].nqn, sizeof(s->hosts[i].nqn), "%s",
 			 a->hosts[i]);
 		s->nr_hosts++;
@@ -2220,15 +2222,15 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 
 	s->ns = calloc(a->nr_ns, sizeof(*s->ns));
 	if (!s->ns)
-		return aerr(err, errlen, "out of memory");
+		return tgt_err(err, errlen, "out of memory");
 	for (i = 0; i < a->nr_ns; i++) {
 		struct tgt_ns *ns = &s->ns[i];
 
 		if (!a->ns[i][0])
-			return aerr(err, errlen, "--ns: empty device");
+			return tgt_err(err, errlen, "--ns: empty device");
 		ns->uri = strdup(a->ns[i]);
 		if (!ns->uri)
-			return aerr(err, errlen, "out of memory");
+			return tgt_err(err, errlen, "out of memory");
 		s->nr_ns++;
 		ns->nsid = i + 1;
 		ns->enabled = true;
@@ -2241,7 +2243,7 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 	nr_ports = a->nr_listens + (dport ? 1 : 0);
 	t->ports = calloc(nr_ports, sizeof(*t->ports));
 	if (!t->ports)
-		return aerr(err, errlen, "out of memory");
+		return tgt_err(err, errlen, "out of memory");
 	for (i = 0; i < nr_ports; i++) {
 		t->ports[i].listen_fd = -1;
 		t->ports[i].inline_data = TGT_INLINE_DATA;
@@ -2271,12 +2273,12 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 			return -1;
 		for (j = 0; j < i; j++)
 			if (same_addr(p, &t->ports[j]))
-				return aerr(err, errlen,
-					    "--listen: %s given twice",
-					    a->listens[i]);
+				return tgt_err(err, errlen,
+					       "--listen: %s given twice",
+					       a->listens[i]);
 		p->subsys = calloc(1, sizeof(*p->subsys));
 		if (!p->subsys)
-			return aerr(err, errlen, "out of memory");
+			return tgt_err(err, errlen, "out of memory");
 		p->subsys[p->nr_subsys++] = s;
 	}
 	p = &t->ports[0];
@@ -2288,10 +2290,10 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 		for (i = 0; i < a->nr_listens; i++)
 			if (!strcmp(t->ports[i].trsvcid, dsvc) &&
 			    !strcmp(t->ports[i].traddr, p->traddr))
-				return aerr(err, errlen,
-					    "--discovery-port: %" PRIu64
-					    " is a --listen port",
-					    dport);
+				return tgt_err(err, errlen,
+					       "--discovery-port: %" PRIu64
+					       " is a --listen port",
+					       dport);
 		d->portid = (uint16_t)(a->nr_listens + 1);
 		d->adrfam = p->adrfam;
 		memcpy(d->traddr, p->traddr, sizeof(d->traddr));
@@ -2340,9 +2342,9 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 		t->stall_ms = (uint32_t)u;
 	}
 	if (!a.val[OPT_COALESCE_COUNT] != !a.val[OPT_COALESCE_USECS]) {
-		aerr(err, errlen,
-		     "--coalesce-count and --coalesce-usecs go together (how "
-		     "many completions, and how long the first may wait)");
+		tgt_err(err, errlen,
+			"--coalesce-count and --coalesce-usecs go together (how "
+			"many completions, and how long the first may wait)");
 		goto out;
 	}
 	if (a.val[OPT_COALESCE_COUNT]) {
@@ -2367,32 +2369,32 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 			t->zerocopy = TGT_ZC_UNSIGNALLED;
 		} else {
 			json_quote(q, sizeof(q), z, strlen(z));
-			aerr(err, errlen,
-			     "--zerocopy: %s: expected off, signalled or "
-			     "unsignalled",
-			     q);
+			tgt_err(err, errlen,
+				"--zerocopy: %s: expected off, signalled or "
+				"unsignalled",
+				q);
 			goto out;
 		}
 	}
 	if (a.val[OPT_CTL]) {
 		if (!a.val[OPT_CTL][0]) {
-			aerr(err, errlen, "--ctl: empty path");
+			tgt_err(err, errlen, "--ctl: empty path");
 			goto out;
 		}
 		t->ctl_path = strdup(a.val[OPT_CTL]);
 		if (!t->ctl_path) {
-			aerr(err, errlen, "out of memory");
+			tgt_err(err, errlen, "out of memory");
 			goto out;
 		}
 	}
 	if (a.val[OPT_STATS_SOCKET]) {
 		if (!a.val[OPT_STATS_SOCKET][0]) {
-			aerr(err, errlen, "--stats-socket: empty path");
+			tgt_err(err, errlen, "--stats-socket: empty path");
 			goto out;
 		}
 		t->stats_path = strdup(a.val[OPT_STATS_SOCKET]);
 		if (!t->stats_path) {
-			aerr(err, errlen, "out of memory");
+			tgt_err(err, errlen, "out of memory");
 			goto out;
 		}
 	}
@@ -2415,10 +2417,10 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 		for (i = 0; i < sizeof(excl) / sizeof(excl[0]); i++) {
 			if (!a.seen[excl[i]])
 				continue;
-			aerr(err, errlen,
-			     "--config and --%s exclude each other (the file "
-			     "has the ports, subsystems and hosts)",
-			     opts[excl[i]].name);
+			tgt_err(err, errlen,
+				"--config and --%s exclude each other (the file "
+				"has the ports, subsystems and hosts)",
+				opts[excl[i]].name);
 			goto out;
 		}
 		if (tgt_config_load(t, a.val[OPT_CONFIG], err, errlen))

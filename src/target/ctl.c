@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,21 +27,6 @@ struct word {
 	const char *s;
 	size_t len;
 };
-
-static int cerr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int cerr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 static bool is_space(char c)
 {
@@ -90,8 +74,9 @@ static int parse_grp(const struct word *w, uint32_t *grp, char *err,
 	}
 	if (i < w->len || !w->len || !v || v > TGT_MAX_ANA_GROUPS) {
 		word_quote(q, sizeof(q), w);
-		return cerr(err, errlen, "ana: %s: the ANA group must be 1..%u",
-			    q, TGT_MAX_ANA_GROUPS);
+		return tgt_err(err, errlen,
+			       "ana: %s: the ANA group must be 1..%u", q,
+			       TGT_MAX_ANA_GROUPS);
 	}
 	*grp = (uint32_t)v;
 	return 0;
@@ -104,7 +89,8 @@ static int put_port(struct tgt_ctl_cmd *cmd, const struct word *w,
 
 	if (w->len >= sizeof(cmd->port)) {
 		word_quote(q, sizeof(q), w);
-		return cerr(err, errlen, "%s: %s: port name too long", verb, q);
+		return tgt_err(err, errlen, "%s: %s: port name too long", verb,
+			       q);
 	}
 	memcpy(cmd->port, w->s, w->len);
 	cmd->port[w->len] = 0;
@@ -125,22 +111,24 @@ int tgt_ctl_parse(const char *line, size_t len, struct tgt_ctl_cmd *cmd,
 		if (i == len)
 			break;
 		if (n == CTL_MAX_WORDS + 1)
-			return cerr(err, errlen, "too many words");
+			return tgt_err(err, errlen, "too many words");
 		w[n].s = line + i;
 		while (i < len && !is_space(line[i])) {
 			if (!line[i])
-				return cerr(err, errlen, "NUL in command");
+				return tgt_err(err, errlen, "NUL in command");
 			i++;
 		}
 		w[n].len = (size_t)(line + i - w[n].s);
 		n++;
 	}
 	if (!n)
-		return cerr(err, errlen,
-			    "empty command (ana, port-down, port-up, stats)");
+		return tgt_err(
+			err, errlen,
+			"empty command (ana, port-down, port-up, stats)");
 	if (word_is(&w[0], "ana")) {
 		if (n != 4)
-			return cerr(err, errlen, "usage: ana GROUP PORT STATE");
+			return tgt_err(err, errlen,
+				       "usage: ana GROUP PORT STATE");
 		cmd->op = TGT_CTL_ANA;
 		if (parse_grp(&w[1], &cmd->grp, err, errlen) ||
 		    put_port(cmd, &w[2], "ana", err, errlen))
@@ -148,11 +136,11 @@ int tgt_ctl_parse(const char *line, size_t len, struct tgt_ctl_cmd *cmd,
 		cmd->state = nvme_ana_state_parse(w[3].s, w[3].len);
 		if (!cmd->state) {
 			word_quote(q, sizeof(q), &w[3]);
-			return cerr(err, errlen,
-				    "ana: %s: not an ANA state (optimized, "
-				    "non-optimized, inaccessible, "
-				    "persistent-loss, change)",
-				    q);
+			return tgt_err(err, errlen,
+				       "ana: %s: not an ANA state (optimized, "
+				       "non-optimized, inaccessible, "
+				       "persistent-loss, change)",
+				       q);
 		}
 		return 0;
 	}
@@ -160,21 +148,22 @@ int tgt_ctl_parse(const char *line, size_t len, struct tgt_ctl_cmd *cmd,
 		bool down = word_is(&w[0], "port-down");
 
 		if (n != 2)
-			return cerr(err, errlen, "usage: %s PORT",
-				    down ? "port-down" : "port-up");
+			return tgt_err(err, errlen, "usage: %s PORT",
+				       down ? "port-down" : "port-up");
 		cmd->op = down ? TGT_CTL_PORT_DOWN : TGT_CTL_PORT_UP;
 		return put_port(cmd, &w[1], down ? "port-down" : "port-up", err,
 				errlen);
 	}
 	if (word_is(&w[0], "stats")) {
 		if (n != 1)
-			return cerr(err, errlen, "usage: stats");
+			return tgt_err(err, errlen, "usage: stats");
 		cmd->op = TGT_CTL_STATS;
 		return 0;
 	}
 	word_quote(q, sizeof(q), &w[0]);
-	return cerr(err, errlen,
-		    "%s: unknown command (ana, port-down, port-up, stats)", q);
+	return tgt_err(err, errlen,
+		       "%s: unknown command (ana, port-down, port-up, stats)",
+		       q);
 }
 
 struct tgt_port *tgt_ctl_port(struct tgt *t, const struct tgt_ctl_cmd *cmd,
@@ -183,7 +172,7 @@ struct tgt_port *tgt_ctl_port(struct tgt *t, const struct tgt_ctl_cmd *cmd,
 	struct tgt_port *p;
 
 	if (cmd->op == TGT_CTL_STATS) {
-		cerr(err, errlen, "stats names no port");
+		tgt_err(err, errlen, "stats names no port");
 		return NULL;
 	}
 	p = tgt_port_find(t, cmd->port, strlen(cmd->port), err, errlen);
@@ -191,17 +180,17 @@ struct tgt_port *tgt_ctl_port(struct tgt *t, const struct tgt_ctl_cmd *cmd,
 		return NULL;
 	if (cmd->op == TGT_CTL_ANA) {
 		if (p->discovery_only) {
-			cerr(err, errlen,
-			     "ana: port %u serves discovery only: no ANA "
-			     "groups",
-			     p->portid);
+			tgt_err(err, errlen,
+				"ana: port %u serves discovery only: no ANA "
+				"groups",
+				p->portid);
 			return NULL;
 		}
 		if (!t->ana_group_used[cmd->grp]) {
-			cerr(err, errlen,
-			     "ana: ANA group %u does not exist (no namespace "
-			     "or port configuration names it)",
-			     cmd->grp);
+			tgt_err(err, errlen,
+				"ana: ANA group %u does not exist (no namespace "
+				"or port configuration names it)",
+				cmd->grp);
 			return NULL;
 		}
 	}

@@ -317,6 +317,11 @@ void tgt_config_free(struct tgt *t);
 struct tgt_port *tgt_port_find(struct tgt *t, const char *spec, size_t len,
 			       char *err, size_t errlen);
 
+/* A one-line reason into err (errlen bytes; none if err is NULL or errlen
+ * 0); returns -1, for "return tgt_err(...)". */
+int tgt_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* ---- Control socket (ctl.c; served by reactor.c) ----------------------- */
 
 enum tgt_ctl_op {
