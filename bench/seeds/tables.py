@@ -171,7 +171,7 @@ def seed004_table(d, plug):
 # ---- 001 ----------------------------------------------------------------
 def stats_sums(path):
     """Sum the target's --stats columns over its queues, by header name."""
-    want = ("sends", "cqes", "zc_sends", "zc_reads", "zc_copied")
+    want = ("sends", "cqes", "zc_sends", "zc_polls", "zc_reads", "zc_copied")
     sums = dict.fromkeys(want, 0)
     try:
         lines = open(path).read().splitlines()
@@ -208,7 +208,7 @@ def seed001(d, sizes):
             head = "%s: %s" % (title, mtitle)
             print(head)
             print("+" * len(head))
-            tot = dict.fromkeys(("sends", "cqes", "zc_sends", "zc_reads", "zc_copied"), 0)
+            tot = dict.fromkeys(("sends", "cqes", "zc_sends", "zc_polls", "zc_reads", "zc_copied"), 0)
             for jobs in (32, 64):
                 for bs in sizes:
                     tag = "%s-%s-%s-%d" % (mode, rw, bs, jobs)
@@ -231,8 +231,9 @@ def seed001(d, sizes):
                         label, r["io_bytes"] / 1048576.0,
                         r["bw_bytes"] / 1048576.0, fio2_iops(r["iops"]),
                         r["runtime"], extra))
-            print("target, this mode: sends/cqe=%s, zc_reads/zc_send=%s, zc_copied=%d of %d zero-copy sends" % (
+            print("target, this mode: sends/cqe=%s, zc_polls/zc_send=%s, zc_reads/zc_send=%s, zc_copied=%d of %d zero-copy sends" % (
                 "%.3f" % (tot["sends"] / tot["cqes"]) if tot["cqes"] else "-",
+                "%.3f" % (tot["zc_polls"] / tot["zc_sends"]) if tot["zc_sends"] else "-",
                 "%.3f" % (tot["zc_reads"] / tot["zc_sends"]) if tot["zc_sends"] else "- (no send of 16 KiB or more)",
                 tot["zc_copied"], tot["zc_sends"]))
 

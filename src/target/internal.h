@@ -82,6 +82,7 @@ struct tgt_queue_stats {
 				* C2HData standing for one) */
 	_Atomic uint64_t held; /* flushes put off by coalescing */
 	_Atomic uint64_t zc_sends; /* sendmsg calls with MSG_ZEROCOPY */
+	_Atomic uint64_t zc_polls; /* passes reading the error queue */
 	_Atomic uint64_t zc_reads; /* notifications read (recvmsg calls on
 				    * the error queue that returned one) */
 	_Atomic uint64_t zc_copied; /* sends the kernel copied after all

@@ -690,11 +690,12 @@ static void stats_dump(struct tgt *t, FILE *f)
 
 	fprintf(f,
 		"%-6s %-4s %-22s %-8s %10s %10s %10s %12s %12s %5s %5s "
-		"%10s %10s %6s %6s %6s %10s %10s %10s %10s %10s %10s %10s\n",
+		"%10s %10s %6s %6s %6s %10s %10s %10s %10s %10s %10s %10s %10s\n",
 		"ctrl", "qid", "peer", "reactor", "cmds", "reads", "writes",
 		"read_bytes", "write_bytes", "depth", "max", "avg_lat_us",
 		"max_lat_us", "errors", "stalls", "ddgst", "r2ts", "sends",
-		"cqes", "held", "zc_sends", "zc_reads", "zc_copied");
+		"cqes", "held", "zc_sends", "zc_polls", "zc_reads",
+		"zc_copied");
 	for (i = 0; i < nr_reactors; i++) {
 		struct tgt_reactor *r = &reactors[i];
 		struct tgt_queue *q;
@@ -708,7 +709,7 @@ static void stats_dump(struct tgt *t, FILE *f)
 				"%-6u %-4u %-22s %-8u %10llu %10llu %10llu "
 				"%12llu %12llu %5u %5u %10.1f %10.1f %6llu "
 				"%6llu %6llu %10llu %10llu %10llu %10llu %10llu "
-				"%10llu %10llu\n",
+				"%10llu %10llu %10llu\n",
 				(unsigned)atomic_load(&q->st.cntlid),
 				(unsigned)atomic_load(&q->st.qid), q->peer, i,
 				(unsigned long long)atomic_load(&q->st.cmds),
@@ -734,6 +735,8 @@ static void stats_dump(struct tgt *t, FILE *f)
 				(unsigned long long)atomic_load(&q->st.held),
 				(unsigned long long)atomic_load(
 					&q->st.zc_sends),
+				(unsigned long long)atomic_load(
+					&q->st.zc_polls),
 				(unsigned long long)atomic_load(
 					&q->st.zc_reads),
 				(unsigned long long)atomic_load(

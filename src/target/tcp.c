@@ -336,6 +336,7 @@ static unsigned zc_reap(struct tgt_queue *q)
 {
 	unsigned n = 0;
 
+	stat_add(&q->st.zc_polls, 1);
 	for (;;) {
 		union {
 			struct cmsghdr align;
