@@ -211,7 +211,7 @@ void mqblk_dev_get_stats(const struct mqblk_dev *dev,
 #define MQBLK_MAX_PATHS 16
 struct mqblk_path_stats {
 	char name[280]; /* "HOST:PORT" */
-	char state[16]; /* live, resetting, dead */
+	char state[16]; /* live, resetting, dead; connecting: not yet since open */
 	char ana_state[16]; /* optimized, non-optimized, inaccessible, ... */
 	bool current; /* the numa/round-robin policy's current path */
 	uint64_t sent;
@@ -270,6 +270,15 @@ int mqblk_reap(struct mqblk_queue *q, struct mqblk_rq **out, unsigned min,
 
 /* Requests submitted on q and not yet reaped. */
 unsigned mqblk_queue_inflight(const struct mqblk_queue *q);
+
+/*
+ * Completions on q are local to the thread that opened like, as they are
+ * on like: for a driver that opens a queue on its submitters' behalf on
+ * another thread (the multipath driver joining a path late), beside
+ * queues those submitters opened. Before q's first request.
+ */
+void mqblk_queue_share_owner(struct mqblk_queue *q,
+			     const struct mqblk_queue *like);
 
 /*
  * An fd that is readable when q may have completions to reap, for a

@@ -760,6 +760,12 @@ unsigned mqblk_queue_inflight(const struct mqblk_queue *q)
 	return q->inflight;
 }
 
+void mqblk_queue_share_owner(struct mqblk_queue *q,
+			     const struct mqblk_queue *like)
+{
+	q->tid = like->tid;
+}
+
 int mqblk_queue_fd(struct mqblk_queue *q)
 {
 	if (q->epfd >= 0)

@@ -283,7 +283,7 @@ static void id_ctrl_io(const struct tgt_ctrl *ctrl, struct nvme_id_ctrl *id)
 	id->anacap = NVME_ANACAP_OPTIMIZED | NVME_ANACAP_NONOPTIMIZED |
 		     NVME_ANACAP_INACCESSIBLE | NVME_ANACAP_PERSISTENT_LOSS |
 		     NVME_ANACAP_CHANGE | NVME_ANACAP_GRPID_STATIC;
-	id->anatt = TGT_ANATT;
+	id->anatt = ctrl->tgt->anatt ? ctrl->tgt->anatt : TGT_ANATT;
 	id->anagrpmax = cpu_to_le32(TGT_MAX_ANA_GROUPS);
 	id->nanagrpid = cpu_to_le32(TGT_MAX_ANA_GROUPS);
 	id->oncs =

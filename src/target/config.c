@@ -1729,6 +1729,7 @@ enum opt_id {
 	OPT_ANA_GROUP,
 	OPT_ANA,
 	OPT_CTL,
+	OPT_ANATT,
 	OPT_HELP,
 };
 
@@ -1761,6 +1762,7 @@ static const struct opt opts[] = {
 	{ "ana-group", 0, true, true, OPT_ANA_GROUP },
 	{ "ana", 0, true, true, OPT_ANA },
 	{ "ctl", 0, true, false, OPT_CTL },
+	{ "anatt", 0, true, false, OPT_ANATT },
 	{ "help", 'h', false, true, OPT_HELP },
 };
 
@@ -1831,6 +1833,12 @@ static void usage(FILE *f)
 		"  --ctl PATH             serve `mqblk ctl PATH ...` on this "
 		"UNIX socket (ANA\n"
 		"                         states, ports down and up, stats)\n"
+		"  --anatt SECONDS        the ANA transition time Identify "
+		"reports (1..255,\n"
+		"                         default %u, nvmet's): a host resets "
+		"a controller whose\n"
+		"                         group stays in change past twice "
+		"this\n"
 		"  --busy-poll            reactors never sleep: they poll their "
 		"sockets and\n"
 		"                         devices (SPDK's way: lowest latency, "
@@ -1859,7 +1867,8 @@ static void usage(FILE *f)
 		"(discovery stays open to all).\n",
 		TGT_MAX_ANA_GROUPS, TGT_MAX_INLINE_DATA, TGT_INLINE_DATA,
 		TGT_MIN_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH,
-		DEFAULT_STALL_MS, TGT_MAX_QUEUE_DEPTH, MAX_COALESCE_USECS);
+		DEFAULT_STALL_MS, TGT_ANATT, TGT_MAX_QUEUE_DEPTH,
+		MAX_COALESCE_USECS);
 }
 
 /* What the command line said, before it is checked and applied. */
@@ -2375,6 +2384,12 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 				q);
 			goto out;
 		}
+	}
+	if (a.val[OPT_ANATT]) {
+		if (arg_uint("anatt", a.val[OPT_ANATT], 1, 255, &u, err,
+			     errlen))
+			goto out;
+		t->anatt = (uint8_t)u;
 	}
 	if (a.val[OPT_CTL]) {
 		if (!a.val[OPT_CTL][0]) {

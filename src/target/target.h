@@ -215,6 +215,9 @@ struct tgt {
 		TGT_ZC_SIGNALLED,
 		TGT_ZC_UNSIGNALLED
 	} zerocopy;
+	/* --anatt: Identify's ANA transition time, seconds (0 =
+	 * TGT_ANATT) */
+	uint8_t anatt;
 };
 
 /* ---- Admin commands (admin.c) ------------------------------------------ */

@@ -226,6 +226,42 @@ check "multipath: the host heard the ANA change (log)" \
 
 quiet_log "target: no sanitizer report after the multipath run"
 
+# ---- ANATT: a group left in change past twice the target's ANATT (here
+# --anatt 1) gets its controller reset by the multipath host, as the
+# kernel's nvme_anatt_timeout; the path comes back, the run goes on
+PORT2=$(free_port)
+start_target --listen "127.0.0.1:$PORT2" --ns null:size=64m,memory_backed=1 \
+	--allow-host "$HOST" --ctl "$CTL" --anatt 1 || {
+	fail setup "no target for the ANATT run"
+	finish
+}
+run id-ctrl "nvme-tcp://127.0.0.1:$PORT/$NQN?hostnqn=$HOST"
+ok "--anatt 1: id-ctrl" && check "--anatt 1: Identify's anatt" has_re "^anatt +: 1\$"
+timeout -k 5 120 "$MQBLK" bench --name=anatt \
+	--filename="nvme-tcp://127.0.0.1:$PORT,127.0.0.1:$PORT2/$NQN?hostnqn=$HOST&nsid=1&iopolicy=round-robin&reconnect_delay=1" \
+	--rw=randwrite --bs=4k --iodepth=8 --size=16m --runtime=6 --time_based \
+	--verify=crc32c --do_verify=1 --verify_fatal=1 >"$MPOUT" 2>"$MPERR" </dev/null &
+MPPID=$!
+wait_writes 64
+run ctl "$CTL" ana 1 2 change
+ok "ANATT: ana 1 2 change under the run"
+for _ in $(seq 100); do
+	grep -q "ANA group 1 in change past 2 x ANATT (1 s): resetting the controller" "$MPERR" && break
+	sleep 0.1
+done
+run ctl "$CTL" ana 1 2 optimized
+ok "ANATT: ana 1 2 optimized again"
+MPRC=0
+wait "$MPPID" || MPRC=$?
+check "ANATT: the run completes (exit 0, status $MPRC)" test "$MPRC" = 0
+check "ANATT: verified" grep -q 'verify_errors=0' "$MPOUT"
+check "ANATT: the path in change past 2 x ANATT was reset" \
+	grep -q "127.0.0.1:$PORT2: ANA group 1 in change past 2 x ANATT (1 s): resetting the controller" "$MPERR"
+mp_line=$(grep -m1 -E '^ *paths *:' "$MPOUT")
+check "ANATT: port 2's path reconnected and is live again ($mp_line)" \
+	grep -qE "127\.0\.0\.1:$PORT2 \(live, optimized[^)]*\) sent=[0-9]+ completed=[0-9]+ failovers=[0-9]+ reconnects=[1-9]" <<<"$mp_line"
+quiet_log "target: no sanitizer report after the ANATT run"
+
 # ---- 300 namespaces: the ANA log past the 228 where a Linux host once
 # failed on another target, through the whole host stack
 args=()

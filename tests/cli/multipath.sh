@@ -8,7 +8,9 @@
 # and a cut path that comes back is used again;
 # all paths cut past ctrl_loss_tmo fails the I/O with a clear line, no
 # hang; --hipri works over both paths; paths=discover finds both ports;
-# a path that stalls past stall_ms is logged once and counted; an ANA
+# a path down when the device opens joins once it answers, one that never
+# does is given up at ctrl_loss_tmo, one showing another namespace then is
+# refused; a path that stalls past stall_ms is logged once and counted; an ANA
 # error status fails over (null's error_status through the target); bad
 # multipath URIs give one line and exit 1.
 # Usage: bash tests/cli/multipath.sh build/mqblk
@@ -296,6 +298,57 @@ check "path back: live, one reconnect ($BACK)" test "$BACK" = "live 1"
 check "path back: reconnected through the restored cable (admin + I/O queue)" \
 	test "$(grep -c accepted "$TMP/relay-$R1.log")" -ge 2
 
+# (c3) a path down when the device opens: the device opens on the other
+# (saying so), connects the missing one once it answers (every
+# reconnect_delay) and uses it from then on
+R1=$(free_port)
+run_bg bench --name=late --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
+	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=30")" \
+	--rw=randwrite --bs=4k --size=64m --iodepth=16 --verify=crc32c \
+	--do_verify=1 --runtime=6 --time_based --output-format=json
+io_flowing
+relay "$R1" "$P2"
+RELAY1=$RPID
+wait "$BPID" || RC=$?
+kill -TERM "$RELAY1"
+wait "$RELAY1" 2>/dev/null
+check "path down at open: the job completes (exit 0)" test "$RC" = 0
+check "path down at open: no verify error" grep -qE '"verify_errors" : 0' "$OUT"
+check "path down at open: the device opens without it, saying so" \
+	grep -q "path 127.0.0.1:$R1: .*Connection refused; opening without it, retrying every 1 s for up to ctrl_loss_tmo (30 s)" "$ERR"
+check "path down at open: joined once it answers" \
+	grep -q "path 127.0.0.1:$R1: connected (ANA state optimized): joined" "$ERR"
+LATE=$(python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+p = j["multipath"]["paths"]
+print(p[1]["state"], p[1]["sent"] > 0,
+      p[0]["completed"] + p[1]["completed"] ==
+      j["read"]["total_ios"] + j["write"]["total_ios"])
+' "$OUT" 2>/dev/null)
+check "path down at open: then live, carrying I/O, completions add up ($LATE)" \
+	test "$LATE" = "live True True"
+
+# (c4) a path that never answers: given up at ctrl_loss_tmo (logged, state
+# dead, nothing sent there); the job runs on the other path throughout
+R1=$(free_port)
+run_bg bench --name=never --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
+	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=2")" \
+	--rw=randwrite --bs=4k --size=64m --iodepth=16 --verify=crc32c \
+	--do_verify=1 --runtime=4 --time_based --output-format=json
+wait "$BPID" || RC=$?
+check "path never up: the job completes (exit 0)" test "$RC" = 0
+check "path never up: no verify error" grep -qE '"verify_errors" : 0' "$OUT"
+check "path never up: given up at ctrl_loss_tmo" \
+	grep -q "path 127.0.0.1:$R1: no connection within ctrl_loss_tmo (2 s), last: .*Connection refused: giving up on it" "$ERR"
+NEVER=$(python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["jobs"][0]["multipath"]["paths"]
+print(p[1]["state"], p[1]["sent"], p[0]["state"])
+' "$OUT" 2>/dev/null)
+check "path never up: dead, nothing sent on it, the other live ($NEVER)" \
+	test "$NEVER" = "dead 0 live"
+
 # (d) every path cut: I/O waits (queue_if_no_path) until ctrl_loss_tmo,
 # then fails with a clear line and exit 1, no hang
 R1=$(free_port)
@@ -369,8 +422,9 @@ bad "bad iopolicy" "$(mp "" iopolicy=fastest)" \
 bad "bad paths=" "$(mp "" paths=all)" "bad paths 'all'"
 bad "path without a port" "$(mp "127.0.0.1:$P1,127.0.0.1")" "no port in '127.0.0.1'"
 DEAD=$(free_port)
-bad "a path nobody listens on" "$(mp "127.0.0.1:$P1,127.0.0.1:$DEAD")" \
-	"path 127.0.0.1:$DEAD: .*Connection refused"
+DEAD2=$(free_port)
+bad "no path answers" "$(mp "127.0.0.1:$DEAD,127.0.0.1:$DEAD2")" \
+	"path 127.0.0.1:$DEAD: .*Connection refused \(no path answered\)"
 
 stop_target
 
@@ -411,6 +465,26 @@ start_config "$TMP/t.json"
 bad "another namespace behind the second path" \
 	"$(mp "127.0.0.1:$P1,127.0.0.1:$Q1")" \
 	"path 127.0.0.1:$Q1 exposes a different namespace"
+# the same path down at open: when it answers it is checked as at open,
+# and given up on (the job goes on, on the first path)
+R1=$(free_port)
+run_bg bench --name=latens --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
+	"nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=30")" \
+	--rw=randwrite --bs=4k --size=16m --iodepth=4 --runtime=4 --time_based
+# the job's device is open when the preflight's and its own open have
+# said the path is missing (the stats socket here is the other target's)
+for _ in $(seq 600); do
+	(($(grep -c "path 127.0.0.1:$R1: .*opening without it" "$ERR") >= 2)) && break
+	sleep 0.05
+done
+relay "$R1" "$Q1"
+RELAY1=$RPID
+wait "$BPID" || RC=$?
+kill -TERM "$RELAY1"
+wait "$RELAY1" 2>/dev/null
+check "another namespace joining late: the job completes (exit 0)" test "$RC" = 0
+check "another namespace joining late: refused, given up" \
+	grep -q "path 127.0.0.1:$R1 exposes a different namespace (.*) ($NQN): giving up on the path" "$ERR"
 kill -TERM "$T2"
 wait "$T2" 2>/dev/null
 

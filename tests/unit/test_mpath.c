@@ -191,6 +191,33 @@ static void test_status(void **state)
 	assert_int_equal(mp_status_ana_state(0x4302), MP_ANA_INACCESSIBLE);
 }
 
+/* A path that did not answer is retried; one that answered no is not. */
+static void test_transient(void **state)
+{
+	(void)state;
+	assert_true(mp_err_transient(-ECONNREFUSED));
+	assert_true(mp_err_transient(ECONNREFUSED));
+	assert_true(mp_err_transient(-ETIMEDOUT));
+	assert_true(mp_err_transient(-ECONNRESET));
+	assert_true(mp_err_transient(-EHOSTUNREACH));
+	assert_true(mp_err_transient(-ENETUNREACH));
+	assert_false(mp_err_transient(-EACCES)); /* host not allowed */
+	assert_false(mp_err_transient(-EINVAL)); /* bad Connect parameter */
+	assert_false(mp_err_transient(-EPROTO)); /* a peer off the wire spec */
+	assert_false(mp_err_transient(-ENOMEM));
+	assert_false(mp_err_transient(0));
+}
+
+/* A group in change is given twice ANATT before its controller is reset. */
+static void test_anatt(void **state)
+{
+	(void)state;
+	assert_int_equal(mp_anatt_ms(10), 20000);
+	assert_int_equal(mp_anatt_ms(1), 2000);
+	assert_int_equal(mp_anatt_ms(255), 510000);
+	assert_int_equal(mp_anatt_ms(0), 2000); /* not reported */
+}
+
 /* ---- path selection ---- */
 
 #define O MP_ANA_OPTIMIZED
@@ -315,6 +342,8 @@ int main(void)
 		cmocka_unit_test(test_iopolicy),
 		cmocka_unit_test(test_ana_log),
 		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_transient),
+		cmocka_unit_test(test_anatt),
 		cmocka_unit_test(test_numa),
 		cmocka_unit_test(test_round_robin),
 		cmocka_unit_test(test_queue_depth),

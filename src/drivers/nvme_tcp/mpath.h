@@ -75,6 +75,16 @@ bool mp_status_fails_over(uint16_t status);
  * inaccessible, 0x303 change), or 0 for any other status. */
 uint8_t mp_status_ana_state(uint16_t status);
 
+/* A path's connect failed for want of an answer (refused, reset, timed
+ * out, unreachable): one worth trying again, as against a refusal by the
+ * controller or a namespace that does not match. */
+bool mp_err_transient(int err);
+
+/* How long a path's ANA group may stay in change before its controller is
+ * reset: twice ANATT (the kernel's slack for transport and AEN delays),
+ * ANATT 0 (not reported) taken as 1 s. Milliseconds. */
+uint64_t mp_anatt_ms(uint8_t anatt);
+
 /* One path as the selectors see it. */
 struct mp_path_view {
 	bool usable; /* controller live and ANA state not pending */

@@ -385,3 +385,26 @@ int mp_select(enum mp_iopolicy pol, const struct mp_path_view *v, unsigned nr,
 		*current = pick;
 	return pick;
 }
+
+bool mp_err_transient(int err)
+{
+	switch (err < 0 ? -err : err) {
+	case ECONNREFUSED:
+	case ECONNRESET:
+	case ECONNABORTED:
+	case ETIMEDOUT:
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+	case EHOSTDOWN:
+	case ENETDOWN:
+	case EPIPE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+uint64_t mp_anatt_ms(uint8_t anatt)
+{
+	return 2000ull * (anatt ? anatt : 1);
+}

@@ -71,10 +71,19 @@ static const char *const pass_keys[] = {
 struct mp_path {
 	char name[280]; /* HOST:PORT */
 	char *uri; /* its nvme-tcp:// device */
-	struct mqblk_dev *dev;
+	struct mqblk_dev *dev; /* NULL until it connects */
+	/* dev open and identified, and a queue of it in every hctx: only
+	 * then do other threads touch dev or pick the path */
+	_Atomic bool joined;
+	_Atomic bool given_up; /* never connected within ctrl_loss_tmo */
+	/* a path that did not answer at open: retried by the control
+	 * thread every reconnect_delay until ctrl_loss_tmo */
+	bool waiting;
+	uint64_t retry_ms, give_up_ms;
 	bool ana_supported; /* CMIC bit 3: the controller reports ANA */
 	uint32_t ana_log_len; /* the whole log at most (nvme_mpath_init_identify) */
 	uint32_t anagrpid;
+	uint8_t anatt; /* Identify's ANA transition time, seconds */
 	_Atomic uint8_t ana; /* MP_ANA_* */
 	_Atomic bool ana_pending; /* ANA error: unused until log re-read */
 	/* control thread only */
@@ -82,6 +91,7 @@ struct mp_path {
 	uint64_t resets_seen;
 	int state_seen;
 	uint64_t ana_read_ms;
+	uint64_t change_ms; /* when its group entered ANA change, or 0 */
 	uint64_t resets_base; /* resets before the device was up */
 	/* counters: relaxed atomics, every hctx updates them */
 	_Atomic uint64_t sent, completed, failovers;
@@ -97,8 +107,11 @@ struct mp_dev {
 	_Atomic int current; /* the policy's current path (one NUMA node) */
 	struct mqblk_dev_opts popts; /* how the paths were opened */
 	uint8_t ids[40]; /* the namespace's NGUID, EUI-64, UUID */
+	unsigned ref; /* the path they were read from first */
 	uint64_t size;
 	uint32_t bs;
+	unsigned depth; /* every path's queues take this many */
+	uint32_t reconnect_ms, loss_ms; /* reconnect_delay, ctrl_loss_tmo */
 	_Atomic uint64_t no_path_fails;
 
 	pthread_t thread;
@@ -157,9 +170,14 @@ static void mp_kick(struct mp_hctx *mh)
 
 /* ---- path selection ---------------------------------------------------- */
 
+static bool path_joined(const struct mp_path *p)
+{
+	return atomic_load_explicit(&p->joined, memory_order_acquire);
+}
+
 static bool path_usable(const struct mp_path *p)
 {
-	return nvt_ctrl_state(p->dev) == NVT_CTRL_LIVE &&
+	return path_joined(p) && nvt_ctrl_state(p->dev) == NVT_CTRL_LIVE &&
 	       !atomic_load_explicit(&p->ana_pending, memory_order_relaxed);
 }
 
@@ -187,14 +205,19 @@ static int mp_pick(struct mp_dev *md)
 }
 
 /* Could a path still come back? (nvme_available_path: a controller that
- * is live or reconnecting; only one past ctrl_loss_tmo is gone.) */
+ * is live or reconnecting; only one past ctrl_loss_tmo is gone. A path
+ * not connected yet may still come, until its ctrl_loss_tmo.) */
 static bool mp_any_alive(struct mp_dev *md)
 {
 	unsigned i;
 
-	for (i = 0; i < md->nr; i++)
-		if (nvt_ctrl_state(md->path[i].dev) != NVT_CTRL_DEAD)
+	for (i = 0; i < md->nr; i++) {
+		struct mp_path *p = &md->path[i];
+
+		if (path_joined(p) ? nvt_ctrl_state(p->dev) != NVT_CTRL_DEAD :
+				     !atomic_load(&p->given_up))
 			return true;
+	}
 	return false;
 }
 
@@ -366,7 +389,8 @@ static void mp_unplug(struct mp_hctx *mh)
 		return;
 	mh->plugged = false;
 	for (i = 0; i < md->nr; i++)
-		mqblk_unplug(mh->q[i]);
+		if (mh->q[i])
+			mqblk_unplug(mh->q[i]);
 	for (i = 0; i < md->nr; i++)
 		if ((mh->touched & (1u << i)) &&
 		    nvt_ctrl_state(md->path[i].dev) != NVT_CTRL_LIVE)
@@ -388,7 +412,8 @@ static enum mqblk_status mp_queue_rq(struct mqblk_hctx *hctx,
 	if (!mh->plugged) {
 		/* one doorbell per path for the core's whole batch */
 		for (i = 0; i < mh->md->nr; i++)
-			mqblk_plug(mh->q[i]);
+			if (mh->q[i])
+				mqblk_plug(mh->q[i]);
 		mh->plugged = true;
 	}
 	cmd->failovers = 0;
@@ -444,7 +469,8 @@ static int mp_poll(struct mqblk_hctx *hctx, unsigned budget)
 				ready |= 1u << ev[i].data.u32;
 	}
 	for (i = 0; i < (int)md->nr; i++)
-		if ((ready & (1u << i)) || mqblk_queue_inflight(mh->q[i]))
+		if (mh->q[i] &&
+		    ((ready & (1u << i)) || mqblk_queue_inflight(mh->q[i])))
 			done += reap_path(mh, (unsigned)i, &resent);
 	if (mh->hold_head)
 		done += retry_held(mh, &resent);
@@ -483,6 +509,40 @@ static void hctx_free(struct mp_hctx *mh)
 
 static int mp_start(struct mp_dev *md, bool polled);
 
+/* Path i's queue in hctx mh (its lock held, or mh not published yet): the
+ * path queue opened k-th maps to the path's hw queue k, so each hctx's
+ * are opened in hctx order. 0 or -errno. */
+static int hctx_add_path(struct mp_hctx *mh, unsigned i)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
+	struct mqblk_queue *q;
+	unsigned j;
+	int ret, fd;
+
+	ret = mqblk_queue_open(mh->md->path[i].dev, &q);
+	if (ret)
+		return ret;
+	fd = mqblk_queue_fd(q);
+	/* fd < 0: polled, reaped with a peek while it has children out */
+	if (fd >= 0 && epoll_ctl(mh->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		ret = -errno;
+		mqblk_queue_close(q);
+		return ret;
+	}
+	if (mh->plugged)
+		mqblk_plug(q); /* unplugged with the others */
+	for (j = 0; j < mh->md->nr; j++) {
+		if (mh->q[j]) {
+			/* a late join on the control thread: completions
+			 * local to whoever opened the others */
+			mqblk_queue_share_owner(q, mh->q[j]);
+			break;
+		}
+	}
+	mh->q[i] = q;
+	return 0;
+}
+
 static int mp_init_hctx(struct mqblk_hctx *hctx, unsigned idx)
 {
 	struct mp_dev *md = mqblk_dev_data(mqblk_hctx_dev(hctx));
@@ -516,24 +576,20 @@ static int mp_init_hctx(struct mqblk_hctx *hctx, unsigned idx)
 	ev.data.u32 = MP_KICK;
 	if (epoll_ctl(mh->epfd, EPOLL_CTL_ADD, mh->kick_fd, &ev))
 		goto out_errno;
+	/* the paths joined so far; one joining later adds its queue to
+	 * every hctx under md->lock, once all are here */
+	pthread_mutex_lock(&md->lock);
 	for (i = 0; i < md->nr; i++) {
-		int fd;
-
-		/* path queue idx maps to the path's hw queue idx: hctxs
-		 * are set up in order */
-		ret = mqblk_queue_open(md->path[i].dev, &mh->q[i]);
-		if (ret)
+		if (!path_joined(&md->path[i]))
+			continue;
+		ret = hctx_add_path(mh, i);
+		if (ret) {
+			pthread_mutex_unlock(&md->lock);
 			goto out_free;
-		fd = mqblk_queue_fd(mh->q[i]);
-		if (fd < 0)
-			continue; /* reaped while it has children out */
-		ev.data.u32 = i;
-		if (epoll_ctl(mh->epfd, EPOLL_CTL_ADD, fd, &ev))
-			goto out_errno;
+		}
 	}
 	mqblk_hctx_set_data(hctx, mh);
 	mqblk_hctx_set_irq_fd(hctx, mh->epfd);
-	pthread_mutex_lock(&md->lock);
 	md->hctx[idx] = mh;
 	pthread_mutex_unlock(&md->lock);
 	return 0;
@@ -631,6 +687,10 @@ static int ana_read(struct mp_dev *md, struct mp_path *p)
 	atomic_store(&p->ana, st);
 	atomic_store(&p->ana_pending, false);
 	p->ana_read_ms = mp_now_ms();
+	if (st != MP_ANA_CHANGE)
+		p->change_ms = 0;
+	else if (!p->change_ms)
+		p->change_ms = p->ana_read_ms;
 	return ret;
 }
 
@@ -640,6 +700,8 @@ static const char *state_name(int s)
 	       s == NVT_CTRL_DEAD ? "dead" :
 				    "resetting";
 }
+
+static bool path_retry(struct mp_dev *md, unsigned i);
 
 static void control_pass(struct mp_dev *md)
 {
@@ -652,6 +714,12 @@ static void control_pass(struct mp_dev *md)
 		struct nvt_ctrl_info ci;
 		bool want = false;
 
+		if (!path_joined(p)) {
+			if (p->waiting && mp_now_ms() >= p->retry_ms &&
+			    path_retry(md, i))
+				kick_all = true;
+			continue;
+		}
 		if (nvt_ctrl_info(p->dev, &ci))
 			continue;
 		if (ci.state != p->state_seen) {
@@ -673,6 +741,18 @@ static void control_pass(struct mp_dev *md)
 			want = true;
 		if (want && ci.state == NVT_CTRL_LIVE && !ana_read(md, p))
 			kick_all = true;
+		if (ci.state == NVT_CTRL_LIVE && p->change_ms &&
+		    mp_now_ms() - p->change_ms >= mp_anatt_ms(p->anatt)) {
+			char why[96];
+
+			/* nvme_anatt_timeout: a transition that does not
+			 * end is a controller in trouble */
+			snprintf(why, sizeof(why),
+				 "ANA group %u in change past 2 x ANATT (%u s)",
+				 p->anagrpid, p->anatt);
+			p->change_ms = 0; /* again after the reconnect */
+			nvt_ctrl_reset(p->dev, why);
+		}
 	}
 	pthread_mutex_lock(&md->lock);
 	for (i = 0; i < MP_MAX_HCTX; i++) {
@@ -903,6 +983,7 @@ static int path_identify(struct mp_dev *md, struct mp_path *p,
 		return -EINVAL;
 	}
 	p->ana_supported = idc->cmic & NVME_CTRL_CMIC_ANA;
+	p->anatt = idc->anatt;
 	if (p->ana_supported) {
 		/* as the kernel sizes it: a descriptor per group the
 		 * controller may report and an NSID per namespace it may
@@ -982,6 +1063,141 @@ static bool ids_empty(const struct ns_ids *a)
 	return !memcmp(a, &zero, sizeof(zero));
 }
 
+/* Does path p, identified as ids, show the device's namespace? 0, or
+ * -EINVAL with the reason in err. */
+static int path_matches(struct mp_dev *md, struct mp_path *p,
+			const struct ns_ids *ids, char *err, size_t errlen)
+{
+	if (memcmp(ids, md->ids, sizeof(*ids))) {
+		snprintf(err, errlen,
+			 "nvme-mpath: path %s exposes a different namespace "
+			 "(NGUID/EUI-64/UUID differ from path %s)",
+			 p->name, md->path[md->ref].name);
+		return -EINVAL;
+	}
+	if (mqblk_dev_size(p->dev) != md->size ||
+	    mqblk_dev_block_size(p->dev) != md->bs) {
+		snprintf(err, errlen,
+			 "nvme-mpath: path %s: the namespace has a different "
+			 "size or block size",
+			 p->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Path i did not answer when the device opened (or at the last retry):
+ * the control thread connects it again, as the kernel's reconnect work
+ * does for a controller that lost its connection. Once connected and
+ * checked against the device's namespace, a queue of it is opened in
+ * every hctx (in hctx order) and the path joins: true, and its ANA state
+ * is as read at connect. No answer again: retried after reconnect_delay,
+ * until ctrl_loss_tmo from the open; then, or on any other failure (a
+ * refusal, another namespace, fewer queues), it is given up (true: held
+ * I/O may have no path left).
+ */
+static bool path_retry(struct mp_dev *md, unsigned i)
+{
+	struct mp_path *p = &md->path[i];
+	unsigned n = mqblk_dev_nr_hw_queues(md->dev), k, have = 0;
+	struct ns_ids ids;
+	char err[512] = "";
+	int ret;
+
+	pthread_mutex_lock(&md->lock);
+	for (k = 0; k < n && k < MP_MAX_HCTX; k++)
+		have += md->hctx[k] != NULL;
+	pthread_mutex_unlock(&md->lock);
+	if (have < n || n > MP_MAX_HCTX) {
+		/* the device is still setting up (or closing) */
+		p->retry_ms = mp_now_ms() + MP_TICK_MS;
+		return false;
+	}
+	ret = mqblk_dev_open(p->uri, &md->popts, &p->dev, err, sizeof(err));
+	if (!ret) {
+		ret = path_identify(md, p, &ids, err, sizeof(err));
+		if (!ret)
+			ret = path_matches(md, p, &ids, err, sizeof(err));
+		if (!ret && (mqblk_dev_nr_hw_queues(p->dev) < n ||
+			     mqblk_dev_queue_depth(p->dev) < md->depth)) {
+			snprintf(err, sizeof(err),
+				 "nvme-mpath: path %s: %u I/O queues of %u "
+				 "entries, fewer than the device's %u of %u",
+				 p->name, mqblk_dev_nr_hw_queues(p->dev),
+				 mqblk_dev_queue_depth(p->dev), n, md->depth);
+			ret = -EINVAL;
+		}
+		if (ret) {
+			mqblk_dev_close(p->dev);
+			p->dev = NULL;
+		}
+	}
+	if (ret && mp_err_transient(ret) && mp_now_ms() < p->give_up_ms) {
+		p->retry_ms = mp_now_ms() + md->reconnect_ms;
+		return false;
+	}
+	if (!ret) {
+		path_baseline(p);
+		pthread_mutex_lock(&md->lock);
+		for (k = 0; k < n && !ret; k++) {
+			struct mp_hctx *mh = md->hctx[k];
+
+			if (!mh) {
+				ret = -ENODEV; /* closing meanwhile */
+				break;
+			}
+			pthread_mutex_lock(&mh->lock);
+			ret = hctx_add_path(mh, i);
+			pthread_mutex_unlock(&mh->lock);
+		}
+		if (!ret) {
+			atomic_store_explicit(&p->joined, true,
+					      memory_order_release);
+			pthread_mutex_unlock(&md->lock);
+			p->waiting = false;
+			fprintf(stderr,
+				"mqblk: nvme-mpath: %s: path %s: connected "
+				"(ANA state %s): joined\n",
+				md->subnqn, p->name,
+				mp_ana_state_name(atomic_load(&p->ana)));
+			return true;
+		}
+		while (k--) {
+			struct mp_hctx *mh = md->hctx[k];
+
+			if (mh && mh->q[i]) {
+				pthread_mutex_lock(&mh->lock);
+				mqblk_queue_close(mh->q[i]);
+				mh->q[i] = NULL;
+				pthread_mutex_unlock(&mh->lock);
+			}
+		}
+		pthread_mutex_unlock(&md->lock);
+		mqblk_dev_close(p->dev);
+		p->dev = NULL;
+		snprintf(err, sizeof(err),
+			 "nvme-mpath: path %s: its queues: %s", p->name,
+			 strerror(-ret));
+	}
+	if (mp_err_transient(ret))
+		fprintf(stderr,
+			"mqblk: nvme-mpath: %s: path %s: no connection within "
+			"ctrl_loss_tmo (%u s), last: %s: giving up on it\n",
+			md->subnqn, p->name, md->loss_ms / 1000,
+			err[0] ? err : strerror(-ret));
+	else if (!strncmp(err, "nvme-mpath: ", 12))
+		fprintf(stderr, "mqblk: %s (%s): giving up on the path\n", err,
+			md->subnqn);
+	else
+		fprintf(stderr,
+			"mqblk: nvme-mpath: %s: path %s: %s: giving up on it\n",
+			md->subnqn, p->name, err[0] ? err : strerror(-ret));
+	p->waiting = false;
+	atomic_store(&p->given_up, true);
+	return true;
+}
+
 static void mp_free(struct mp_dev *md)
 {
 	unsigned i;
@@ -1021,6 +1237,8 @@ static int mp_start(struct mp_dev *md, bool polled)
 		struct mp_path *p = &md->path[i];
 		struct ns_ids ids;
 
+		if (!path_joined(p))
+			continue; /* opened polled when it joins */
 		mqblk_dev_close(p->dev);
 		p->dev = NULL;
 		o.comp_policy = MQBLK_COMP_POLLED;
@@ -1028,12 +1246,26 @@ static int mp_start(struct mp_dev *md, bool polled)
 		ret = mqblk_dev_open(p->uri, &o, &p->dev, err, sizeof(err));
 		if (!ret)
 			ret = path_identify(md, p, &ids, err, sizeof(err));
-		if (!ret && (memcmp(&ids, md->ids, sizeof(ids)) ||
-			     mqblk_dev_size(p->dev) != md->size ||
-			     mqblk_dev_block_size(p->dev) != md->bs)) {
-			snprintf(err, sizeof(err),
-				 "path %s changed its namespace", p->name);
-			ret = -EINVAL;
+		if (!ret)
+			ret = path_matches(md, p, &ids, err, sizeof(err));
+		if (ret && p->dev) {
+			mqblk_dev_close(p->dev);
+			p->dev = NULL;
+		}
+		if (ret && mp_err_transient(ret)) {
+			/* gone since set-up: joins later, as one that
+			 * did not answer at open */
+			atomic_store(&p->joined, false);
+			p->waiting = true;
+			p->retry_ms = mp_now_ms() + md->reconnect_ms;
+			p->give_up_ms = mp_now_ms() + md->loss_ms;
+			fprintf(stderr,
+				"mqblk: nvme-mpath: %s: path %s: reopening it "
+				"polled: %s; retrying every %u s\n",
+				md->subnqn, p->name,
+				err[0] ? err : strerror(-ret),
+				md->reconnect_ms / 1000);
+			continue;
 		}
 		if (ret) {
 			fprintf(stderr,
@@ -1044,6 +1276,17 @@ static int mp_start(struct mp_dev *md, bool polled)
 		}
 		path_baseline(p);
 	}
+	for (i = 0; i < md->nr && !path_joined(&md->path[i]); i++)
+		;
+	if (i == md->nr) {
+		fprintf(stderr,
+			"mqblk: nvme-mpath: %s: no path left after reopening "
+			"them polled\n",
+			md->subnqn);
+		return -ENOTCONN;
+	}
+	if (polled)
+		md->popts.comp_policy = MQBLK_COMP_POLLED;
 	md->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (md->efd < 0 || pthread_create(&md->thread, NULL, mp_main, md))
 		return -ENOMEM;
@@ -1064,21 +1307,23 @@ static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 {
 	struct mp_dev *md = calloc(1, sizeof(*md));
 	struct mp_addr addrs[MP_MAX_PATHS];
-	struct ns_ids ids0, ids;
+	char perr[MP_MAX_PATHS][256];
+	struct ns_ids ids;
 	struct mqblk_dev_opts o;
 	unsigned nr_hw = mp_hw_queues(params), i, k, nr = 0, hw_min = ~0u;
-	unsigned depth_min = ~0u;
+	unsigned depth_min = ~0u, joined = 0;
+	int first_ret = 0;
 	bool disc = false, have_hostid = false;
 	char q[2048] = "";
 	size_t ql = 0;
-	uint64_t size = 0;
-	uint32_t bs = 0;
 	int ret;
 
 	if (!md)
 		return -ENOMEM;
 	md->efd = -1;
 	md->current = -1;
+	md->reconnect_ms = 10000; /* nvme-tcp's defaults */
+	md->loss_ms = 600000;
 	pthread_mutex_init(&md->lock, NULL);
 	md->dev = dev;
 	for (i = 0; i < params->nr; i++) {
@@ -1127,6 +1372,15 @@ static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 			p->used = true;
 			if (!strcmp(p->key, "hostid"))
 				have_hostid = true;
+			/* the paths' open checks these; a path not yet
+			 * connected is retried by the same */
+			if (!strcmp(p->key, "reconnect_delay"))
+				md->reconnect_ms =
+					1000 *
+					(uint32_t)strtoul(p->val, NULL, 10);
+			if (!strcmp(p->key, "ctrl_loss_tmo"))
+				md->loss_ms = 1000 * (uint32_t)strtoul(
+							     p->val, NULL, 10);
 			ql += (size_t)snprintf(q + ql, sizeof(q) - ql, "&%s=%s",
 					       p->key, p->val);
 			if (ql >= sizeof(q)) {
@@ -1202,7 +1456,7 @@ static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 	o.flags = mqblk_dev_open_flags(dev);
 	for (i = 0; i < nr; i++) {
 		struct mp_path *p = &md->path[i];
-		char perr[256], *uri = path_uri(&addrs[i], md->subnqn, q);
+		char *uri = path_uri(&addrs[i], md->subnqn, q);
 
 		if (!uri) {
 			ret = -ENOMEM;
@@ -1211,55 +1465,80 @@ static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		host_str(p->name, sizeof(p->name), &addrs[i]);
 		p->uri = uri;
 		md->nr = i + 1;
-		perr[0] = '\0';
-		ret = mqblk_dev_open(uri, &o, &p->dev, perr, sizeof(perr));
+		perr[i][0] = '\0';
+		ret = mqblk_dev_open(uri, &o, &p->dev, perr[i],
+				     sizeof(perr[i]));
+		if (ret && mp_err_transient(ret)) {
+			/* no answer: the device opens on the others and the
+			 * control thread connects this one later */
+			p->dev = NULL;
+			p->waiting = true;
+			if (!first_ret) {
+				first_ret = ret;
+				snprintf(err, errlen,
+					 "nvme-mpath: path %s: %s (no path "
+					 "answered)",
+					 p->name,
+					 perr[i][0] ? perr[i] : strerror(-ret));
+			}
+			continue;
+		}
 		if (ret) {
 			snprintf(err, errlen, "nvme-mpath: path %s: %s",
-				 p->name, perr[0] ? perr : strerror(-ret));
+				 p->name,
+				 perr[i][0] ? perr[i] : strerror(-ret));
 			goto fail;
 		}
 		path_baseline(p);
-		ret = path_identify(md, p, i ? &ids : &ids0, err, errlen);
+		ret = path_identify(md, p, &ids, err, errlen);
 		if (ret)
 			goto fail;
-		if (!i) {
-			size = mqblk_dev_size(p->dev);
-			bs = mqblk_dev_block_size(p->dev);
-		} else if (memcmp(&ids, &ids0, sizeof(ids))) {
-			snprintf(err, errlen,
-				 "nvme-mpath: path %s exposes a different "
-				 "namespace (NGUID/EUI-64/UUID differ from "
-				 "path %s)",
-				 p->name, md->path[0].name);
-			ret = -EINVAL;
-			goto fail;
-		} else if (mqblk_dev_size(p->dev) != size ||
-			   mqblk_dev_block_size(p->dev) != bs) {
-			snprintf(err, errlen,
-				 "nvme-mpath: path %s: the namespace has a "
-				 "different size or block size",
-				 p->name);
-			ret = -EINVAL;
-			goto fail;
+		if (!joined++) {
+			md->ref = i;
+			memcpy(md->ids, &ids, sizeof(ids));
+			md->size = mqblk_dev_size(p->dev);
+			md->bs = mqblk_dev_block_size(p->dev);
+		} else {
+			ret = path_matches(md, p, &ids, err, errlen);
+			if (ret)
+				goto fail;
 		}
 		if (mqblk_dev_nr_hw_queues(p->dev) < hw_min)
 			hw_min = mqblk_dev_nr_hw_queues(p->dev);
 		if (mqblk_dev_queue_depth(p->dev) < depth_min)
 			depth_min = mqblk_dev_queue_depth(p->dev);
+		atomic_store(&p->joined, true);
 	}
-	if (nr > 1 && ids_empty(&ids0)) {
+	if (!joined) {
+		ret = first_ret;
+		goto fail;
+	}
+	if (nr > 1 && ids_empty((const struct ns_ids *)md->ids)) {
 		snprintf(err, errlen,
 			 "nvme-mpath: the namespace has no NGUID, EUI-64 or "
 			 "UUID to match its paths by");
 		ret = -EINVAL;
 		goto fail;
 	}
+	for (i = 0; i < nr; i++) {
+		struct mp_path *p = &md->path[i];
+
+		if (!p->waiting)
+			continue;
+		p->retry_ms = mp_now_ms() + md->reconnect_ms;
+		p->give_up_ms = mp_now_ms() + md->loss_ms;
+		fprintf(stderr,
+			"mqblk: nvme-mpath: %s: path %s: %s; opening without "
+			"it, retrying every %u s for up to ctrl_loss_tmo (%u "
+			"s)\n",
+			md->subnqn, p->name,
+			perr[i][0] ? perr[i] : strerror(ECONNREFUSED),
+			md->reconnect_ms / 1000, md->loss_ms / 1000);
+	}
 	md->popts = o;
-	memcpy(md->ids, &ids0, sizeof(ids0));
-	md->size = size;
-	md->bs = bs;
-	lim->capacity = size;
-	lim->logical_block_size = bs;
+	md->depth = depth_min;
+	lim->capacity = md->size;
+	lim->logical_block_size = md->bs;
 	lim->max_hw_queues = hw_min;
 	/* one child per parent at a time, on the path's queue of the same
 	 * index: never more than the path's tags */
@@ -1288,10 +1567,18 @@ static int mp_get_paths(const struct mqblk_dev *dev,
 		struct nvt_ctrl_info ci;
 
 		memset(s, 0, sizeof(*s));
-		nvt_ctrl_info(p->dev, &ci);
+		memset(&ci, 0, sizeof(ci));
 		snprintf(s->name, sizeof(s->name), "%s", p->name);
-		snprintf(s->state, sizeof(s->state), "%s",
-			 state_name(ci.state));
+		if (path_joined(p)) {
+			nvt_ctrl_info(p->dev, &ci);
+			snprintf(s->state, sizeof(s->state), "%s",
+				 state_name(ci.state));
+		} else {
+			/* not connected since the device opened */
+			snprintf(s->state, sizeof(s->state), "%s",
+				 atomic_load(&p->given_up) ? "dead" :
+							     "connecting");
+		}
 		snprintf(s->ana_state, sizeof(s->ana_state), "%s",
 			 mp_ana_state_name(atomic_load(&p->ana)));
 		s->current = md->pol != MP_IOPOLICY_QD && (int)i == cur;
@@ -1316,12 +1603,13 @@ static int mp_nvme_admin(struct mqblk_dev *dev, void *sqe, void *data,
 	int cur = atomic_load(&md->current);
 	unsigned i;
 
-	if (cur >= 0 && (unsigned)cur < md->nr &&
+	if (cur >= 0 && (unsigned)cur < md->nr && path_joined(&md->path[cur]) &&
 	    nvt_ctrl_state(md->path[cur].dev) == NVT_CTRL_LIVE)
 		return mqblk_dev_nvme_admin(md->path[cur].dev, sqe, data, len,
 					    to_dev, result, status);
 	for (i = 0; i < md->nr; i++)
-		if (nvt_ctrl_state(md->path[i].dev) == NVT_CTRL_LIVE)
+		if (path_joined(&md->path[i]) &&
+		    nvt_ctrl_state(md->path[i].dev) == NVT_CTRL_LIVE)
 			return mqblk_dev_nvme_admin(md->path[i].dev, sqe, data,
 						    len, to_dev, result,
 						    status);

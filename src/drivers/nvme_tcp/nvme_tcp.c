@@ -610,7 +610,11 @@ static int nvt_connect(struct nvt_dev *d, struct nvt_sock *s, uint16_t qid,
 			st == NVME_SC_CONNECT_INVALID_PARAM ?
 				connect_ipo_name(le32_to_cpu(cqe.result.u32)) :
 				"");
-		return -ECONNREFUSED;
+		/* a host or parameter the controller will not take is not
+		 * worth a retry; another refusal (busy, ...) may pass */
+		return st == NVME_SC_CONNECT_INVALID_HOST  ? -EACCES :
+		       st == NVME_SC_CONNECT_INVALID_PARAM ? -EINVAL :
+							     -ECONNREFUSED;
 	}
 	if (!qid)
 		*cntlid = le16_to_cpu(cqe.result.u16);
@@ -2459,6 +2463,14 @@ int nvt_ctrl_info(const struct mqblk_dev *dev, struct nvt_ctrl_info *ci)
 	ci->ana_gen = atomic_load(&d->ana_gen);
 	ci->stalls = atomic_load(&d->stalls);
 	ci->nsid = d->nsid; /* set at init, never changed */
+	return 0;
+}
+
+int nvt_ctrl_reset(struct mqblk_dev *dev, const char *why)
+{
+	if (strcmp(mqblk_dev_driver_name(dev), "nvme_tcp"))
+		return -EINVAL;
+	admin_fail(mqblk_dev_data(dev), why);
 	return 0;
 }
 

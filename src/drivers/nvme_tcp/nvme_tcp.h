@@ -29,5 +29,8 @@ struct nvt_ctrl_info {
 int nvt_ctrl_info(const struct mqblk_dev *dev, struct nvt_ctrl_info *ci);
 /* The state alone, for the I/O path (dev must be an nvme-tcp device). */
 int nvt_ctrl_state(const struct mqblk_dev *dev);
+/* Reset a live controller (logged with why): its connections go down
+ * and are made again, as after a lost connection. Any thread. */
+int nvt_ctrl_reset(struct mqblk_dev *dev, const char *why);
 
 #endif
