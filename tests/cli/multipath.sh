@@ -198,6 +198,19 @@ io_flowing()
 	wait_writes 64
 }
 
+# cut_loaded PID: cut relay PID's cable with requests out on it: it stops
+# carrying first (SIGUSR1), so what round-robin sends there in the next
+# half second stays out, then the cable goes. (A plain cut found none out
+# on the slow relayed path now and then under TSan: it takes few.)
+cut_loaded()
+{
+	sleep 0.2
+	kill -USR1 "$1"
+	sleep 0.5
+	kill -TERM "$1"
+	wait "$1" 2>/dev/null
+}
+
 # (c) one path cut mid-run under a verify workload: its requests go to
 # the other path, every block verifies, the job exits 0
 R1=$(free_port)
@@ -210,9 +223,7 @@ run_bg bench --name=cut --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
 # the preflight open (admin + one I/O queue), then the job's device
 connected "$R1" 4
 io_flowing
-sleep 0.2
-kill -TERM "$RELAY1"
-wait "$RELAY1" 2>/dev/null
+cut_loaded "$RELAY1"
 wait "$BPID" || RC=$?
 check "one path cut: the job completes (exit 0)" test "$RC" = 0
 check "one path cut: no verify error" grep -qE '"verify_errors" : 0' "$OUT"
@@ -220,7 +231,7 @@ if paths_json >"$TMP/p" 2>/dev/null; then
 	read -r _ st1 _ c1 f1 _ < <(sed -n 1p "$TMP/p")
 	read -r _ st2 s2 c2 f2 _ < <(sed -n 2p "$TMP/p")
 	read -r _ total < <(sed -n 3p "$TMP/p")
-	check "one path cut: failovers counted on the cut path ($f2)" test "$f2" -gt 0
+	check "one path cut: failovers counted on the cut path ($f2; paths: $(tr '\n' ' ' <"$TMP/p"))" test "$f2" -gt 0
 	check "one path cut: sent = completed + failed over there" \
 		test "$s2" = $((c2 + f2))
 	check "one path cut: completions add up to $total" \
@@ -245,9 +256,7 @@ run_bg bench --name=hcut --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
 # preflight, the device (local), the device's paths reopened polled
 connected "$R1" 6
 io_flowing
-sleep 0.2
-kill -TERM "$RELAY1"
-wait "$RELAY1" 2>/dev/null
+cut_loaded "$RELAY1"
 wait "$BPID" || RC=$?
 check "--hipri, one path cut: the job completes (exit 0)" test "$RC" = 0
 check "--hipri, one path cut: no verify error" \
@@ -256,15 +265,13 @@ HC=$(python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
 p = j["multipath"]["paths"]
-print(p[1]["state"] != "live" and
+print(p[1]["state"] != "live" and p[1]["failovers"] > 0 and
       p[1]["sent"] == p[1]["completed"] + p[1]["failovers"],
       j["mqblk"]["completions"]["polled"] > 0,
       p[0]["completed"] + p[1]["completed"] ==
       j["read"]["total_ios"] + j["write"]["total_ios"])
 ' "$OUT" 2>/dev/null)
-# (whether the cut finds requests out on that path is timing: under TSan
-# it has found none; case (c) asserts failovers)
-check "--hipri, one path cut: the path is down, its requests completed or failed over, polled, adds up ($HC)" \
+check "--hipri, one path cut: the path is down, its requests out failed over, all accounted, polled, adds up ($HC)" \
 	test "$HC" = "True True True"
 
 # (c2) the cut path comes back within ctrl_loss_tmo: its controller

@@ -78,7 +78,9 @@ failed "nothing listening" "Connection refused"
 run_bg()
 {
 	RC=0
-	timeout -k 5 60 "$MQBLK" "$@" >"$OUT" 2>"$ERR" </dev/null &
+	# 256 MiB written and verified: over a minute under TSan beside
+	# another test
+	timeout -k 5 150 "$MQBLK" "$@" >"$OUT" 2>"$ERR" </dev/null &
 	BPID=$!
 }
 restart_target()

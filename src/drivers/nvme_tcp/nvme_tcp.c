@@ -193,6 +193,9 @@ struct nvt_queue {
 	 * go out in one sendmsg (as SPDK's socket layer flushes once per
 	 * poller pass) */
 	bool defer_tx;
+	/* something was queued to send since the last flush: the poller's
+	 * unlocked look (the list itself is tx_lock's) */
+	_Atomic bool tx_queued;
 	_Atomic bool kicked; /* kick_fd has a count to drain */
 
 	pthread_mutex_t rx_lock; /* poll, and the control thread's swap */
@@ -1833,6 +1836,7 @@ static void tx_enqueue(struct nvt_queue *q, struct nvt_req *r)
 	else
 		q->tx_head = r;
 	q->tx_tail = r;
+	atomic_store_explicit(&q->tx_queued, true, memory_order_relaxed);
 }
 
 static void *req_data(struct mqblk_rq *rq)
@@ -2318,8 +2322,11 @@ static int nvt_poll(struct mqblk_hctx *hctx, unsigned budget)
 	    atomic_exchange(&q->kicked, false) &&
 	    read(q->kick_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		abort();
-	if (q->defer_tx && q->tx_head) {
+	if (q->defer_tx &&
+	    atomic_load_explicit(&q->tx_queued, memory_order_relaxed)) {
 		pthread_mutex_lock(&q->tx_lock);
+		atomic_store_explicit(&q->tx_queued, false,
+				      memory_order_relaxed);
 		tx_flush(q);
 		pthread_mutex_unlock(&q->tx_lock);
 	}
