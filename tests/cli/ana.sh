@@ -190,11 +190,18 @@ start_target --listen "127.0.0.1:$PORT2" --ns null:size=64m,memory_backed=1 \
 }
 MPOUT=$TMP/mp.out
 MPERR=$TMP/mp.err
-timeout -k 5 120 "$MQBLK" bench --name=mp \
-	--filename="nvme-tcp://127.0.0.1:$PORT,127.0.0.1:$PORT2/$NQN?hostnqn=$HOST&nsid=1&iopolicy=round-robin&reconnect_delay=1" \
-	--rw=randwrite --bs=4k --iodepth=8 --size=16m --runtime=6 --time_based \
-	--verify=crc32c --do_verify=1 --verify_fatal=1 >"$MPOUT" 2>"$MPERR" </dev/null &
-MPPID=$!
+# mp_bench NAME: a 6 s verify run through both ports in the background
+# (MPPID; report in MPOUT, log in MPERR)
+mp_bench()
+{
+	timeout -k 5 120 "$MQBLK" bench --name="$1" \
+		--filename="nvme-tcp://127.0.0.1:$PORT,127.0.0.1:$PORT2/$NQN?hostnqn=$HOST&nsid=1&iopolicy=round-robin&reconnect_delay=1" \
+		--rw=randwrite --bs=4k --iodepth=8 --size=16m --runtime=6 \
+		--time_based --verify=crc32c --do_verify=1 --verify_fatal=1 \
+		>"$MPOUT" 2>"$MPERR" </dev/null &
+	MPPID=$!
+}
+mp_bench mp
 # once the device is open and writing (slow under the sanitizers)
 wait_writes 64
 sleep 0.3
@@ -237,11 +244,7 @@ start_target --listen "127.0.0.1:$PORT2" --ns null:size=64m,memory_backed=1 \
 }
 run id-ctrl "nvme-tcp://127.0.0.1:$PORT/$NQN?hostnqn=$HOST"
 ok "--anatt 1: id-ctrl" && check "--anatt 1: Identify's anatt" has_re "^anatt +: 1\$"
-timeout -k 5 120 "$MQBLK" bench --name=anatt \
-	--filename="nvme-tcp://127.0.0.1:$PORT,127.0.0.1:$PORT2/$NQN?hostnqn=$HOST&nsid=1&iopolicy=round-robin&reconnect_delay=1" \
-	--rw=randwrite --bs=4k --iodepth=8 --size=16m --runtime=6 --time_based \
-	--verify=crc32c --do_verify=1 --verify_fatal=1 >"$MPOUT" 2>"$MPERR" </dev/null &
-MPPID=$!
+mp_bench anatt
 wait_writes 64
 run ctl "$CTL" ana 1 2 change
 ok "ANATT: ana 1 2 change under the run"
