@@ -1063,6 +1063,15 @@ static bool ids_empty(const struct ns_ids *a)
 	return !memcmp(a, &zero, sizeof(zero));
 }
 
+/* Path p did not answer: the control thread connects it from
+ * reconnect_delay on, until ctrl_loss_tmo from now (path_retry). */
+static void path_wait(struct mp_dev *md, struct mp_path *p)
+{
+	p->waiting = true;
+	p->retry_ms = mp_now_ms() + md->reconnect_ms;
+	p->give_up_ms = mp_now_ms() + md->loss_ms;
+}
+
 /* Does path p, identified as ids, show the device's namespace? 0, or
  * -EINVAL with the reason in err. */
 static int path_matches(struct mp_dev *md, struct mp_path *p,
@@ -1256,9 +1265,7 @@ static int mp_start(struct mp_dev *md, bool polled)
 			/* gone since set-up: joins later, as one that
 			 * did not answer at open */
 			atomic_store(&p->joined, false);
-			p->waiting = true;
-			p->retry_ms = mp_now_ms() + md->reconnect_ms;
-			p->give_up_ms = mp_now_ms() + md->loss_ms;
+			path_wait(md, p);
 			fprintf(stderr,
 				"mqblk: nvme-mpath: %s: path %s: reopening it "
 				"polled: %s; retrying every %u s\n",
@@ -1322,8 +1329,6 @@ static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		return -ENOMEM;
 	md->efd = -1;
 	md->current = -1;
-	md->reconnect_ms = 10000; /* nvme-tcp's defaults */
-	md->loss_ms = 600000;
 	pthread_mutex_init(&md->lock, NULL);
 	md->dev = dev;
 	for (i = 0; i < params->nr; i++) {
@@ -1372,15 +1377,6 @@ static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 			p->used = true;
 			if (!strcmp(p->key, "hostid"))
 				have_hostid = true;
-			/* the paths' open checks these; a path not yet
-			 * connected is retried by the same */
-			if (!strcmp(p->key, "reconnect_delay"))
-				md->reconnect_ms =
-					1000 *
-					(uint32_t)strtoul(p->val, NULL, 10);
-			if (!strcmp(p->key, "ctrl_loss_tmo"))
-				md->loss_ms = 1000 * (uint32_t)strtoul(
-							     p->val, NULL, 10);
 			ql += (size_t)snprintf(q + ql, sizeof(q) - ql, "&%s=%s",
 					       p->key, p->val);
 			if (ql >= sizeof(q)) {
@@ -1494,6 +1490,13 @@ static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		if (ret)
 			goto fail;
 		if (!joined++) {
+			struct nvt_ctrl_info ci;
+
+			/* a path not yet connected is retried as this
+			 * controller reconnects (same URI keys) */
+			nvt_ctrl_info(p->dev, &ci);
+			md->reconnect_ms = ci.reconnect_delay_ms;
+			md->loss_ms = ci.ctrl_loss_tmo_ms;
 			md->ref = i;
 			memcpy(md->ids, &ids, sizeof(ids));
 			md->size = mqblk_dev_size(p->dev);
@@ -1525,8 +1528,7 @@ static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 
 		if (!p->waiting)
 			continue;
-		p->retry_ms = mp_now_ms() + md->reconnect_ms;
-		p->give_up_ms = mp_now_ms() + md->loss_ms;
+		path_wait(md, p);
 		fprintf(stderr,
 			"mqblk: nvme-mpath: %s: path %s: %s; opening without "
 			"it, retrying every %u s for up to ctrl_loss_tmo (%u "

@@ -2469,6 +2469,8 @@ int nvt_ctrl_info(const struct mqblk_dev *dev, struct nvt_ctrl_info *ci)
 	ci->resets = atomic_load(&d->resets);
 	ci->ana_gen = atomic_load(&d->ana_gen);
 	ci->stalls = atomic_load(&d->stalls);
+	ci->reconnect_delay_ms = d->reconnect_delay_ms; /* set at init */
+	ci->ctrl_loss_tmo_ms = d->ctrl_loss_tmo_ms;
 	ci->nsid = d->nsid; /* set at init, never changed */
 	return 0;
 }

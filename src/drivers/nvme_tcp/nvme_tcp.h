@@ -23,6 +23,7 @@ struct nvt_ctrl_info {
 	uint32_t ana_gen; /* ANA change notices received (multipath=1) */
 	uint32_t nsid; /* the namespace it does I/O to */
 	uint64_t stalls; /* stalls logged (stall_ms=) */
+	uint32_t reconnect_delay_ms, ctrl_loss_tmo_ms; /* as opened */
 };
 
 /* For a device opened as nvme-tcp://: 0, else -EINVAL. Any thread. */
