@@ -20,62 +20,9 @@
 
 #include <mqblk/mqblk.h>
 
+#include "helpers.h"
+
 #define BS 512
-
-static struct mqblk_dev *open_dev(const char *uri, unsigned nr_queues)
-{
-	struct mqblk_dev_opts o;
-	struct mqblk_dev *dev = NULL;
-	char err[256];
-	int ret;
-
-	mqblk_dev_opts_init(&o);
-	o.nr_queues = nr_queues;
-	ret = mqblk_dev_open(uri, &o, &dev, err, sizeof(err));
-	if (ret)
-		fprintf(stderr, "open %s: %d %s\n", uri, ret, err);
-	assert_int_equal(ret, 0);
-	assert_non_null(dev);
-	return dev;
-}
-
-static struct mqblk_queue *open_queue(struct mqblk_dev *dev)
-{
-	struct mqblk_queue *q = NULL;
-
-	assert_int_equal(mqblk_queue_open(dev, &q), 0);
-	assert_non_null(q);
-	return q;
-}
-
-static struct mqblk_rq *get_rq(struct mqblk_queue *q, enum mqblk_op op,
-			       uint64_t off, uint32_t len, void *buf)
-{
-	struct mqblk_rq *rq = mqblk_rq_get(q, 0);
-
-	assert_non_null(rq);
-	rq->op = op;
-	rq->offset = off;
-	rq->len = len;
-	rq->buf = buf;
-	rq->private = NULL;
-	return rq;
-}
-
-/* Submit one request and reap it; returns its res. */
-static int do_io(struct mqblk_queue *q, enum mqblk_op op, uint64_t off,
-		 uint32_t len, void *buf)
-{
-	struct mqblk_rq *rq = get_rq(q, op, off, len, buf), *out;
-	int res;
-
-	assert_int_equal(mqblk_submit(rq), 0);
-	assert_int_equal(mqblk_reap(q, &out, 1, 1, -1), 1);
-	assert_ptr_equal(out, rq);
-	res = out->res;
-	mqblk_rq_put(out);
-	return res;
-}
 
 /* ---- URIs ---- */
 

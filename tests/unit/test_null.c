@@ -17,52 +17,11 @@
 
 #include <mqblk/mqblk.h>
 
-static int try_open(const char *uri, struct mqblk_dev **devp, char *err,
-		    size_t errlen)
-{
-	err[0] = '\0';
-	return mqblk_dev_open(uri, NULL, devp, err, errlen);
-}
-
-static struct mqblk_dev *open_ok(const char *uri)
-{
-	struct mqblk_dev *dev = NULL;
-	char err[256];
-	int ret = try_open(uri, &dev, err, sizeof(err));
-
-	if (ret)
-		fprintf(stderr, "open %s: %s\n", uri, err);
-	assert_int_equal(ret, 0);
-	return dev;
-}
+#include "helpers.h"
 
 static void expect_einval(const char *uri, const char *in_msg)
 {
-	struct mqblk_dev *dev = NULL;
-	char err[256];
-
-	assert_int_equal(try_open(uri, &dev, err, sizeof(err)), -EINVAL);
-	assert_true(strlen(err) > 0);
-	if (in_msg && !strstr(err, in_msg))
-		fail_msg("%s: message '%s' lacks '%s'", uri, err, in_msg);
-}
-
-static int do_io(struct mqblk_queue *q, enum mqblk_op op, uint64_t off,
-		 uint32_t len, void *buf)
-{
-	struct mqblk_rq *rq = mqblk_rq_get(q, 0), *out;
-	int res;
-
-	assert_non_null(rq);
-	rq->op = op;
-	rq->offset = off;
-	rq->len = len;
-	rq->buf = buf;
-	assert_int_equal(mqblk_submit(rq), 0);
-	assert_int_equal(mqblk_reap(q, &out, 1, 1, -1), 1);
-	res = out->res;
-	mqblk_rq_put(out);
-	return res;
+	expect_open_fail(uri, -EINVAL, in_msg);
 }
 
 /* ---- parameters ---- */
@@ -72,19 +31,19 @@ static void test_params_size_suffixes_and_gb(void **state)
 	struct mqblk_dev *dev;
 
 	(void)state;
-	dev = open_ok("null:size=4k");
+	dev = open_with("null:size=4k", NULL);
 	assert_int_equal(mqblk_dev_size(dev), 4096);
 	mqblk_dev_close(dev);
-	dev = open_ok("null:size=3m");
+	dev = open_with("null:size=3m", NULL);
 	assert_int_equal(mqblk_dev_size(dev), 3u << 20);
 	mqblk_dev_close(dev);
-	dev = open_ok("null:size=2GiB");
+	dev = open_with("null:size=2GiB", NULL);
 	assert_int_equal(mqblk_dev_size(dev), 2ull << 30);
 	mqblk_dev_close(dev);
-	dev = open_ok("null:gb=5");
+	dev = open_with("null:gb=5", NULL);
 	assert_int_equal(mqblk_dev_size(dev), 5ull << 30);
 	mqblk_dev_close(dev);
-	dev = open_ok("null");
+	dev = open_with("null", NULL);
 	assert_int_equal(mqblk_dev_size(dev), 250ull << 30);
 	assert_int_equal(mqblk_dev_block_size(dev), 512);
 	assert_int_equal(mqblk_dev_queue_depth(dev), 64);
@@ -96,10 +55,10 @@ static void test_params_blocksize_alias_and_values(void **state)
 	struct mqblk_dev *dev;
 
 	(void)state;
-	dev = open_ok("null:size=1m,bs=4k");
+	dev = open_with("null:size=1m,bs=4k", NULL);
 	assert_int_equal(mqblk_dev_block_size(dev), 4096);
 	mqblk_dev_close(dev);
-	dev = open_ok("null:size=1m,blocksize=65536");
+	dev = open_with("null:size=1m,blocksize=65536", NULL);
 	assert_int_equal(mqblk_dev_block_size(dev), 65536);
 	mqblk_dev_close(dev);
 }
@@ -182,7 +141,7 @@ static void test_irqmode2_completes_after_completion_nsec(void **state)
 	uint64_t t0;
 
 	(void)state;
-	dev = open_ok("null:size=1m,irqmode=2,completion_nsec=2000000");
+	dev = open_with("null:size=1m,irqmode=2,completion_nsec=2000000", NULL);
 	assert_int_equal(mqblk_queue_open(dev, &q), 0);
 	rq = mqblk_rq_get(q, 0);
 	assert_non_null(rq);
@@ -213,8 +172,9 @@ static void test_irqmode2_polled_completes_after_completion_nsec(void **state)
 	uint64_t t0;
 
 	(void)state;
-	dev = open_ok("null:size=1m,irqmode=2,completion_nsec=2000000,"
-		      "complete=polled");
+	dev = open_with("null:size=1m,irqmode=2,completion_nsec=2000000,"
+			"complete=polled",
+			NULL);
 	assert_int_equal(mqblk_queue_open(dev, &q), 0);
 	rq = mqblk_rq_get(q, 0);
 	rq->op = MQBLK_OP_READ;
@@ -241,8 +201,9 @@ static void test_reap_with_timeout_returns_short(void **state)
 
 	(void)state;
 	/* completion after 10 s: a 1 ms reap must come back empty */
-	dev = open_ok("null:size=1m,irqmode=2,completion_nsec=10000000000,"
-		      "timeout=20");
+	dev = open_with("null:size=1m,irqmode=2,completion_nsec=10000000000,"
+			"timeout=20",
+			NULL);
 	assert_int_equal(mqblk_queue_open(dev, &q), 0);
 	rq = mqblk_rq_get(q, 0);
 	rq->op = MQBLK_OP_READ;
@@ -261,7 +222,7 @@ static void test_reap_with_timeout_returns_short(void **state)
 
 static void test_reap_rejects_bad_bounds(void **state)
 {
-	struct mqblk_dev *dev = open_ok("null:size=1m");
+	struct mqblk_dev *dev = open_with("null:size=1m", NULL);
 	struct mqblk_queue *q;
 	struct mqblk_rq *out[2];
 
@@ -286,8 +247,9 @@ static void test_timed_out_timer_command_tag_reuse_is_safe(void **state)
 
 	(void)state;
 	/* one tag; the device takes 200 ms, the deadline is 20 ms */
-	dev = open_ok("null:size=1m,irqmode=2,completion_nsec=200000000,"
-		      "timeout=20,hw_queue_depth=1");
+	dev = open_with("null:size=1m,irqmode=2,completion_nsec=200000000,"
+			"timeout=20,hw_queue_depth=1",
+			NULL);
 	assert_int_equal(mqblk_queue_open(dev, &q), 0);
 	for (i = 0; i < 3; i++) {
 		rq = mqblk_rq_get(q, 0);
@@ -337,7 +299,7 @@ static void test_sparse_write_at_end_of_1t_device_keeps_rss_small(void **state)
 	(void)state;
 	before = rss_pages();
 	assert_true(before > 0);
-	dev = open_ok("null:size=1t,memory_backed=1");
+	dev = open_with("null:size=1t,memory_backed=1", NULL);
 	assert_int_equal(mqblk_dev_size(dev), end);
 	assert_int_equal(mqblk_queue_open(dev, &q), 0);
 	for (i = 0; i < sizeof(w); i++)
@@ -364,7 +326,7 @@ static void test_sparse_write_at_end_of_1t_device_keeps_rss_small(void **state)
 static void test_not_memory_backed_reads_leave_buffer(void **state)
 {
 	static uint8_t r[512];
-	struct mqblk_dev *dev = open_ok("null:size=1m");
+	struct mqblk_dev *dev = open_with("null:size=1m", NULL);
 	struct mqblk_queue *q;
 
 	(void)state;
@@ -382,7 +344,7 @@ static void test_not_memory_backed_reads_leave_buffer(void **state)
 static void test_write_zeroes_zeroes_range(void **state)
 {
 	static uint8_t w[16384], r[16384];
-	struct mqblk_dev *dev = open_ok("null:size=1m,memory_backed=1");
+	struct mqblk_dev *dev = open_with("null:size=1m,memory_backed=1", NULL);
 	struct mqblk_queue *q;
 	size_t i;
 
@@ -427,8 +389,9 @@ static void test_write_zeroes_zeroes_range(void **state)
 static void test_write_zeroes_with_timer_completion(void **state)
 {
 	static uint8_t w[4096], r[4096];
-	struct mqblk_dev *dev = open_ok("null:size=1m,memory_backed=1,"
-					"irqmode=2,completion_nsec=100000");
+	struct mqblk_dev *dev = open_with("null:size=1m,memory_backed=1,"
+					  "irqmode=2,completion_nsec=100000",
+					  NULL);
 	struct mqblk_queue *q;
 	size_t i;
 

@@ -18,57 +18,14 @@
 
 #include <mqblk/mqblk.h>
 
+#include "helpers.h"
+
 #define BS 4096
-
-static struct mqblk_dev *open_dev(const char *uri, unsigned nr_queues)
-{
-	struct mqblk_dev_opts o;
-	struct mqblk_dev *dev = NULL;
-	char err[256];
-	int ret;
-
-	mqblk_dev_opts_init(&o);
-	o.nr_queues = nr_queues;
-	ret = mqblk_dev_open(uri, &o, &dev, err, sizeof(err));
-	if (ret)
-		fprintf(stderr, "open %s: %d %s\n", uri, ret, err);
-	assert_int_equal(ret, 0);
-	return dev;
-}
-
-static struct mqblk_queue *open_queue(struct mqblk_dev *dev)
-{
-	struct mqblk_queue *q = NULL;
-
-	assert_int_equal(mqblk_queue_open(dev, &q), 0);
-	return q;
-}
 
 static void submit(struct mqblk_queue *q, enum mqblk_op op, uint64_t off,
 		   uint32_t len, void *buf)
 {
-	struct mqblk_rq *rq = mqblk_rq_get(q, 0);
-
-	assert_non_null(rq);
-	rq->op = op;
-	rq->offset = off;
-	rq->len = len;
-	rq->buf = buf;
-	rq->private = NULL;
-	assert_int_equal(mqblk_submit(rq), 0);
-}
-
-/* Reap n; the order they completed in (inline: the dispatch order). */
-static void reap_all(struct mqblk_queue *q, struct mqblk_rq **out, unsigned n)
-{
-	unsigned got = 0;
-
-	while (got < n) {
-		int r = mqblk_reap(q, out + got, 1, n - got, -1);
-
-		assert_true(r >= 1);
-		got += (unsigned)r;
-	}
+	assert_int_equal(mqblk_submit(get_rq(q, op, off, len, buf)), 0);
 }
 
 static void put_all(struct mqblk_rq **rqs, unsigned n)

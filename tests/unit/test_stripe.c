@@ -19,68 +19,7 @@
 #include <mqblk/mqblk.h>
 
 #include "drivers/stripe/stripe.h"
-
-static struct mqblk_dev *open_opts(const char *uri, unsigned nr_queues)
-{
-	struct mqblk_dev_opts o;
-	struct mqblk_dev *dev = NULL;
-	char err[256] = "";
-	int ret;
-
-	mqblk_dev_opts_init(&o);
-	o.nr_queues = nr_queues;
-	ret = mqblk_dev_open(uri, &o, &dev, err, sizeof(err));
-	if (ret)
-		fprintf(stderr, "open %s: %s\n", uri, err);
-	assert_int_equal(ret, 0);
-	return dev;
-}
-
-static struct mqblk_dev *open_ok(const char *uri)
-{
-	return open_opts(uri, 1);
-}
-
-static void expect_fail(const char *uri, int want, const char *in_msg)
-{
-	struct mqblk_dev *dev = NULL;
-	char err[256] = "";
-	int ret = mqblk_dev_open(uri, NULL, &dev, err, sizeof(err));
-
-	if (ret != want)
-		fail_msg("%s: returned %d, want %d (%s)", uri, ret, want, err);
-	assert_non_null(err[0] ? err : NULL);
-	assert_null(strchr(err, '\n'));
-	if (!strstr(err, in_msg))
-		fail_msg("%s: message '%s' lacks '%s'", uri, err, in_msg);
-}
-
-/* One request, waited for; returns res (and the NVMe status). */
-static int do_io_st(struct mqblk_queue *q, enum mqblk_op op, uint64_t off,
-		    uint32_t len, void *buf, uint16_t *status)
-{
-	struct mqblk_rq *rq = mqblk_rq_get(q, 0), *out;
-	int res;
-
-	assert_non_null(rq);
-	rq->op = op;
-	rq->offset = off;
-	rq->len = len;
-	rq->buf = buf;
-	assert_int_equal(mqblk_submit(rq), 0);
-	assert_int_equal(mqblk_reap(q, &out, 1, 1, -1), 1);
-	res = out->res;
-	if (status)
-		*status = out->nvme_status;
-	mqblk_rq_put(out);
-	return res;
-}
-
-static int do_io(struct mqblk_queue *q, enum mqblk_op op, uint64_t off,
-		 uint32_t len, void *buf)
-{
-	return do_io_st(q, op, off, len, buf, NULL);
-}
+#include "helpers.h"
 
 static void fill(uint8_t *b, size_t len, uint32_t seed)
 {
@@ -102,41 +41,44 @@ static void get_stats(struct mqblk_dev *dev, struct stripe_stats *st)
 static void test_bad_uris_refused_with_reason(void **state)
 {
 	(void)state;
-	expect_fail("stripe", -EINVAL, "no members");
-	expect_fail("stripe:chunk=4k", -EINVAL, "no members");
-	expect_fail("stripe:member=null:size=1m", -EINVAL, "members=N");
-	expect_fail("stripe:chunk=3k,members=2,member=null", -EINVAL,
-		    "chunk 3072 is not a power of two");
-	expect_fail("stripe:chunk=0,members=2,member=null", -EINVAL, "chunk");
-	expect_fail("stripe:members=2,member=nope:size=1m", -ENODEV,
-		    "member 0: no driver");
-	expect_fail("stripe:member0=null:size=1m,member1=null:size=1m;bs=4096",
-		    -EINVAL, "member 1 has 4096-byte blocks, member 0 has 512");
-	expect_fail("stripe:chunk=512,members=2,member=null:bs=4k;size=1m",
-		    -EINVAL, "chunk 512 is smaller than the members' 4096");
-	expect_fail("stripe:member0=null:size=1m,member2=null:size=1m", -EINVAL,
-		    "member1 is missing");
-	expect_fail("stripe:member1=null:size=1m", -EINVAL,
-		    "member0 is missing");
-	expect_fail("stripe:member0=null,member0=null", -EINVAL,
-		    "member0 given twice");
-	expect_fail("stripe:members=3,member0=null,member1=null", -EINVAL,
-		    "members=3 but 2 members listed");
-	expect_fail("stripe:members=2,member=null,member0=null", -EINVAL,
-		    "exclude each other");
-	expect_fail("stripe:members=2,member=null:complete=polled", -EINVAL,
-		    "member 0 sets complete=");
-	expect_fail("stripe:chunk=2m,members=2,member=null:size=1m", -EINVAL,
-		    "smaller than one chunk");
-	expect_fail("stripe:members=2,member=null:size=1m;bogus=1", -EINVAL,
-		    "member 0: unknown parameter 'bogus'");
-	expect_fail("stripe:members=2,member=stripe:members=1", -EINVAL,
-		    "itself a stripe");
-	expect_fail("stripe:members=65,member=null", -EINVAL,
-		    "members=65 out of range");
-	expect_fail("stripe:member64=null", -EINVAL, "out of range");
-	expect_fail("stripe:members=1,member=null,frobnicate=1", -EINVAL,
-		    "unknown parameter 'frobnicate'");
+	expect_open_fail("stripe", -EINVAL, "no members");
+	expect_open_fail("stripe:chunk=4k", -EINVAL, "no members");
+	expect_open_fail("stripe:member=null:size=1m", -EINVAL, "members=N");
+	expect_open_fail("stripe:chunk=3k,members=2,member=null", -EINVAL,
+			 "chunk 3072 is not a power of two");
+	expect_open_fail("stripe:chunk=0,members=2,member=null", -EINVAL,
+			 "chunk");
+	expect_open_fail("stripe:members=2,member=nope:size=1m", -ENODEV,
+			 "member 0: no driver");
+	expect_open_fail(
+		"stripe:member0=null:size=1m,member1=null:size=1m;bs=4096",
+		-EINVAL, "member 1 has 4096-byte blocks, member 0 has 512");
+	expect_open_fail("stripe:chunk=512,members=2,member=null:bs=4k;size=1m",
+			 -EINVAL,
+			 "chunk 512 is smaller than the members' 4096");
+	expect_open_fail("stripe:member0=null:size=1m,member2=null:size=1m",
+			 -EINVAL, "member1 is missing");
+	expect_open_fail("stripe:member1=null:size=1m", -EINVAL,
+			 "member0 is missing");
+	expect_open_fail("stripe:member0=null,member0=null", -EINVAL,
+			 "member0 given twice");
+	expect_open_fail("stripe:members=3,member0=null,member1=null", -EINVAL,
+			 "members=3 but 2 members listed");
+	expect_open_fail("stripe:members=2,member=null,member0=null", -EINVAL,
+			 "exclude each other");
+	expect_open_fail("stripe:members=2,member=null:complete=polled",
+			 -EINVAL, "member 0 sets complete=");
+	expect_open_fail("stripe:chunk=2m,members=2,member=null:size=1m",
+			 -EINVAL, "smaller than one chunk");
+	expect_open_fail("stripe:members=2,member=null:size=1m;bogus=1",
+			 -EINVAL, "member 0: unknown parameter 'bogus'");
+	expect_open_fail("stripe:members=2,member=stripe:members=1", -EINVAL,
+			 "itself a stripe");
+	expect_open_fail("stripe:members=65,member=null", -EINVAL,
+			 "members=65 out of range");
+	expect_open_fail("stripe:member64=null", -EINVAL, "out of range");
+	expect_open_fail("stripe:members=1,member=null,frobnicate=1", -EINVAL,
+			 "unknown parameter 'frobnicate'");
 }
 
 static void test_capacity_is_n_times_smallest_in_whole_chunks(void **state)
@@ -145,8 +87,9 @@ static void test_capacity_is_n_times_smallest_in_whole_chunks(void **state)
 	struct stripe_stats st;
 
 	(void)state;
-	dev = open_ok(
-		"stripe:chunk=64k,member0=null:size=1m,member1=null:size=1000k");
+	dev = open_dev(
+		"stripe:chunk=64k,member0=null:size=1m,member1=null:size=1000k",
+		1);
 	assert_int_equal(mqblk_dev_size(dev), 2 * 960 * 1024);
 	assert_int_equal(mqblk_dev_block_size(dev), 512);
 	assert_string_equal(mqblk_dev_driver_name(dev), "stripe");
@@ -155,20 +98,21 @@ static void test_capacity_is_n_times_smallest_in_whole_chunks(void **state)
 	mqblk_dev_close(dev);
 
 	/* template, 8 copies, 4 KiB blocks; default chunk 64k */
-	dev = open_ok("stripe:members=8,member=null:size=1g;bs=4k");
+	dev = open_dev("stripe:members=8,member=null:size=1g;bs=4k", 1);
 	assert_int_equal(mqblk_dev_size(dev), 8ull << 30);
 	assert_int_equal(mqblk_dev_block_size(dev), 4096);
 	mqblk_dev_close(dev);
 
 	/* queue_depth is the stripe's own (a core key) */
-	dev = open_ok("stripe:queue_depth=32,members=2,member=null:size=1m");
+	dev = open_dev("stripe:queue_depth=32,members=2,member=null:size=1m",
+		       1);
 	assert_int_equal(mqblk_dev_queue_depth(dev), 32);
 	mqblk_dev_close(dev);
 }
 
 static void test_stats_refused_for_other_devices(void **state)
 {
-	struct mqblk_dev *dev = open_ok("null:size=1m");
+	struct mqblk_dev *dev = open_dev("null:size=1m", 1);
 	struct stripe_stats st;
 
 	(void)state;
@@ -180,8 +124,9 @@ static void test_stats_refused_for_other_devices(void **state)
 
 static void test_layout_chunk_goes_to_its_member(void **state)
 {
-	struct mqblk_dev *dev = open_ok(
-		"stripe:chunk=4k,members=2,member=null:size=1m;memory_backed=1");
+	struct mqblk_dev *dev = open_dev(
+		"stripe:chunk=4k,members=2,member=null:size=1m;memory_backed=1",
+		1);
 	struct mqblk_queue *q;
 	struct stripe_stats st;
 	uint8_t buf[16384];
@@ -215,8 +160,9 @@ static void test_layout_chunk_goes_to_its_member(void **state)
 
 static void test_data_across_chunks_at_odd_offsets(void **state)
 {
-	struct mqblk_dev *dev = open_ok(
-		"stripe:chunk=4k,member0=null:size=1m;memory_backed=1,member1=null:size=1m;memory_backed=1,member2=null:size=2m;memory_backed=1");
+	struct mqblk_dev *dev = open_dev(
+		"stripe:chunk=4k,member0=null:size=1m;memory_backed=1,member1=null:size=1m;memory_backed=1,member2=null:size=2m;memory_backed=1",
+		1);
 	struct mqblk_queue *q;
 	const uint64_t off = 3 * 512, len = 41 * 1024 + 512;
 	uint8_t *w = malloc(len), *r = malloc(len + 8192);
@@ -276,8 +222,9 @@ static void test_data_across_chunks_at_odd_offsets(void **state)
 
 static void test_write_zeroes_and_discard_split_like_io(void **state)
 {
-	struct mqblk_dev *dev = open_ok(
-		"stripe:chunk=4k,members=2,member=null:size=1m;memory_backed=1");
+	struct mqblk_dev *dev = open_dev(
+		"stripe:chunk=4k,members=2,member=null:size=1m;memory_backed=1",
+		1);
 	struct mqblk_queue *q;
 	struct stripe_stats st;
 	uint8_t w[32768], r[32768], z[32768] = { 0 };
@@ -308,8 +255,9 @@ static void test_write_zeroes_and_discard_split_like_io(void **state)
 
 static void test_member_error_fails_parent(void **state)
 {
-	struct mqblk_dev *dev = open_ok(
-		"stripe:chunk=4k,member0=null:size=1m,member1=null:size=1m;error_every=1");
+	struct mqblk_dev *dev = open_dev(
+		"stripe:chunk=4k,member0=null:size=1m,member1=null:size=1m;error_every=1",
+		1);
 	struct mqblk_queue *q;
 	uint8_t buf[8192] = { 0 };
 	uint16_t status = 0;
@@ -319,12 +267,13 @@ static void test_member_error_fails_parent(void **state)
 	/* member 0 only: fine */
 	assert_int_equal(do_io(q, MQBLK_OP_WRITE, 0, 4096, buf), 4096);
 	/* member 1 only, and across both: -EIO with the member's status */
-	assert_int_equal(do_io_st(q, MQBLK_OP_READ, 4096, 4096, buf, &status),
+	assert_int_equal(do_io_full(q, MQBLK_OP_READ, 4096, 4096, buf, 0,
+				    &status),
 			 -EIO);
 	assert_int_equal(status, 0x0281);
 	status = 0;
-	assert_int_equal(do_io_st(q, MQBLK_OP_WRITE, 0, 8192, buf, &status),
-			 -EIO);
+	assert_int_equal(
+		do_io_full(q, MQBLK_OP_WRITE, 0, 8192, buf, 0, &status), -EIO);
 	assert_int_equal(status, 0x0280);
 	/* every flush reaches member 1 too */
 	assert_int_equal(do_io(q, MQBLK_OP_FLUSH, 0, 0, NULL), -EIO);
@@ -335,7 +284,7 @@ static void test_member_error_fails_parent(void **state)
 static void test_flush_goes_to_every_member(void **state)
 {
 	struct mqblk_dev *dev =
-		open_ok("stripe:members=4,member=null:size=1m;irqmode=1");
+		open_dev("stripe:members=4,member=null:size=1m;irqmode=1", 1);
 	struct mqblk_queue *q;
 	struct stripe_stats st;
 	unsigned i;
@@ -355,8 +304,9 @@ static void test_flush_goes_to_every_member(void **state)
 
 static void test_request_wider_than_member_tags_fails(void **state)
 {
-	struct mqblk_dev *dev = open_ok(
-		"stripe:chunk=4k,members=1,member=null:size=1m;hw_queue_depth=2");
+	struct mqblk_dev *dev = open_dev(
+		"stripe:chunk=4k,members=1,member=null:size=1m;hw_queue_depth=2",
+		1);
 	struct mqblk_queue *q;
 	uint8_t buf[16384] = { 0 };
 
@@ -434,7 +384,7 @@ static void run_policy(const char *member, const char *policy, int path)
 	snprintf(uri, sizeof(uri),
 		 "stripe:chunk=4k,members=3,member=%s,complete=%s", member,
 		 policy);
-	dev = open_ok(uri);
+	dev = open_dev(uri, 1);
 	assert_int_equal(mqblk_queue_open(dev, &q), 0);
 	n = write_read_batch(q, 48, 11);
 	assert_int_equal(n, 96);
@@ -511,8 +461,9 @@ static void test_member_busy_is_retried(void **state)
  * core, no child leaked. */
 static void test_member_out_of_tags_is_busy(void **state)
 {
-	struct mqblk_dev *dev = open_ok(
-		"stripe:chunk=4k,queue_depth=64,members=3,member=null:size=1m;memory_backed=1;irqmode=2;completion_nsec=20000;hw_queue_depth=4");
+	struct mqblk_dev *dev = open_dev(
+		"stripe:chunk=4k,queue_depth=64,members=3,member=null:size=1m;memory_backed=1;irqmode=2;completion_nsec=20000;hw_queue_depth=4",
+		1);
 	struct mqblk_queue *q;
 	struct stripe_stats st;
 
@@ -572,7 +523,7 @@ static void run_threads(const char *policy)
 		uri, sizeof(uri),
 		"stripe:chunk=4k,members=2,member=null:size=2m;memory_backed=1;irqmode=2;completion_nsec=10000,nr_hw_queues=2,complete=%s",
 		policy);
-	wk[0].dev = wk[1].dev = open_opts(uri, 2);
+	wk[0].dev = wk[1].dev = open_dev(uri, 2);
 	assert_int_equal(mqblk_dev_nr_hw_queues(wk[0].dev), 2);
 	for (i = 0; i < 2; i++) {
 		wk[i].idx = i;

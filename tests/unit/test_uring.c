@@ -27,6 +27,8 @@
 
 #include <mqblk/mqblk.h>
 
+#include "helpers.h"
+
 #define FILE_SIZE (8u << 20)
 #define BS 4096u
 
@@ -120,19 +122,15 @@ static void need_loop(void)
 
 /* ---- helpers ---- */
 
-static struct mqblk_dev *open_dev(const char *uri, unsigned flags, int policy)
+static struct mqblk_dev *open_uring(const char *uri, unsigned flags, int policy)
 {
 	struct mqblk_dev_opts o;
-	struct mqblk_dev *dev = NULL;
-	char err[256] = "";
-	int ret;
+	struct mqblk_dev *dev;
 
 	mqblk_dev_opts_init(&o);
 	o.flags = flags;
 	o.comp_policy = policy;
-	ret = mqblk_dev_open(uri, &o, &dev, err, sizeof(err));
-	if (ret)
-		fail_msg("open %s: %d %s", uri, ret, err);
+	dev = open_with(uri, &o);
 	assert_string_equal(mqblk_dev_driver_name(dev), "uring");
 	return dev;
 }
@@ -171,27 +169,17 @@ static void fill(uint8_t *b, size_t len, uint64_t off, unsigned seed)
 		b[i] = (uint8_t)((off + i) * 31 + seed + ((off + i) >> 9));
 }
 
-static int do_io(struct mqblk_queue *q, enum mqblk_op op, uint64_t off,
-		 uint32_t len, void *buf, uint32_t flags)
+/* One I/O; an error carries an NVMe status, a success none. */
+static int uring_io(struct mqblk_queue *q, enum mqblk_op op, uint64_t off,
+		    uint32_t len, void *buf, uint32_t flags)
 {
-	struct mqblk_rq *rq = mqblk_rq_get(q, 0), *out;
-	int res;
+	uint16_t status;
+	int res = do_io_full(q, op, off, len, buf, flags, &status);
 
-	assert_non_null(rq);
-	rq->op = op;
-	rq->flags = flags;
-	rq->offset = off;
-	rq->len = len;
-	rq->buf = buf;
-	assert_int_equal(mqblk_submit(rq), 0);
-	assert_int_equal(mqblk_reap(q, &out, 1, 1, -1), 1);
-	assert_ptr_equal(out, rq);
-	res = out->res;
 	if (res >= 0)
-		assert_int_equal(out->nvme_status, 0);
+		assert_int_equal(status, 0);
 	else
-		assert_int_not_equal(out->nvme_status, 0);
-	mqblk_rq_put(out);
+		assert_int_not_equal(status, 0);
 	return res;
 }
 
@@ -253,7 +241,7 @@ static int rings_with_buf(const void *buf, size_t len)
 static void rw_roundtrip_map(const char *uri, unsigned flags, int policy,
 			     enum mqblk_comp_path want_path, bool map)
 {
-	struct mqblk_dev *dev = open_dev(uri, flags, policy);
+	struct mqblk_dev *dev = open_uring(uri, flags, policy);
 	struct mqblk_queue_stats st;
 	struct mqblk_rq *rqs[32], *out[32];
 	struct mqblk_queue *q;
@@ -272,11 +260,11 @@ static void rw_roundtrip_map(const char *uri, unsigned flags, int policy,
 	/* one at a time, FUA on every other */
 	for (i = 0; i < 16; i++) {
 		fill(w, BS, i * BS, (unsigned)policy);
-		assert_int_equal(do_io(q, MQBLK_OP_WRITE, i * BS, BS, w,
-				       i & 1 ? MQBLK_REQ_FUA : 0),
+		assert_int_equal(uring_io(q, MQBLK_OP_WRITE, i * BS, BS, w,
+					  i & 1 ? MQBLK_REQ_FUA : 0),
 				 (int)BS);
 		memset(r, 0, BS);
-		assert_int_equal(do_io(q, MQBLK_OP_READ, i * BS, BS, r, 0),
+		assert_int_equal(uring_io(q, MQBLK_OP_READ, i * BS, BS, r, 0),
 				 (int)BS);
 		assert_memory_equal(w, r, BS);
 		ios += 2;
@@ -382,7 +370,7 @@ static void test_fixed_buffers(void **state)
 
 static void test_fixed_buffers_refused(void **state)
 {
-	struct mqblk_dev *dev = open_dev(shm_file, MQBLK_OPEN_DIRECT, -1);
+	struct mqblk_dev *dev = open_uring(shm_file, MQBLK_OPEN_DIRECT, -1);
 	struct mqblk_queue *q;
 	uint8_t *b = abuf(8 * BS);
 	unsigned i;
@@ -396,7 +384,7 @@ static void test_fixed_buffers_refused(void **state)
 	assert_int_equal(mqblk_queue_map_buf(q, b + i * BS, BS), -ENOSPC);
 	/* a request straddling the end of a region is not a fixed one:
 	 * it still reads right */
-	assert_int_equal(do_io(q, MQBLK_OP_READ, 0, 2 * BS, b + 3 * BS, 0),
+	assert_int_equal(uring_io(q, MQBLK_OP_READ, 0, 2 * BS, b + 3 * BS, 0),
 			 (int)(2 * BS));
 	mqblk_queue_close(q);
 	mqblk_dev_close(dev);
@@ -422,9 +410,9 @@ static void *thread_io_fn(void *arg)
 		goto out;
 	t->ret = mqblk_queue_map_buf(q, w, BS);
 	fill(w, BS, 0, t->seed);
-	if (!t->ret && do_io(q, MQBLK_OP_WRITE, 0, BS, w, 0) != (int)BS)
+	if (!t->ret && uring_io(q, MQBLK_OP_WRITE, 0, BS, w, 0) != (int)BS)
 		t->ret = -EIO;
-	if (!t->ret && do_io(q, MQBLK_OP_READ, 0, BS, r, 0) != (int)BS)
+	if (!t->ret && uring_io(q, MQBLK_OP_READ, 0, BS, r, 0) != (int)BS)
 		t->ret = -EIO;
 	if (!t->ret && memcmp(w, r, BS))
 		t->ret = -EILSEQ;
@@ -448,9 +436,9 @@ static void test_sole_submitter_changes_thread(void **state)
 
 	(void)state;
 	for (p = 0; p < 2; p++) {
-		struct mqblk_dev *dev =
-			open_dev(shm_file, MQBLK_OPEN_WRITE | MQBLK_OPEN_DIRECT,
-				 policies[p]);
+		struct mqblk_dev *dev = open_uring(
+			shm_file, MQBLK_OPEN_WRITE | MQBLK_OPEN_DIRECT,
+			policies[p]);
 
 		for (i = 0; i < 3; i++) {
 			struct thread_io t = { dev, i + 10 * p, -1 };
@@ -477,7 +465,7 @@ static void test_geometry_file(void **state)
 	struct mqblk_dev *dev;
 
 	(void)state;
-	dev = open_dev(shm_file, 0, -1);
+	dev = open_uring(shm_file, 0, -1);
 	assert_int_equal(mqblk_dev_size(dev), FILE_SIZE);
 	assert_int_equal(mqblk_dev_block_size(dev), 512);
 	assert_int_equal(mqblk_dev_queue_depth(dev), 128);
@@ -486,7 +474,7 @@ static void test_geometry_file(void **state)
 	/* a tail that is not a whole block is not offered */
 	snprintf(path, sizeof(path), "%s/odd.img", shm_dir);
 	assert_int_equal(make_file(path, 4096 + 100), 0);
-	dev = open_dev(path, 0, -1);
+	dev = open_uring(path, 0, -1);
 	assert_int_equal(mqblk_dev_size(dev), 4096);
 	mqblk_dev_close(dev);
 
@@ -498,7 +486,7 @@ static void test_geometry_file(void **state)
 
 	/* the driver's keys */
 	snprintf(path, sizeof(path), "%s?depth=32,queues=3", shm_file);
-	dev = open_dev(path, 0, -1);
+	dev = open_uring(path, 0, -1);
 	assert_int_equal(mqblk_dev_queue_depth(dev), 32);
 	mqblk_dev_close(dev);
 }
@@ -517,7 +505,7 @@ static void test_geometry_loop(void **state)
 	assert_int_equal(ioctl(fd, BLKSSZGET, &ssz), 0);
 	close(fd);
 	assert_int_equal(size, FILE_SIZE);
-	dev = open_dev(loop_dev, 0, -1);
+	dev = open_uring(loop_dev, 0, -1);
 	assert_int_equal(mqblk_dev_size(dev), size);
 	assert_int_equal(mqblk_dev_block_size(dev), (uint32_t)ssz);
 	mqblk_dev_close(dev);
@@ -587,7 +575,7 @@ static void expect_file_bytes(const char *path, uint64_t off, uint32_t len,
 
 static void flush_discard_zeroes(const char *path, unsigned flags, int policy)
 {
-	struct mqblk_dev *dev = open_dev(path, flags, policy);
+	struct mqblk_dev *dev = open_uring(path, flags, policy);
 	struct mqblk_queue *q;
 	uint8_t *w = abuf(16 * BS), *r = abuf(16 * BS), *z = abuf(16 * BS);
 	uint64_t base = 2u << 20;
@@ -595,25 +583,25 @@ static void flush_discard_zeroes(const char *path, unsigned flags, int policy)
 	memset(z, 0, 16 * BS);
 	assert_int_equal(mqblk_queue_open(dev, &q), 0);
 	memset(w, 0x5a, 16 * BS);
-	assert_int_equal(do_io(q, MQBLK_OP_WRITE, base, 16 * BS, w, 0),
+	assert_int_equal(uring_io(q, MQBLK_OP_WRITE, base, 16 * BS, w, 0),
 			 (int)(16 * BS));
-	assert_true(do_io(q, MQBLK_OP_FLUSH, 0, 0, NULL, 0) >= 0);
+	assert_true(uring_io(q, MQBLK_OP_FLUSH, 0, 0, NULL, 0) >= 0);
 	/* discard the middle 8 blocks */
-	assert_true(do_io(q, MQBLK_OP_DISCARD, base + 4 * BS, 8 * BS, NULL,
-			  0) >= 0);
-	assert_int_equal(do_io(q, MQBLK_OP_READ, base, 16 * BS, r, 0),
+	assert_true(uring_io(q, MQBLK_OP_DISCARD, base + 4 * BS, 8 * BS, NULL,
+			     0) >= 0);
+	assert_int_equal(uring_io(q, MQBLK_OP_READ, base, 16 * BS, r, 0),
 			 (int)(16 * BS));
 	assert_memory_equal(r, w, 4 * BS);
 	assert_memory_equal(r + 4 * BS, z, 8 * BS);
 	assert_memory_equal(r + 12 * BS, w, 4 * BS);
 	/* write zeroes over the first 4 */
-	assert_true(do_io(q, MQBLK_OP_WRITE_ZEROES, base, 4 * BS, NULL, 0) >=
+	assert_true(uring_io(q, MQBLK_OP_WRITE_ZEROES, base, 4 * BS, NULL, 0) >=
 		    0);
-	assert_int_equal(do_io(q, MQBLK_OP_READ, base, 16 * BS, r, 0),
+	assert_int_equal(uring_io(q, MQBLK_OP_READ, base, 16 * BS, r, 0),
 			 (int)(16 * BS));
 	assert_memory_equal(r, z, 12 * BS);
 	assert_memory_equal(r + 12 * BS, w, 4 * BS);
-	assert_true(do_io(q, MQBLK_OP_FLUSH, 0, 0, NULL, 0) >= 0);
+	assert_true(uring_io(q, MQBLK_OP_FLUSH, 0, 0, NULL, 0) >= 0);
 	mqblk_queue_close(q);
 	mqblk_dev_close(dev);
 	free(w);
@@ -674,7 +662,7 @@ static void test_err_readonly_loop(void **state)
 	assert_non_null(strstr(err, loop_ro_dev));
 	assert_non_null(strstr(err, strerror(-ret)));
 	/* a read job still works on it */
-	dev = open_dev(loop_ro_dev, 0, -1);
+	dev = open_uring(loop_ro_dev, 0, -1);
 	mqblk_dev_close(dev);
 }
 
@@ -706,7 +694,7 @@ static void test_err_unknown_and_bad_keys(void **state)
 
 static void test_err_beyond_eof(void **state)
 {
-	struct mqblk_dev *dev = open_dev(shm_file, 0, -1);
+	struct mqblk_dev *dev = open_uring(shm_file, 0, -1);
 	struct mqblk_queue_stats st;
 	struct mqblk_queue *q;
 	struct mqblk_rq *rq;
@@ -727,7 +715,7 @@ static void test_err_beyond_eof(void **state)
 	rq->offset = 0;
 	assert_int_equal(mqblk_submit(rq), -EBADF);
 	mqblk_rq_put(rq);
-	assert_int_equal(do_io(q, MQBLK_OP_READ, 0, BS, b, 0), (int)BS);
+	assert_int_equal(uring_io(q, MQBLK_OP_READ, 0, BS, b, 0), (int)BS);
 	mqblk_queue_get_stats(q, &st);
 	assert_int_equal(st.submitted, 1);
 	assert_int_equal(st.errors, 0);
