@@ -1196,10 +1196,33 @@ static int set_output_format(struct bench_config *cfg, const char *val,
 	return 0;
 }
 
-/* Options of the whole run, not of a job. 1 = not one of these. */
+/* Options of the whole run, not of a job, and whether each takes a value. */
+static const struct global_opt {
+	const char *name;
+	bool value;
+} global_opts[] = {
+	{ "output-format", true }, { "output", true }, { "eta", true },
+	{ "help", false },	   { "h", false },     { "version", false },
+};
+
+static const struct global_opt *find_global(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(global_opts) / sizeof(global_opts[0]); i++)
+		if (!strcmp(global_opts[i].name, key))
+			return &global_opts[i];
+	return NULL;
+}
+
+/* Set a global option. 1 = not one of these. */
 static int set_global(struct bench_config *cfg, const char *key,
 		      const char *val, char *err, size_t errlen)
 {
+	const struct global_opt *g = find_global(key);
+
+	if (!g)
+		return 1;
 	if (!strcmp(key, "help") || !strcmp(key, "h")) {
 		cfg->help = true;
 		return 0;
@@ -1208,9 +1231,6 @@ static int set_global(struct bench_config *cfg, const char *key,
 		cfg->version = true;
 		return 0;
 	}
-	if (strcmp(key, "output-format") && strcmp(key, "output") &&
-	    strcmp(key, "eta"))
-		return 1;
 	if (!val || !*val)
 		return bench_err(err, errlen, "option '%s' needs a value", key);
 	if (!strcmp(key, "output-format"))
@@ -1233,37 +1253,36 @@ static int set_global(struct bench_config *cfg, const char *key,
 	return 0;
 }
 
-/* Does this option take a value (so "--key value" may use the next arg)? */
 /*
- * fio parses its command line with getopt_long_only, so a job option may
- * be cut short while what is left names one option only
+ * fio parses its command line with getopt_long_only, so an option (a
+ * job's or the run's) may be cut short while what is left names one only
  * (--group_report is --group_reporting); an exact name always wins.
  * Job files take whole names only, as fio's do. key is rewritten to the
  * whole name; -1 with a message when the prefix names several.
  */
 static int complete_key(char *key, size_t size, char *err, size_t errlen)
 {
-	static const char *const globals[] = {
-		"output-format", "output", "eta", "help", "h", "version"
-	};
+	const size_t nr_job_opts = sizeof(job_opts) / sizeof(job_opts[0]);
+	const size_t nr_globals = sizeof(global_opts) / sizeof(global_opts[0]);
 	const char *hit = NULL;
 	char also[128] = "";
 	size_t i, len = strlen(key), n = 0;
 
-	if (find_opt(key))
+	if (find_opt(key) || find_global(key))
 		return 0;
-	for (i = 0; i < sizeof(globals) / sizeof(globals[0]); i++)
-		if (!strcmp(globals[i], key))
-			return 0;
-	for (i = 0; i < sizeof(job_opts) / sizeof(job_opts[0]); i++) {
-		if (strncmp(job_opts[i].name, key, len))
+	for (i = 0; i < nr_job_opts + nr_globals; i++) {
+		const char *name = i < nr_job_opts ?
+					   job_opts[i].name :
+					   global_opts[i - nr_job_opts].name;
+
+		if (strncmp(name, key, len))
 			continue;
 		if (n++)
 			snprintf(also + strlen(also),
 				 sizeof(also) - strlen(also), "%s%s",
-				 strlen(also) ? ", " : "", job_opts[i].name);
+				 strlen(also) ? ", " : "", name);
 		else
-			hit = job_opts[i].name;
+			hit = name;
 	}
 	if (n > 1)
 		return bench_err(err, errlen,
@@ -1274,16 +1293,18 @@ static int complete_key(char *key, size_t size, char *err, size_t errlen)
 	return 0;
 }
 
+/* Does this option take a value (so "--key value" may use the next arg)? */
 static bool takes_value(const char *key)
 {
 	const struct opt *o = find_opt(key);
+	const struct global_opt *g;
 
 	if (o)
 		return o->type != OT_BOOL && strcmp(key, "fixedbufs") &&
 		       strcmp(key, "bs_unaligned") &&
 		       strcmp(key, "blocksize_unaligned");
-	return !strcmp(key, "output-format") || !strcmp(key, "output") ||
-	       !strcmp(key, "eta");
+	g = find_global(key);
+	return g && g->value;
 }
 
 int bench_parse_args(int argc, char **argv, struct bench_config *cfg, char *err,

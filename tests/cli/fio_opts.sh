@@ -30,6 +30,19 @@ failed "--iodepth_batch_c names three options" \
 run bench --name=g --filename=null --rw=randread --bs=4k --size=4m \
 	--iodepth_batch=4
 ok "--iodepth_batch: a whole name wins over the longer ones it begins"
+# the run's own options are cut short the same way
+run bench --vers
+ok "--vers (a prefix of --version)" &&
+	check "--vers: prints the version" grep -q '^mqblk-' "$OUT"
+run bench --name=g --filename=null --rw=randread --bs=4k --size=4m \
+	--output-f=json
+ok "--output-f (a prefix of --output-format)" &&
+	check "--output-f=json: a JSON report" json_eval \
+		'd["jobs"][0]["read"]["total_ios"] == 1024'
+run bench --name=g --filename=null --rw=randread --bs=4k --size=4m \
+	--outp=x
+failed "--outp names two of the run's options" \
+	"option '--outp' is ambiguous: output-format, output"
 printf '[j]\nfilename=null\nrw=read\nsize=1m\ngroup_report\n' >"$TMP/p.fio"
 run bench "$TMP/p.fio"
 failed "a job file takes whole names only (as fio's)" "group_report"
