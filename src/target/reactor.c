@@ -1043,17 +1043,6 @@ static int port_listen(struct tgt_port *p)
 	return p->listen_fd < 0 ? -1 : 0;
 }
 
-static unsigned ilog2_u32(uint32_t v)
-{
-	unsigned l = 0;
-
-	while (v > 1) {
-		v >>= 1;
-		l++;
-	}
-	return l;
-}
-
 static int ns_open(struct tgt *t, struct tgt_subsys *s, struct tgt_ns *ns)
 {
 	struct mqblk_dev_opts o;
@@ -1076,7 +1065,9 @@ static int ns_open(struct tgt *t, struct tgt_subsys *s, struct tgt_ns *ns)
 		return -1;
 	}
 	ns->size = mqblk_dev_size(ns->dev);
-	ns->lba_shift = ilog2_u32(mqblk_dev_block_size(ns->dev));
+	/* log2 of the block size (a power of two) */
+	ns->lba_shift =
+		31 - (unsigned)__builtin_clz(mqblk_dev_block_size(ns->dev) | 1);
 	if (ns->lba_shift < 9)
 		ns->lba_shift = 9;
 	ns->size &= ~(((uint64_t)1 << ns->lba_shift) - 1);

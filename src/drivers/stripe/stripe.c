@@ -95,17 +95,6 @@ struct stripe_cmd {
 	uint16_t status;
 };
 
-static unsigned ilog2_u64(uint64_t v)
-{
-	unsigned l = 0;
-
-	while (v > 1) {
-		v >>= 1;
-		l++;
-	}
-	return l;
-}
-
 static unsigned online_cpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -220,7 +209,8 @@ static int stripe_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		goto out_free;
 	sd->nr = sd->conf.nr_members;
 	sd->chunk = sd->conf.chunk;
-	sd->chunk_shift = ilog2_u64(sd->chunk);
+	sd->chunk_shift =
+		63 - (unsigned)__builtin_clzll(sd->chunk | 1); /* log2 */
 	if (!nr_hw)
 		nr_hw = 1;
 	ret = stripe_open_members(dev, sd, nr_hw, err, errlen);
