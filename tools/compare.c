@@ -53,35 +53,29 @@ static size_t json_start(const char *buf, size_t len)
 	return len;
 }
 
+/* A member of obj of this type: *out NULL when absent; -1 when it is
+ * there with another type. */
+static int get_typed(const struct json_value *obj, const char *key,
+		     enum json_type type, const struct json_value **out)
+{
+	*out = json_get(obj, key);
+	if (*out && (*out)->type != type)
+		return -1;
+	return 0;
+}
+
 /* A number member of obj: 0 with *have false when absent, -1 when it is
  * there but not a number. */
 static int get_num(const struct json_value *obj, const char *key, double *out,
 		   bool *have)
 {
-	const struct json_value *v = json_get(obj, key);
+	const struct json_value *v;
 
-	*have = false;
-	if (!v)
-		return 0;
-	if (v->type != JSON_NUMBER)
+	if (get_typed(obj, key, JSON_NUMBER, &v))
 		return -1;
-	*out = v->u.num.d;
-	*have = true;
-	return 0;
-}
-
-/* An object member of obj, NULL if absent; -1 if there but no object. */
-static int get_obj(const struct json_value *obj, const char *key,
-		   const struct json_value **out)
-{
-	const struct json_value *v = json_get(obj, key);
-
-	*out = NULL;
-	if (!v)
-		return 0;
-	if (v->type != JSON_OBJECT)
-		return -1;
-	*out = v;
+	*have = v != NULL;
+	if (v)
+		*out = v->u.num.d;
 	return 0;
 }
 
@@ -116,7 +110,7 @@ static int load_dir(const struct json_value *d, struct cmp_dir_vals *dv,
 		dv->have[CMP_BW] = true;
 	}
 	field = "clat_ns";
-	if (get_obj(d, field, &clat))
+	if (get_typed(d, field, JSON_OBJECT, &clat))
 		goto bad_obj;
 	if (!clat)
 		return 0;
@@ -125,7 +119,7 @@ static int load_dir(const struct json_value *d, struct cmp_dir_vals *dv,
 		    &dv->have[CMP_CLAT_MEAN]))
 		goto bad_num;
 	field = "clat_ns.percentile";
-	if (get_obj(clat, "percentile", &pct))
+	if (get_typed(clat, "percentile", JSON_OBJECT, &pct))
 		goto bad_obj;
 	if (!pct)
 		return 0;
@@ -187,7 +181,7 @@ static int load_job(const struct json_value *j, struct cmp_job *job,
 		return -1;
 	}
 	for (i = 0; i < CMP_NR_DIRS; i++) {
-		if (get_obj(j, dir_key[i], &d)) {
+		if (get_typed(j, dir_key[i], JSON_OBJECT, &d)) {
 			snprintf(err, errlen,
 				 "%s: jobs[%zu].%s is not an object", name, idx,
 				 dir_key[i]);
