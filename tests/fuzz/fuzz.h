@@ -6,8 +6,10 @@
 #ifndef MQBLK_FUZZ_H
 #define MQBLK_FUZZ_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define FUZZ_CHECK(cond)                                                 \
 	do {                                                             \
@@ -17,5 +19,18 @@
 			abort();                                         \
 		}                                                        \
 	} while (0)
+
+/* The input as a NUL-terminated string (it may hold NULs of its own);
+ * NULL when out of memory. The caller frees it. */
+static inline char *fuzz_string(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1);
+
+	if (s) {
+		memcpy(s, data, size);
+		s[size] = '\0';
+	}
+	return s;
+}
 
 #endif

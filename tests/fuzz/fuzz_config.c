@@ -219,11 +219,9 @@ static void fuzz_args(const uint8_t *data, size_t size)
 	struct tgt t;
 	int argc = 0, ret;
 
-	buf = malloc(size + 1);
+	buf = fuzz_string(data, size);
 	if (!buf)
 		return;
-	memcpy(buf, data, size);
-	buf[size] = 0;
 	end = buf + size;
 	argv[argc++] = (char *)"target";
 	for (p = buf; p < end && argc < MAX_ARGS; p += strlen(p) + 1) {

@@ -129,13 +129,11 @@ static void fuzz_addrs(const uint8_t *data, size_t size)
 	struct mp_addr a[MP_MAX_PATHS];
 	char nqn[256], err[256] = "";
 	unsigned nr = 0, i, j;
-	char *s = malloc(size + 1);
+	char *s = fuzz_string(data, size);
 	int ret;
 
 	if (!s)
 		return;
-	memcpy(s, data, size);
-	s[size] = '\0';
 	ret = mp_parse_addrs(s, a, MP_MAX_PATHS, &nr, nqn, err, sizeof(err));
 	if (ret) {
 		FUZZ_CHECK(ret == -EINVAL);

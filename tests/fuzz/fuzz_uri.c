@@ -41,11 +41,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > 4096)
 		return 0;
-	buf = malloc(size + 1);
+	buf = fuzz_string(data, size);
 	if (!buf)
 		return 0;
-	memcpy(buf, data, size);
-	buf[size] = '\0';
 	err[0] = '\0';
 	if (uri_parse(buf, &driver, &params, err, sizeof(err))) {
 		check_err(err);
