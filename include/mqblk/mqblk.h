@@ -272,13 +272,14 @@ int mqblk_reap(struct mqblk_queue *q, struct mqblk_rq **out, unsigned min,
 unsigned mqblk_queue_inflight(const struct mqblk_queue *q);
 
 /*
- * Completions on q are local to the thread that opened like, as they are
- * on like: for a driver that opens a queue on its submitters' behalf on
- * another thread (the multipath driver joining a path late), beside
- * queues those submitters opened. Before q's first request.
+ * The calling thread becomes q's owner: what it completes on q from then
+ * on is local to it (no hand-over, no wake-up), as on a queue it opened.
+ * For a stacking driver whose queues over another device are reaped by
+ * whichever submitter holds the driver's own lock at the time (the
+ * multipath device's path queues): claim, then reap, under that lock.
+ * Requests completed on other threads are still handed over to q.
  */
-void mqblk_queue_share_owner(struct mqblk_queue *q,
-			     const struct mqblk_queue *like);
+void mqblk_queue_claim(struct mqblk_queue *q);
 
 /*
  * An fd that is readable when q may have completions to reap, for a

@@ -613,7 +613,7 @@ int mqblk_queue_open(struct mqblk_dev *dev, struct mqblk_queue **qp)
 		return -ENOMEM;
 	memset(q, 0, sizeof(*q));
 	q->dev = dev;
-	q->tid = core_gettid();
+	atomic_init(&q->tid, core_gettid());
 	q->policy = dev->policy;
 	q->epfd = -1;
 	rq_list_init(&q->plug);
@@ -760,10 +760,14 @@ unsigned mqblk_queue_inflight(const struct mqblk_queue *q)
 	return q->inflight;
 }
 
-void mqblk_queue_share_owner(struct mqblk_queue *q,
-			     const struct mqblk_queue *like)
+void mqblk_queue_claim(struct mqblk_queue *q)
 {
-	q->tid = like->tid;
+	pid_t me = core_gettid();
+
+	/* relaxed: a thread that is not the owner goes remote whichever
+	 * value it reads, and owners change only under the caller's lock */
+	if (atomic_load_explicit(&q->tid, memory_order_relaxed) != me)
+		atomic_store_explicit(&q->tid, me, memory_order_relaxed);
 }
 
 int mqblk_queue_fd(struct mqblk_queue *q)

@@ -161,7 +161,9 @@ static inline void rq_route(struct mqblk_rq *rq, struct comp_ctx *c)
 {
 	struct mqblk_queue *q = rq->q;
 
-	if (__builtin_expect(q->tid == tls_tid, 1)) {
+	if (__builtin_expect(atomic_load_explicit(
+				     &q->tid, memory_order_relaxed) == tls_tid,
+			     1)) {
 		rq->comp_path = (uint8_t)(c ? c->path : MQBLK_PATH_LOCAL);
 		rq_list_add_tail(&q->done, rq);
 		return;

@@ -166,7 +166,7 @@ struct mqblk_queue {
 	struct rq_list plug;
 	struct rq_list done; /* completed on this thread, to be reaped */
 	enum mqblk_comp_policy policy;
-	pid_t tid;
+	_Atomic pid_t tid; /* its owner: completions there stay local */
 	unsigned idx;
 	struct mqblk_queue_stats st;
 	unsigned nr_bufs; /* regions mapped by mqblk_queue_map_buf */

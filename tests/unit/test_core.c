@@ -1167,6 +1167,86 @@ static void test_threads_local_shared_hctx_budget_hits(void **state)
 			    MT_MAX_THREADS);
 }
 
+/* A queue opened on this thread, used on another (a stacking driver's
+ * path queue, reaped by whichever submitter holds its lock). */
+struct claim_arg {
+	struct mqblk_queue *q;
+	bool claim;
+	void *buf;
+	int submitted, reaped, res;
+};
+
+static void *claim_fn(void *p)
+{
+	struct claim_arg *a = p;
+	struct mqblk_rq *rq, *out = NULL;
+
+	if (a->claim)
+		mqblk_queue_claim(a->q);
+	rq = mqblk_rq_get(a->q, 0);
+	if (!rq)
+		return NULL;
+	rq->op = MQBLK_OP_READ;
+	rq->flags = 0;
+	rq->offset = 0;
+	rq->len = BS;
+	rq->buf = a->buf;
+	a->submitted = mqblk_submit(rq);
+	a->reaped = mqblk_reap(a->q, &out, 1, 1, -1);
+	if (a->reaped == 1) {
+		a->res = out->res;
+		mqblk_rq_put(out);
+	}
+	return NULL;
+}
+
+/* null completes inline, on the submitting thread: local to the queue's
+ * owner, handed over with a wake-up otherwise; mqblk_queue_claim makes
+ * the calling thread the owner */
+static void test_queue_claim_keeps_completions_local(void **state)
+{
+	struct mqblk_dev *dev = open_dev("null:size=1m", 1);
+	struct mqblk_queue *q = open_queue(dev);
+	struct mqblk_queue_stats st;
+	char buf[BS];
+	struct claim_arg a = { .q = q, .buf = buf };
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(pthread_create(&t, NULL, claim_fn, &a), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(a.submitted, 0);
+	assert_int_equal(a.reaped, 1);
+	assert_int_equal(a.res, BS);
+	mqblk_queue_get_stats(q, &st);
+	assert_int_equal(st.completions[MQBLK_PATH_REMOTE], 1);
+	assert_int_equal(st.completions[MQBLK_PATH_LOCAL], 0);
+	assert_int_equal(st.wakeups, 1);
+
+	a.claim = true;
+	assert_int_equal(pthread_create(&t, NULL, claim_fn, &a), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(a.reaped, 1);
+	assert_int_equal(a.res, BS);
+	mqblk_queue_get_stats(q, &st);
+	assert_int_equal(st.completions[MQBLK_PATH_REMOTE], 1);
+	assert_int_equal(st.completions[MQBLK_PATH_LOCAL], 1);
+	assert_int_equal(st.wakeups, 1);
+
+	/* and back: this thread's completions are handed over now */
+	assert_int_equal(do_io(q, MQBLK_OP_READ, 0, BS, buf), BS);
+	mqblk_queue_get_stats(q, &st);
+	assert_int_equal(st.completions[MQBLK_PATH_REMOTE], 2);
+	assert_int_equal(st.wakeups, 2);
+	mqblk_queue_claim(q);
+	assert_int_equal(do_io(q, MQBLK_OP_READ, 0, BS, buf), BS);
+	mqblk_queue_get_stats(q, &st);
+	assert_int_equal(st.completions[MQBLK_PATH_LOCAL], 2);
+	assert_int_equal(st.wakeups, 2);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
 static void test_queue_open_beyond_expected_is_ebusy(void **state)
 {
 	struct mqblk_dev *dev = open_dev("null:size=1m,submit_queues=1", 1);
@@ -1266,6 +1346,7 @@ int main(void)
 		cmocka_unit_test(test_threads_irq_each_reaps_own),
 		cmocka_unit_test(test_threads_local_shared_hctx_each_reaps_own),
 		cmocka_unit_test(test_threads_local_shared_hctx_budget_hits),
+		cmocka_unit_test(test_queue_claim_keeps_completions_local),
 		cmocka_unit_test(test_queue_open_beyond_expected_is_ebusy),
 		cmocka_unit_test(test_queue_close_with_io_in_flight_drains),
 	};

@@ -468,10 +468,17 @@ static int mp_poll(struct mqblk_hctx *hctx, unsigned budget)
 			if (ev[i].data.u32 < MP_KICK)
 				ready |= 1u << ev[i].data.u32;
 	}
-	for (i = 0; i < (int)md->nr; i++)
-		if (mh->q[i] &&
-		    ((ready & (1u << i)) || mqblk_queue_inflight(mh->q[i])))
+	for (i = 0; i < (int)md->nr; i++) {
+		if (!mh->q[i])
+			continue;
+		/* what this pass completes stays on this thread: the path
+		 * queues were opened at set-up (or by the control thread),
+		 * and a completion there would be handed over to that
+		 * thread with a wake-up this thread then reads back */
+		mqblk_queue_claim(mh->q[i]);
+		if ((ready & (1u << i)) || mqblk_queue_inflight(mh->q[i]))
 			done += reap_path(mh, (unsigned)i, &resent);
+	}
 	if (mh->hold_head)
 		done += retry_held(mh, &resent);
 	if (resent) {
@@ -516,7 +523,6 @@ static int hctx_add_path(struct mp_hctx *mh, unsigned i)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
 	struct mqblk_queue *q;
-	unsigned j;
 	int ret, fd;
 
 	ret = mqblk_queue_open(mh->md->path[i].dev, &q);
@@ -531,14 +537,6 @@ static int hctx_add_path(struct mp_hctx *mh, unsigned i)
 	}
 	if (mh->plugged)
 		mqblk_plug(q); /* unplugged with the others */
-	for (j = 0; j < mh->md->nr; j++) {
-		if (mh->q[j]) {
-			/* a late join on the control thread: completions
-			 * local to whoever opened the others */
-			mqblk_queue_share_owner(q, mh->q[j]);
-			break;
-		}
-	}
 	mh->q[i] = q;
 	return 0;
 }

@@ -385,6 +385,10 @@ static int stripe_reap_member(struct stripe_hctx *sh, unsigned i)
 	int n, j, done = 0;
 	bool any = false;
 
+	/* what this thread completes there stays here: the member queues
+	 * were opened at set-up, and a completion handed over to that
+	 * thread is a wake-up this one would read back */
+	mqblk_queue_claim(sh->mq[i].q);
 	/* even with nothing in flight: a readable fd is a wake-up to take */
 	for (;;) {
 		n = mqblk_reap(sh->mq[i].q, rqs, 1, STRIPE_REAP_BATCH, 0);
