@@ -452,7 +452,7 @@ static int mp_poll(struct mqblk_hctx *hctx, unsigned budget)
 	struct mp_dev *md = mh->md;
 	struct epoll_event ev[MP_MAX_PATHS + 1];
 	uint32_t ready = 0;
-	bool resent = false;
+	bool resent = false, idle = false;
 	uint64_t v;
 	int n, i, done = 0;
 
@@ -462,7 +462,12 @@ static int mp_poll(struct mqblk_hctx *hctx, unsigned budget)
 	    atomic_exchange(&mh->kicked, false) &&
 	    read(mh->kick_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		abort();
-	if (mqblk_dev_comp_policy(md->dev) != MQBLK_COMP_POLLED) {
+	for (i = 0; i < (int)md->nr; i++)
+		if (mh->q[i] && !mqblk_queue_inflight(mh->q[i]))
+			idle = true;
+	/* a path with children out is reaped whatever its fd says: ask
+	 * the fds only when some path has none out */
+	if (idle && mqblk_dev_comp_policy(md->dev) != MQBLK_COMP_POLLED) {
 		n = epoll_wait(mh->epfd, ev, MP_MAX_PATHS + 1, 0);
 		for (i = 0; i < n; i++)
 			if (ev[i].data.u32 < MP_KICK)
