@@ -282,6 +282,14 @@ unsigned mqblk_queue_inflight(const struct mqblk_queue *q);
 void mqblk_queue_claim(struct mqblk_queue *q);
 
 /*
+ * Requests completed on q by its owner's own thread and not yet reaped.
+ * No fd announces them (the owner takes its own list first): a driver
+ * that claimed q checks this after submitting, since a request can
+ * complete inside mqblk_submit or mqblk_unplug (a driver refusing it).
+ */
+unsigned mqblk_queue_completed(const struct mqblk_queue *q);
+
+/*
  * An fd that is readable when q may have completions to reap, for a
  * caller that waits on many queues in one epoll set (the stripe driver
  * over its members): a LOCAL queue on a hardware queue with an interrupt

@@ -770,6 +770,11 @@ void mqblk_queue_claim(struct mqblk_queue *q)
 		atomic_store_explicit(&q->tid, me, memory_order_relaxed);
 }
 
+unsigned mqblk_queue_completed(const struct mqblk_queue *q)
+{
+	return q->done.nr;
+}
+
 int mqblk_queue_fd(struct mqblk_queue *q)
 {
 	if (q->epfd >= 0)

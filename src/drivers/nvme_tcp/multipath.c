@@ -393,7 +393,8 @@ static void mp_unplug(struct mp_hctx *mh)
 			mqblk_unplug(mh->q[i]);
 	for (i = 0; i < md->nr; i++)
 		if ((mh->touched & (1u << i)) &&
-		    nvt_ctrl_state(md->path[i].dev) != NVT_CTRL_LIVE)
+		    (nvt_ctrl_state(md->path[i].dev) != NVT_CTRL_LIVE ||
+		     mqblk_queue_completed(mh->q[i])))
 			kick = true; /* failed inline: no fd says so */
 	mh->touched = 0;
 	if (kick)

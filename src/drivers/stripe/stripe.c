@@ -397,7 +397,8 @@ static int stripe_reap_member(struct stripe_hctx *sh, unsigned i)
 		any = true;
 		for (j = 0; j < n; j++)
 			done += stripe_child_done(rqs[j]);
-		if (n < STRIPE_REAP_BATCH)
+		if (n < STRIPE_REAP_BATCH &&
+		    !mqblk_queue_completed(sh->mq[i].q))
 			break;
 	}
 	return any ? done : -1;
@@ -422,11 +423,12 @@ static void stripe_unplug(struct stripe_hctx *sh)
 			continue;
 		if (stripe_saw_requeue(sh, i))
 			sh->retry |= 1ull << i;
-		if (sh->mq[i].no_fd) {
+		/* completed inline (no fd, or on a queue this thread
+		 * owns): nothing will say so */
+		if (sh->mq[i].no_fd || mqblk_queue_completed(sh->mq[i].q))
 			stripe_reap_member(sh, i);
-			if (mqblk_queue_inflight(sh->mq[i].q))
-				kick = true;
-		}
+		if (sh->mq[i].no_fd && mqblk_queue_inflight(sh->mq[i].q))
+			kick = true;
 	}
 	sh->touched = 0;
 	if (kick || sh->retry)
