@@ -172,6 +172,24 @@ wait_writes()
 	return 1
 }
 
+# run_bg ARGS...: run in the background (BPID; 150 s at most: 256 MiB
+# written and verified took over a minute under TSan beside another
+# test); wait "$BPID" || RC=$? collects it
+run_bg()
+{
+	RC=0
+	timeout -k 5 150 "$MQBLK" "$@" >"$OUT" 2>"$ERR" </dev/null &
+	BPID=$!
+}
+
+# kill_target: the target dies at once (SIGKILL: no goodbye to anyone)
+kill_target()
+{
+	kill -KILL "$TPID"
+	wait "$TPID" 2>/dev/null
+	TPID=
+}
+
 stop_target()
 {
 	[[ -n $TPID ]] || return 0

@@ -75,14 +75,6 @@ failed "nothing listening" "Connection refused"
 # holds what is outstanding, reconnects (every reconnect_delay), sends it
 # again once, and the job's verify of everything it wrote passes (the
 # namespace is the file, which outlives the target).
-run_bg()
-{
-	RC=0
-	# 256 MiB written and verified: over a minute under TSan beside
-	# another test
-	timeout -k 5 150 "$MQBLK" "$@" >"$OUT" 2>"$ERR" </dev/null &
-	BPID=$!
-}
 restart_target()
 {
 	"$MQBLK" target --listen "127.0.0.1:$PORT" --nqn "$NQN" \
@@ -95,8 +87,7 @@ run_bg bench --name=back --filename="$(uri "nsid=2&reconnect_delay=1")" \
 	--rw=randwrite --bs=4k --size=256m --iodepth=4 --verify=crc32c \
 	--do_verify=1
 sleep 0.5
-kill -KILL "$TPID"
-wait "$TPID" 2>/dev/null
+kill_target
 sleep 1.5
 restart_target
 wait "$BPID" || RC=$?
@@ -305,9 +296,7 @@ start_target --ns null:size=256m,memory_backed=1 --ns "$TMP/ns2.img" \
 run_bg bench --name=gone --filename="$(uri "ctrl_loss_tmo=2&reconnect_delay=1")" \
 	--rw=randread --bs=4k --iodepth=8 --runtime=30 --time_based
 sleep 1
-kill -KILL "$TPID"
-wait "$TPID" 2>/dev/null
-TPID=
+kill_target
 wait "$BPID" || RC=$?
 failed "target gone for good: I/O errors after ctrl_loss_tmo, exit 1, no hang" \
 	"ctrl_loss_tmo" "Input/output error"

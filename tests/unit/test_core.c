@@ -1200,6 +1200,19 @@ static void *claim_fn(void *p)
 	return NULL;
 }
 
+/* One read on a.q from a thread of its own, claiming the queue first if
+ * a.claim; it must come back whole. */
+static void claim_run(struct claim_arg *a)
+{
+	pthread_t t;
+
+	assert_int_equal(pthread_create(&t, NULL, claim_fn, a), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(a->submitted, 0);
+	assert_int_equal(a->reaped, 1);
+	assert_int_equal(a->res, BS);
+}
+
 /* null completes inline, on the submitting thread: local to the queue's
  * owner, handed over with a wake-up otherwise; mqblk_queue_claim makes
  * the calling thread the owner */
@@ -1210,24 +1223,16 @@ static void test_queue_claim_keeps_completions_local(void **state)
 	struct mqblk_queue_stats st;
 	char buf[BS];
 	struct claim_arg a = { .q = q, .buf = buf };
-	pthread_t t;
 
 	(void)state;
-	assert_int_equal(pthread_create(&t, NULL, claim_fn, &a), 0);
-	assert_int_equal(pthread_join(t, NULL), 0);
-	assert_int_equal(a.submitted, 0);
-	assert_int_equal(a.reaped, 1);
-	assert_int_equal(a.res, BS);
+	claim_run(&a);
 	mqblk_queue_get_stats(q, &st);
 	assert_int_equal(st.completions[MQBLK_PATH_REMOTE], 1);
 	assert_int_equal(st.completions[MQBLK_PATH_LOCAL], 0);
 	assert_int_equal(st.wakeups, 1);
 
 	a.claim = true;
-	assert_int_equal(pthread_create(&t, NULL, claim_fn, &a), 0);
-	assert_int_equal(pthread_join(t, NULL), 0);
-	assert_int_equal(a.reaped, 1);
-	assert_int_equal(a.res, BS);
+	claim_run(&a);
 	mqblk_queue_get_stats(q, &st);
 	assert_int_equal(st.completions[MQBLK_PATH_REMOTE], 1);
 	assert_int_equal(st.completions[MQBLK_PATH_LOCAL], 1);
