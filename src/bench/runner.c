@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -97,6 +98,63 @@ static enum mqblk_op ddir_op(enum bench_ddir d)
 				 MQBLK_OP_DISCARD;
 }
 
+/*
+ * SIGINT and SIGTERM end a run as they end fio's: the signal is named on
+ * stderr, each job stops issuing (its verify pass too), lets what it has
+ * out complete, and the report covers what ran; no later group starts and
+ * the exit status is 128, fio's. A second signal takes its default action.
+ * The signals are blocked in every thread (the device's own threads inherit
+ * the mask) and taken by one thread in sigwait, so no library call ever
+ * sees EINTR. Like fio, this takes them even where the shell had set them
+ * ignored (a background job of a script).
+ */
+static _Atomic int stop_signal;
+
+static void *signal_thread_fn(void *arg)
+{
+	const sigset_t *set = arg;
+	int sig;
+
+	for (;;) {
+		if (sigwait(set, &sig))
+			continue;
+		if (atomic_exchange(&stop_signal, sig)) {
+			sigset_t one;
+
+			signal(sig, SIG_DFL);
+			sigemptyset(&one);
+			sigaddset(&one, sig);
+			pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+			raise(sig);
+		}
+		fprintf(stderr, "\nmqblk: terminating on signal %d\n", sig);
+	}
+	return NULL;
+}
+
+static void catch_stop_signals(void)
+{
+	static sigset_t set;
+	static bool done;
+	pthread_attr_t a;
+	pthread_t t;
+
+	if (done)
+		return;
+	done = true;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGINT, SIG_DFL); /* blocked: pending until sigwait */
+	signal(SIGTERM, SIG_DFL);
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &a, signal_thread_fn, &set))
+		pthread_sigmask(SIG_UNBLOCK, &set, NULL); /* default action */
+	pthread_attr_destroy(&a);
+}
+
 /* Per-thread I/O generator state. */
 struct gen {
 	const struct bench_job *job;
@@ -119,6 +177,7 @@ struct gen {
 	} phase;
 	bool main_done; /* the workload has issued all it will */
 	bool stop_main; /* runtime is up: end the workload */
+	bool terminated; /* SIGINT/SIGTERM: drain and skip what follows */
 	bool sync_due; /* --fsync: a flush goes next */
 	bool end_synced;
 	unsigned fsync_n; /* flush after this many writes; 0 = never */
@@ -303,6 +362,14 @@ static int next_io(struct gen *g, unsigned inflight, struct next_io *n)
 	uint64_t blk;
 
 	memset(n, 0, sizeof(*n));
+	if (g->terminated && g->phase != PH_DONE) {
+		/* fio's terminate: the I/O out completes, nothing more
+		 * goes, the verify pass included */
+		g->main_done = true;
+		if (inflight)
+			return NEXT_WAIT;
+		g->phase = PH_DONE;
+	}
 	for (;;) {
 		switch (g->phase) {
 		case PH_MAIN:
@@ -1073,6 +1140,9 @@ static void *job_thread_fn(void *arg)
 					if (t_end && now >= t_end)
 						g.stop_main = true;
 				}
+				if (atomic_load_explicit(&stop_signal,
+							 memory_order_relaxed))
+					g.stop_main = g.terminated = true;
 			} while (inflight > job->iodepth_low && more);
 		}
 	}
@@ -1594,6 +1664,7 @@ int bench_run(struct bench_config *cfg)
 		fprintf(stderr, "mqblk: no jobs defined\n");
 		return 1;
 	}
+	catch_stop_signals();
 	jobs = calloc(cfg->nr_jobs, sizeof(*jobs));
 	if (!jobs)
 		return 1;
@@ -1625,7 +1696,7 @@ int bench_run(struct bench_config *cfg)
 		print_job_headers(out, jobs, cfg->nr_jobs);
 	fflush(out);
 	/* groups run one after another; jobs inside one run together */
-	for (first = 0; first < cfg->nr_jobs;) {
+	for (first = 0; first < cfg->nr_jobs && !atomic_load(&stop_signal);) {
 		unsigned last = first + 1;
 
 		while (last < cfg->nr_jobs &&
@@ -1646,6 +1717,8 @@ int bench_run(struct bench_config *cfg)
 		if (jts[i].stats.error)
 			status = 1;
 	}
+	if (atomic_load(&stop_signal))
+		status = 128;
 	r.cfg = cfg;
 	r.jobs = all;
 	r.nr_jobs = nr_jts;

@@ -79,6 +79,72 @@ if ran jobfile-run; then
 	check jobfile-group1 has 'Run status group 1 (all jobs):'
 fi
 
+# Interrupted, as fio is: SIGINT or SIGTERM names itself on stderr, the
+# job stops issuing and skips its verify pass, later groups do not start,
+# the report covers what ran, and the status is 128. bench_pid: the mqblk
+# under run_bg's timeout.
+bench_pid()
+{
+	pgrep -P "$BPID" -x mqblk
+}
+# wait_status: until the ETA line (on stderr beside a JSON report) shows a
+# job running (at most 30 s)
+wait_status()
+{
+	for _ in $(seq 600); do
+		grep -q 'Jobs: 1' "$ERR" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+cat >"$TMP/stop.fio" <<'JOB'
+[global]
+filename=null:size=64m
+bs=4k
+[first]
+rw=randwrite
+verify=crc32c
+time_based
+runtime=60
+[second]
+stonewall
+rw=read
+runtime=60
+JOB
+for sig in INT TERM; do
+	run_bg bench --eta=always --output-format=json "$TMP/stop.fio"
+	check "SIG$sig: the job runs" wait_status
+	t0=$(date +%s%N)
+	kill -"$sig" "$(bench_pid)"
+	wait "$BPID" || RC=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	check "SIG$sig: exit status 128, as fio's ($RC)" test "$RC" = 128
+	check "SIG$sig: named on stderr" \
+		grep -q "^mqblk: terminating on signal $(kill -l "$sig")$" "$ERR"
+	check "SIG$sig: ends at once, not at runtime ($ms ms)" test "$ms" -lt 20000
+	STOP=$(python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"]
+print(len(j), j[0]["jobname"], j[0]["error"], j[0]["write"]["total_ios"] > 0,
+      j[0]["read"]["total_ios"], j[0]["job_runtime"] < 60000)
+' "$OUT" 2>&1)
+	check "SIG$sig: the report covers what ran, the verify pass and the next group skipped ($STOP)" \
+		test "$STOP" = "1 first 0 True 0 True"
+done
+
+# A second signal takes the default action: here the I/O out would take
+# 10 s to drain
+run_bg bench --eta=always --output-format=json --name=slow --rw=randread --iodepth=4 \
+	--filename='null:irqmode=2,completion_nsec=10000000000' \
+	--time_based --runtime=60
+check "the slow job runs" wait_status
+P=$(bench_pid)
+kill -INT "$P"
+sleep 0.3
+kill -INT "$P"
+wait "$BPID" || RC=$?
+check "a second SIGINT kills it ($RC)" test "$RC" = 130
+
 # Help.
 run bench --help
 if ran help-run; then
