@@ -276,8 +276,9 @@ unsigned mqblk_queue_inflight(const struct mqblk_queue *q);
  * on is local to it (no hand-over, no wake-up), as on a queue it opened.
  * For a stacking driver whose queues over another device are reaped by
  * whichever submitter holds the driver's own lock at the time (the
- * multipath device's path queues): claim, then reap, under that lock.
- * Requests completed on other threads are still handed over to q.
+ * multipath device's path queues, the stripe's member queues): claim, then
+ * reap, under that lock. Requests completed on other threads are still
+ * handed over to q.
  */
 void mqblk_queue_claim(struct mqblk_queue *q);
 
