@@ -10,7 +10,7 @@
 # hang; --hipri works over both paths; paths=discover finds both ports;
 # a path down when the device opens joins once it answers, one that never
 # does is given up at ctrl_loss_tmo, one showing another namespace then is
-# refused; a path that stalls past stall_ms is logged once and counted; an ANA
+# refused, one whose connects hang holds up nothing else; a path that stalls past stall_ms is logged once and counted; an ANA
 # error status fails over (null's error_status through the target); bad
 # multipath URIs give one line and exit 1.
 # Usage: bash tests/cli/multipath.sh build/mqblk
@@ -356,6 +356,61 @@ print(p[1]["state"], p[1]["sent"] > 0,
 ' "$OUT" 2>/dev/null)
 check "path down at open: then live, carrying I/O, completions add up ($LATE)" \
 	test "$LATE" = "live True True"
+
+# (c3b) a late path whose connects hang (a port that takes the connection
+# and never answers: each try lasts the driver's 10 s set-up timeout)
+# holds up nothing else: the other path's cut is seen, and its return
+# used, as promptly as without it (before, the control thread sat in the
+# hanging connect). B refuses at open, then turns into a black hole.
+R1=$(free_port)
+B=$(free_port)
+relay "$R1" "$P1"
+RELAY1=$RPID
+run_bg bench --name=hang --filename="$(mp "127.0.0.1:$R1,127.0.0.1:$B" \
+	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=60")" \
+	--rw=randwrite --bs=4k --size=64m --iodepth=16 --verify=crc32c \
+	--verify_backlog=256 --runtime=120 --time_based --output-format=json
+io_flowing
+python3 -c '
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(64)
+print("ready", flush=True)
+time.sleep(600)
+' "$B" >"$TMP/hole.log" 2>&1 &
+HOLE=$!
+for _ in $(seq 100); do grep -q ready "$TMP/hole.log" && break; sleep 0.05; done
+sleep 1.5 # the next retry (every 1 s) is inside its 10 s connect
+t0=$(date +%s%N)
+kill -TERM "$RELAY1"
+wait "$RELAY1" 2>/dev/null
+for _ in $(seq 400); do
+	grep -q "path 127.0.0.1:$R1: live -> resetting" "$ERR" && break
+	sleep 0.025
+done
+ms=$((($(date +%s%N) - t0) / 1000000))
+check "a late path's hanging connect: the other path's cut seen at once ($ms ms)" \
+	test "$ms" -lt 3000
+relay "$R1" "$P1"
+RELAY1=$RPID
+# (the hole closes first: closing the device waits for a connect under
+# way, up to its 10 s)
+kill -TERM "$HOLE"
+wait "$HOLE" 2>/dev/null
+end_after "path 127.0.0.1:$R1: resetting -> live"
+kill -TERM "$RELAY1"
+wait "$RELAY1" 2>/dev/null
+check "a late path's hanging connect: the job ends when ended (exit 128)" test "$RC" = 128
+check "a late path's hanging connect: verified as it went, no error" verified
+HANG=$(python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["jobs"][0]["multipath"]["paths"]
+print(p[0]["state"], p[1]["state"], p[1]["sent"])
+' "$OUT" 2>/dev/null)
+check "a late path's hanging connect: the other path live again, the late one still connecting ($HANG)" \
+	test "$HANG" = "live connecting 0"
 
 # (c4) a path that never answers: given up at ctrl_loss_tmo (logged, state
 # dead, nothing sent there); the job runs on the other path throughout

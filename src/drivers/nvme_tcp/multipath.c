@@ -80,6 +80,15 @@ struct mp_path {
 	 * thread every reconnect_delay until ctrl_loss_tmo */
 	bool waiting;
 	uint64_t retry_ms, give_up_ms;
+	/* each retry connects on a thread of its own (path_connect_fn), so
+	 * the control thread goes on with the paths that are up; it joins
+	 * the thread once conn says MP_CONN_DONE. The connecting thread
+	 * alone touches dev, conn_ret and conn_err until then. */
+	struct mp_dev *md;
+	pthread_t conn_thread;
+	_Atomic int conn; /* MP_CONN_* */
+	int conn_ret;
+	char conn_err[512];
 	bool ana_supported; /* CMIC bit 3: the controller reports ANA */
 	uint32_t ana_log_len; /* the whole log at most (nvme_mpath_init_identify) */
 	uint32_t anagrpid;
@@ -97,6 +106,8 @@ struct mp_path {
 	_Atomic uint64_t sent, completed, failovers;
 	_Atomic unsigned inflight;
 };
+
+enum { MP_CONN_IDLE, MP_CONN_BUSY, MP_CONN_DONE };
 
 struct mp_dev {
 	struct mqblk_dev *dev;
@@ -719,8 +730,7 @@ static void control_pass(struct mp_dev *md)
 		bool want = false;
 
 		if (!path_joined(p)) {
-			if (p->waiting && mp_now_ms() >= p->retry_ms &&
-			    path_retry(md, i))
+			if (p->waiting && path_retry(md, i))
 				kick_all = true;
 			continue;
 		}
@@ -1100,41 +1110,31 @@ static int path_matches(struct mp_dev *md, struct mp_path *p,
 }
 
 /*
- * Path i did not answer when the device opened (or at the last retry):
- * the control thread connects it again, as the kernel's reconnect work
- * does for a controller that lost its connection. Once connected and
- * checked against the device's namespace, a queue of it is opened in
- * every hctx (in hctx order) and the path joins: true, and its ANA state
- * is as read at connect. No answer again: retried after reconnect_delay,
- * until ctrl_loss_tmo from the open; then, or on any other failure (a
- * refusal, another namespace, fewer queues), it is given up (true: held
- * I/O may have no path left).
+ * A late path's connect, on its own thread: open it, identify it, check
+ * it against the device's namespace and queues. A connect to a port that
+ * takes the connection and never answers lasts the nvme-tcp driver's
+ * whole timeout; meanwhile the control thread goes on failing over and
+ * reading ANA logs for the paths that are up.
  */
-static bool path_retry(struct mp_dev *md, unsigned i)
+static void *path_connect_fn(void *arg)
 {
-	struct mp_path *p = &md->path[i];
-	unsigned n = mqblk_dev_nr_hw_queues(md->dev), k, have = 0;
+	struct mp_path *p = arg;
+	struct mp_dev *md = p->md;
+	unsigned n = mqblk_dev_nr_hw_queues(md->dev);
 	struct ns_ids ids;
-	char err[512] = "";
+	char *err = p->conn_err;
+	size_t errlen = sizeof(p->conn_err);
 	int ret;
 
-	pthread_mutex_lock(&md->lock);
-	for (k = 0; k < n && k < MP_MAX_HCTX; k++)
-		have += md->hctx[k] != NULL;
-	pthread_mutex_unlock(&md->lock);
-	if (have < n || n > MP_MAX_HCTX) {
-		/* the device is still setting up (or closing) */
-		p->retry_ms = mp_now_ms() + MP_TICK_MS;
-		return false;
-	}
-	ret = mqblk_dev_open(p->uri, &md->popts, &p->dev, err, sizeof(err));
+	err[0] = '\0';
+	ret = mqblk_dev_open(p->uri, &md->popts, &p->dev, err, errlen);
 	if (!ret) {
-		ret = path_identify(md, p, &ids, err, sizeof(err));
+		ret = path_identify(md, p, &ids, err, errlen);
 		if (!ret)
-			ret = path_matches(md, p, &ids, err, sizeof(err));
+			ret = path_matches(md, p, &ids, err, errlen);
 		if (!ret && (mqblk_dev_nr_hw_queues(p->dev) < n ||
 			     mqblk_dev_queue_depth(p->dev) < md->depth)) {
-			snprintf(err, sizeof(err),
+			snprintf(err, errlen,
 				 "nvme-mpath: path %s: %u I/O queues of %u "
 				 "entries, fewer than the device's %u of %u",
 				 p->name, mqblk_dev_nr_hw_queues(p->dev),
@@ -1145,6 +1145,72 @@ static bool path_retry(struct mp_dev *md, unsigned i)
 			mqblk_dev_close(p->dev);
 			p->dev = NULL;
 		}
+	}
+	p->conn_ret = ret;
+	atomic_store_explicit(&p->conn, MP_CONN_DONE, memory_order_release);
+	mp_wake(md);
+	return NULL;
+}
+
+/* The control thread waits for path p's connecting thread, if any. */
+static void path_connect_join(struct mp_path *p)
+{
+	if (atomic_load(&p->conn) == MP_CONN_IDLE)
+		return;
+	pthread_join(p->conn_thread, NULL);
+	atomic_store(&p->conn, MP_CONN_IDLE);
+}
+
+/*
+ * Path i did not answer when the device opened (or at the last retry):
+ * the control thread connects it again, as the kernel's reconnect work
+ * does for a controller that lost its connection: every reconnect_delay
+ * it starts path_connect_fn, and on a later pass takes what that found.
+ * Once connected and checked, a queue of it is opened in every hctx (in
+ * hctx order) and the path joins: true, and its ANA state is as read at
+ * connect. No answer again: retried after reconnect_delay, until
+ * ctrl_loss_tmo from the open; then, or on any other failure (a refusal,
+ * another namespace, fewer queues), it is given up (true: held I/O may
+ * have no path left). False while it connects or waits to.
+ */
+static bool path_retry(struct mp_dev *md, unsigned i)
+{
+	struct mp_path *p = &md->path[i];
+	unsigned n = mqblk_dev_nr_hw_queues(md->dev), k, have = 0;
+	char err[512] = "";
+	int ret;
+
+	switch (atomic_load_explicit(&p->conn, memory_order_acquire)) {
+	case MP_CONN_BUSY:
+		return false;
+	case MP_CONN_DONE:
+		path_connect_join(p);
+		ret = p->conn_ret;
+		snprintf(err, sizeof(err), "%s", p->conn_err);
+		break;
+	default:
+		if (mp_now_ms() < p->retry_ms)
+			return false;
+		pthread_mutex_lock(&md->lock);
+		for (k = 0; k < n && k < MP_MAX_HCTX; k++)
+			have += md->hctx[k] != NULL;
+		pthread_mutex_unlock(&md->lock);
+		if (have < n || n > MP_MAX_HCTX) {
+			/* the device is still setting up (or closing) */
+			p->retry_ms = mp_now_ms() + MP_TICK_MS;
+			return false;
+		}
+		p->md = md;
+		atomic_store(&p->conn, MP_CONN_BUSY);
+		ret = pthread_create(&p->conn_thread, NULL, path_connect_fn, p);
+		if (!ret)
+			return false;
+		atomic_store(&p->conn, MP_CONN_IDLE);
+		ret = -ret;
+		snprintf(err, sizeof(err), "cannot start its connect: %s",
+			 strerror(-ret));
+		p->give_up_ms = 0; /* not a transient failure */
+		break;
 	}
 	if (ret && mp_err_transient(ret) && mp_now_ms() < p->give_up_ms) {
 		p->retry_ms = mp_now_ms() + md->reconnect_ms;
@@ -1221,6 +1287,7 @@ static void mp_free(struct mp_dev *md)
 		pthread_join(md->thread, NULL);
 	}
 	for (i = 0; i < md->nr; i++) {
+		path_connect_join(&md->path[i]); /* as long as its connect */
 		if (md->path[i].dev)
 			mqblk_dev_close(md->path[i].dev);
 		free(md->path[i].uri);
