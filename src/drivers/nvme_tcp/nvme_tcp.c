@@ -23,8 +23,9 @@
  * the control thread sends an Abort for it, as the PCIe host does) puts
  * the controller in reset: the control thread closes every connection,
  * holds what is outstanding, and reconnects (admin queue, set-up, every
- * I/O queue with its old qid) every reconnect_delay seconds until
- * ctrl_loss_tmo; then each held request is sent again, once per reset,
+ * I/O queue with its old qid) reconnect_delay seconds later and every
+ * reconnect_delay from then on until ctrl_loss_tmo (a reset asked for,
+ * nvt_ctrl_reset, tries at once, as nvme_reset_ctrl does); then each held request is sent again, once per reset,
  * and its answer can only come on the new connection (never
  * acknowledged twice). Past ctrl_loss_tmo everything held fails with EIO
  * and so does new I/O.
@@ -129,6 +130,10 @@ struct nvt_dev {
 	int ka_efd; /* wakes it: reset wanted */
 	_Atomic bool stop;
 	_Atomic int state; /* enum nvt_state */
+	/* the reset asked for (nvt_ctrl_reset) reconnects at once; one for a
+	 * failure first waits reconnect_delay, as the kernel's error
+	 * recovery does (nvme_tcp_reconnect_or_remove) */
+	_Atomic bool reset_now;
 	uint32_t reconnect_delay_ms;
 	uint32_t ctrl_loss_tmo_ms;
 	pthread_mutex_t queues_lock;
@@ -693,8 +698,9 @@ static void wake_ctrl(struct nvt_dev *d)
 }
 
 /* The admin connection failed (control thread): reset, unless there is
- * nothing to reset (a discovery controller has no I/O queues). */
-static void admin_fail(struct nvt_dev *d, const char *why)
+ * nothing to reset (a discovery controller has no I/O queues) or a reset
+ * is under way. True if this started one. */
+static bool admin_fail(struct nvt_dev *d, const char *why)
 {
 	int live = NVT_LIVE;
 
@@ -705,7 +711,9 @@ static void admin_fail(struct nvt_dev *d, const char *why)
 			"controller\n",
 			d->host, d->port, why);
 		wake_ctrl(d);
+		return true;
 	}
+	return false;
 }
 
 /* Identify (CNS cns, namespace nsid) into id, 4 KiB. */
@@ -1170,10 +1178,23 @@ static int reconnect_once(struct nvt_dev *d, char *err, size_t errlen)
 	return 0;
 }
 
+/* The control thread waits ms, or less if the device is closing (other
+ * wake-ups, e.g. another queue's failure, do not end the wait). */
+static void ctrl_sleep(struct nvt_dev *d, uint32_t ms)
+{
+	uint64_t end = now_ms() + ms;
+	struct pollfd p = { .fd = d->ka_efd, .events = POLLIN };
+	uint64_t t, v;
+
+	while (!atomic_load(&d->stop) && (t = now_ms()) < end)
+		if (poll(&p, 1, (int)(end - t)) > 0 &&
+		    read(d->ka_efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			abort();
+}
+
 static void reset_ctrl(struct nvt_dev *d)
 {
 	uint64_t start = now_ms();
-	struct pollfd p = { .fd = d->ka_efd, .events = POLLIN };
 	char err[256];
 	unsigned i, attempt = 0;
 
@@ -1184,8 +1205,20 @@ static void reset_ctrl(struct nvt_dev *d)
 			queue_disconnect(d->queues[i]);
 	if (d->multipath)
 		fail_over_held(d);
+	if (!atomic_exchange(&d->reset_now, false) && d->ctrl_loss_tmo_ms) {
+		/* a failure: the first attempt after reconnect_delay (never
+		 * past ctrl_loss_tmo; 0: one attempt at once), so a target
+		 * that is going away is not asked again at once */
+		uint32_t ms = d->reconnect_delay_ms < d->ctrl_loss_tmo_ms ?
+				      d->reconnect_delay_ms :
+				      d->ctrl_loss_tmo_ms;
+
+		fprintf(stderr,
+			"mqblk: nvme-tcp: %s:%s: reconnecting in %u s\n",
+			d->host, d->port, ms / 1000);
+		ctrl_sleep(d, ms);
+	}
 	for (;;) {
-		uint64_t v;
 		int ret;
 
 		if (atomic_load(&d->stop))
@@ -1235,9 +1268,7 @@ static void reset_ctrl(struct nvt_dev *d)
 			"mqblk: nvme-tcp: %s:%s: reconnect failed (%s); "
 			"retrying in %u s\n",
 			d->host, d->port, err, d->reconnect_delay_ms / 1000);
-		if (poll(&p, 1, (int)d->reconnect_delay_ms) > 0 &&
-		    read(d->ka_efd, &v, sizeof(v)) < 0)
-			abort();
+		ctrl_sleep(d, d->reconnect_delay_ms);
 	}
 	pthread_mutex_unlock(&d->queues_lock);
 }
@@ -2477,9 +2508,14 @@ int nvt_ctrl_info(const struct mqblk_dev *dev, struct nvt_ctrl_info *ci)
 
 int nvt_ctrl_reset(struct mqblk_dev *dev, const char *why)
 {
+	struct nvt_dev *d;
+
 	if (strcmp(mqblk_dev_driver_name(dev), "nvme_tcp"))
 		return -EINVAL;
-	admin_fail(mqblk_dev_data(dev), why);
+	d = mqblk_dev_data(dev);
+	atomic_store(&d->reset_now, true);
+	if (!admin_fail(d, why))
+		atomic_store(&d->reset_now, false); /* one under way already */
 	return 0;
 }
 
