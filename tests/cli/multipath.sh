@@ -182,6 +182,25 @@ connected()
 	return 1
 }
 
+# stop_pid PID...: SIGTERM and reap (a relay: the cable pulled)
+stop_pid()
+{
+	kill -TERM "$@"
+	wait "$@" 2>/dev/null
+}
+# mp_job NAME PATHS CTRL_LOSS_TMO [BENCH ARGS...]: the failover cases' job
+# in the background: crc32c-verified 4 KiB random writes at QD16 over a
+# round-robin device of PATHS with one I/O queue, reconnecting every 1 s
+mp_job()
+{
+	local name=$1 paths=$2 tmo=$3
+	shift 3
+	run_bg bench --name="$name" --filename="$(mp "$paths" \
+		"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=$tmo")" \
+		--rw=randwrite --bs=4k --size=64m --iodepth=16 --verify=crc32c \
+		--output-format=json "$@"
+}
+
 # io_flowing: until the target has taken the job's writes: its device has
 # finished opening (both paths; a path cut before that fails the open)
 # and its I/O is going. Earlier runs' queues have closed; the preflight
@@ -225,8 +244,7 @@ cut_loaded()
 	sleep 0.2
 	kill -USR1 "$1"
 	sleep 0.5
-	kill -TERM "$1"
-	wait "$1" 2>/dev/null
+	stop_pid "$1"
 }
 
 # (c) one path cut mid-run under a verify workload: its requests go to
@@ -234,10 +252,8 @@ cut_loaded()
 R1=$(free_port)
 relay "$R1" "$P2"
 RELAY1=$RPID
-run_bg bench --name=cut --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
-	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=2")" \
-	--rw=randwrite --bs=4k --size=64m --iodepth=16 --verify=crc32c \
-	--do_verify=1 --runtime=5 --time_based --output-format=json
+mp_job cut "127.0.0.1:$P1,127.0.0.1:$R1" 2 --do_verify=1 --runtime=5 \
+	--time_based
 # the preflight open (admin + one I/O queue), then the job's device
 connected "$R1" 4
 io_flowing
@@ -267,10 +283,8 @@ check "one path cut: the path state change is logged" \
 R1=$(free_port)
 relay "$R1" "$P2"
 RELAY1=$RPID
-run_bg bench --name=hcut --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
-	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=2")" \
-	--rw=randwrite --bs=4k --size=64m --iodepth=16 --verify=crc32c \
-	--do_verify=1 --runtime=5 --time_based --hipri --output-format=json
+mp_job hcut "127.0.0.1:$P1,127.0.0.1:$R1" 2 --do_verify=1 --runtime=5 \
+	--time_based --hipri
 # preflight, the device (local), the device's paths reopened polled
 connected "$R1" 6
 io_flowing
@@ -299,20 +313,16 @@ check "--hipri, one path cut: the path is down, its requests out failed over, al
 R1=$(free_port)
 relay "$R1" "$P2"
 RELAY1=$RPID
-run_bg bench --name=back --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
-	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=60")" \
-	--rw=randwrite --bs=4k --size=64m --iodepth=16 --runtime=120 \
-	--time_based --verify=crc32c --verify_backlog=256 --output-format=json
+mp_job back "127.0.0.1:$P1,127.0.0.1:$R1" 60 --verify_backlog=256 \
+	--runtime=120 --time_based
 connected "$R1" 4
 sleep 0.3
-kill -TERM "$RELAY1"
-wait "$RELAY1" 2>/dev/null
+stop_pid "$RELAY1"
 sleep 1.2
 relay "$R1" "$P2"
 RELAY1=$RPID
 end_after "path 127.0.0.1:$R1: resetting -> live"
-kill -TERM "$RELAY1"
-wait "$RELAY1" 2>/dev/null
+stop_pid "$RELAY1"
 check "path back: the job completes when ended (exit 128, fio's)" test "$RC" = 128
 check "path back: verified as it went, no error" verified
 check "path back: live again" grep -q "path 127.0.0.1:$R1: resetting -> live" "$ERR"
@@ -330,16 +340,13 @@ check "path back: reconnected through the restored cable (admin + I/O queue)" \
 # reconnect_delay) and uses it from then on. Ended by SIGTERM a second
 # after joining, however long that took.
 R1=$(free_port)
-run_bg bench --name=late --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
-	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=60")" \
-	--rw=randwrite --bs=4k --size=64m --iodepth=16 --verify=crc32c \
-	--verify_backlog=256 --runtime=120 --time_based --output-format=json
+mp_job late "127.0.0.1:$P1,127.0.0.1:$R1" 60 --verify_backlog=256 \
+	--runtime=120 --time_based
 io_flowing
 relay "$R1" "$P2"
 RELAY1=$RPID
 end_after "path 127.0.0.1:$R1: connected .*: joined"
-kill -TERM "$RELAY1"
-wait "$RELAY1" 2>/dev/null
+stop_pid "$RELAY1"
 check "path down at open: the job completes when ended (exit 128)" test "$RC" = 128
 check "path down at open: verified as it went, no error" verified
 check "path down at open: the device opens without it, saying so" \
@@ -366,10 +373,8 @@ R1=$(free_port)
 B=$(free_port)
 relay "$R1" "$P1"
 RELAY1=$RPID
-run_bg bench --name=hang --filename="$(mp "127.0.0.1:$R1,127.0.0.1:$B" \
-	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=60")" \
-	--rw=randwrite --bs=4k --size=64m --iodepth=16 --verify=crc32c \
-	--verify_backlog=256 --runtime=120 --time_based --output-format=json
+mp_job hang "127.0.0.1:$R1,127.0.0.1:$B" 60 --verify_backlog=256 \
+	--runtime=120 --time_based
 io_flowing
 python3 -c '
 import socket, sys, time
@@ -384,8 +389,7 @@ HOLE=$!
 for _ in $(seq 100); do grep -q ready "$TMP/hole.log" && break; sleep 0.05; done
 sleep 1.5 # the next retry (every 1 s) is inside its 10 s connect
 t0=$(date +%s%N)
-kill -TERM "$RELAY1"
-wait "$RELAY1" 2>/dev/null
+stop_pid "$RELAY1"
 for _ in $(seq 400); do
 	grep -q "path 127.0.0.1:$R1: live -> resetting" "$ERR" && break
 	sleep 0.025
@@ -397,11 +401,9 @@ relay "$R1" "$P1"
 RELAY1=$RPID
 # (the hole closes first: closing the device waits for a connect under
 # way, up to its 10 s)
-kill -TERM "$HOLE"
-wait "$HOLE" 2>/dev/null
+stop_pid "$HOLE"
 end_after "path 127.0.0.1:$R1: resetting -> live"
-kill -TERM "$RELAY1"
-wait "$RELAY1" 2>/dev/null
+stop_pid "$RELAY1"
 check "a late path's hanging connect: the job ends when ended (exit 128)" test "$RC" = 128
 check "a late path's hanging connect: verified as it went, no error" verified
 HANG=$(python3 -c '
@@ -415,10 +417,8 @@ check "a late path's hanging connect: the other path live again, the late one st
 # (c4) a path that never answers: given up at ctrl_loss_tmo (logged, state
 # dead, nothing sent there); the job runs on the other path throughout
 R1=$(free_port)
-run_bg bench --name=never --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
-	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=2")" \
-	--rw=randwrite --bs=4k --size=64m --iodepth=16 --verify=crc32c \
-	--do_verify=1 --runtime=4 --time_based --output-format=json
+mp_job never "127.0.0.1:$P1,127.0.0.1:$R1" 2 --do_verify=1 --runtime=4 \
+	--time_based
 wait "$BPID" || RC=$?
 check "path never up: the job completes (exit 0)" test "$RC" = 0
 check "path never up: no verify error" grep -qE '"verify_errors" : 0' "$OUT"
@@ -448,8 +448,7 @@ connected "$R1" 4
 connected "$R2" 4
 sleep 0.5
 T0=$(date +%s%N)
-kill -TERM "$RELAY1" "$RELAY2"
-wait "$RELAY1" "$RELAY2" 2>/dev/null
+stop_pid "$RELAY1" "$RELAY2"
 wait "$BPID" || RC=$?
 T1=$(date +%s%N)
 check "all paths cut: the job fails (exit 1, not a hang: $RC)" test "$RC" = 1
@@ -476,8 +475,7 @@ kill -USR1 "$RELAY1"
 sleep 1.5
 kill -USR2 "$RELAY1"
 wait "$BPID" || RC=$?
-kill -TERM "$RELAY1"
-wait "$RELAY1" 2>/dev/null
+stop_pid "$RELAY1"
 check "stall: the job completes (exit 0)" test "$RC" = 0
 NLOG=$(grep -c "127.0.0.1:$R1 qid 1: stalled: .* oldest command id [0-9]" "$ERR")
 STALLS=$(python3 -c '
@@ -563,8 +561,7 @@ done
 relay "$R1" "$Q1"
 RELAY1=$RPID
 wait "$BPID" || RC=$?
-kill -TERM "$RELAY1"
-wait "$RELAY1" 2>/dev/null
+stop_pid "$RELAY1"
 check "another namespace joining late: the job completes (exit 0)" test "$RC" = 0
 check "another namespace joining late: refused, given up" \
 	grep -q "path 127.0.0.1:$R1 exposes a different namespace (.*) ($NQN): giving up on the path" "$ERR"
