@@ -25,10 +25,10 @@
  * holds what is outstanding, and reconnects (admin queue, set-up, every
  * I/O queue with its old qid) reconnect_delay seconds later and every
  * reconnect_delay from then on until ctrl_loss_tmo (a reset asked for,
- * nvt_ctrl_reset, tries at once, as nvme_reset_ctrl does); then each held request is sent again, once per reset,
- * and its answer can only come on the new connection (never
- * acknowledged twice). Past ctrl_loss_tmo everything held fails with EIO
- * and so does new I/O.
+ * nvt_ctrl_reset, tries at once, as nvme_reset_ctrl does); then each
+ * held request is sent again, once per reset, and its answer can only
+ * come on the new connection (never acknowledged twice). Past
+ * ctrl_loss_tmo everything held fails with EIO and so does new I/O.
  *
  * Events: when the controller reports namespace attribute notices
  * (OAES), set-up enables them and leaves one Asynchronous Event Request
