@@ -72,9 +72,10 @@ run bench --name=x --filename="nvme-tcp://127.0.0.1:$DEAD/$NQN" --rw=read --bs=4
 failed "nothing listening" "Connection refused"
 
 # The target is killed and comes back on the same port mid-run: the host
-# holds what is outstanding, reconnects (every reconnect_delay), sends it
-# again once, and the job's verify of everything it wrote passes (the
-# namespace is the file, which outlives the target).
+# holds what is outstanding, reconnects (reconnect_delay after the loss,
+# then every reconnect_delay), sends it again once, and the job's verify
+# of everything it wrote passes (the namespace is the file, which
+# outlives the target).
 restart_target()
 {
 	"$MQBLK" target --listen "127.0.0.1:$PORT" --nqn "$NQN" \
@@ -96,6 +97,10 @@ if grep -q "reconnected" "$ERR"; then
 else
 	fail "target restarted mid-run: the host reconnected" "$(first_err)"
 fi
+# as the kernel's error recovery: the first attempt after reconnect_delay
+# (an attempt at once would find a target going away still there)
+check "target restarted: the first attempt waits reconnect_delay" \
+	test "$(grep -m1 -oE 'reconnecting in [0-9]+ s|reconnect(ed| failed)' "$ERR")" = "reconnecting in 1 s"
 # stderr has the reconnect lines, so not ok(): exit 0 and no verify error
 check "target restarted: the job completes (exit 0)" test "$RC" = 0
 check "target restarted: no verify error" has "verify_errors=0"

@@ -32,7 +32,9 @@
 # (mp-ana); see a port go inaccessible mid-run (AEN, ANA statuses) and go
 # on, verified (mp-ana-live); lose a port mid-run (the subsystem unlinked
 # from it: nvmet deletes those controllers) and finish on the other,
-# verified, no error (mp-cut).
+# verified, no error (mp-cut); hold or move a port's I/O while its group
+# is in ANA change and take the port back after (mp-change); open with a
+# port the subsystem is off and join it once it is back (mp-late).
 # INTEROP_BIG_IO=1 adds 8 MiB I/Os. At the end: no
 # "resetting" or "reconnected" line from the driver in any run, nvmet
 # logged no errors (the guest's dmesg), no kernel warnings.
@@ -438,6 +440,72 @@ if bench_ok mp-cut; then
 	fi
 fi
 guest_req link 1
+
+# a port in ANA change mid-run (nvmet answers its I/O with ANA Transition,
+# within its ANATT of 10 s): the host holds or moves that path's I/O and
+# takes the path back when the group is optimized again, verified
+bench_bg mp-change --name=change --filename="$(mpuri 1 round-robin)" --rw=randwrite \
+	--bs=4k --iodepth=8 --size=8m --loops=1000 --runtime=10 --time_based \
+	--verify=crc32c --do_verify=1 --verify_fatal=1
+sleep 3
+guest_req ana 1 change
+sleep 3
+guest_req ana 1 optimized
+wait $BP
+RC=$?
+if bench_ok mp-change; then
+	log=$RUN/bench/mp-change.log
+	st=$(path_field "$log" "$PORT" state)
+	if grep -q "path 127.0.0.1:$PORT: ANA state optimized -> change" "$log" &&
+		grep -q "path 127.0.0.1:$PORT: ANA state change -> optimized" "$log" &&
+		[[ $st == live*optimized* ]]; then
+		pass mp-change "port 1 in ANA change for 3 s mid-run, then optimized again ('$st'): randwrite+verify went on, err=0"
+	else
+		fail mp-change "port 1 at the end '$st'; $(grep -c 'ANA state' "$log") ANA state line(s): $(grep -m2 'ANA state' "$log" | tr '\n' ' ')"
+	fi
+fi
+
+# a port without the subsystem when the device opens (nvmet has closed
+# it): the device opens on the other, connects the missing one once the
+# subsystem is back on it (every reconnect_delay) and uses it; the run
+# verifies as it goes and is ended by SIGTERM once the path has joined
+# (exit 128, fio's), however long joining took under TCG
+guest_req unlink 2
+bench_bg mp-late --name=late --filename="$(mpuri 1 round-robin)" --rw=randwrite \
+	--bs=4k --iodepth=8 --size=8m --loops=1000 --runtime=300 --time_based \
+	--verify=crc32c --verify_backlog=64 --verify_fatal=1
+log=$RUN/bench/mp-late.log
+for _ in $(seq 300); do
+	grep -q "opening without it" "$log" && break
+	sleep 0.2
+done
+guest_req link 2
+for _ in $(seq 300); do
+	grep -q "path 127.0.0.1:$PORT2: connected .*: joined" "$log" && break
+	sleep 0.2
+done
+sleep 2
+# the bench itself, not timeout(1), which would signal its whole process
+# group as well: a second SIGTERM takes the default action (exit 143)
+kill -TERM "$(pgrep -P "$BP" -x mqblk)"
+wait $BP
+RC=$?
+if [ "$RC" = 128 ]; then
+	RC=0 # ended by SIGTERM, as asked: the rest as for a run that ended
+	if bench_ok mp-late; then
+		st=$(path_field "$log" "$PORT2" state)
+		b=$(path_field "$log" "$PORT2" sent)
+		if grep -q "path 127.0.0.1:$PORT2: .*opening without it" "$log" &&
+			grep -q "path 127.0.0.1:$PORT2: connected (ANA state optimized): joined" "$log" &&
+			[[ $st == live* ]] && [ "${b:-0}" -gt 0 ]; then
+			pass mp-late "port 2 down at open, joined once linked ('$st', sent $b there): randwrite+verify went on, err=0"
+		else
+			fail mp-late "port 2 '$st' sent '${b:-}': $(grep -m3 "127.0.0.1:$PORT2" "$log" | tr '\n' ' ' | cut -c1-300)"
+		fi
+	fi
+else
+	fail mp-late "exit $RC, not 128 (SIGTERM): $(grep -m3 -E '^mqblk|error' "$log" | tr '\n' ' ' | cut -c1-300)"
+fi
 ttime multipath "$(iop_since "$t")"
 
 # A marker per namespace at the same byte, for the guest to find in the
