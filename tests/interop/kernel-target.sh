@@ -475,15 +475,17 @@ bench_bg mp-late --name=late --filename="$(mpuri 1 round-robin)" --rw=randwrite 
 	--bs=4k --iodepth=8 --size=8m --loops=1000 --runtime=300 --time_based \
 	--verify=crc32c --verify_backlog=64 --verify_fatal=1
 log=$RUN/bench/mp-late.log
-for _ in $(seq 300); do
-	grep -q "opening without it" "$log" && break
-	sleep 0.2
-done
+# log_wait RE: until the run's log has a line matching RE (at most 60 s)
+log_wait() {
+	for _ in $(seq 300); do
+		grep -q "$1" "$log" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+log_wait "opening without it"
 guest_req link 2
-for _ in $(seq 300); do
-	grep -q "path 127.0.0.1:$PORT2: connected .*: joined" "$log" && break
-	sleep 0.2
-done
+log_wait "path 127.0.0.1:$PORT2: connected .*: joined"
 sleep 2
 # the bench itself, not timeout(1), which would signal its whole process
 # group as well: a second SIGTERM takes the default action (exit 143)
