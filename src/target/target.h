@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The NVMe/TCP target: ports, subsystems, namespaces (mqblk devices),
+ * The NVMe-oF target: ports, subsystems, namespaces (mqblk devices),
  * controllers and their queues. The model (what config.c fills and
- * admin.c reads) comes first; the TCP queues and reactors are private to
- * tcp.c and reactor.c.
+ * core/admin_cmd.c reads) comes first; queues, requests, reactors and
+ * the transport ops are the core's (core/nvmet.h).
  *
  * Threads: the configuration (ports, subsystems, namespaces, hosts) is
  * built before any reactor starts and never changes after, but for what
@@ -102,6 +102,7 @@ struct tgt_subsys {
  * to it (nvmetcli "ports" with their "subsystems"). */
 struct tgt_port {
 	uint16_t portid; /* nvmetcli port name, a number */
+	uint8_t trtype; /* NVMF_TRTYPE_*; 0: TCP, the default */
 	int adrfam; /* NVMF_ADDR_FAMILY_IP4/IP6 */
 	char traddr[64];
 	char trsvcid[32];
@@ -265,7 +266,7 @@ struct tgt_ns *tgt_subsys_ns(struct tgt_subsys *s, uint32_t nsid);
 /* May this host use subsystem s (allow_any_host or named)? */
 bool tgt_host_allowed(const struct tgt_subsys *s, const char *hostnqn);
 
-/* ---- Provided by tcp.c for admin.c -------------------------------------- */
+/* ---- Provided by the core's requests for admin_cmd.c --------------------- */
 
 /* Complete the outstanding AER with command id cid on ctrl's admin
  * queue with DW0 dw0. */

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "mqblk/mqblk.h"
-#include "target.h"
+#include "nvmet.h"
 
 #define DEFAULT_MODEL "mqblk"
 #define ADMIN_VS NVME_VS(1, 3, 0) /* what nvmet reports, unless VS differs */
@@ -137,7 +137,8 @@ void tgt_ctrl_log_error(struct tgt_ctrl *ctrl, uint16_t sqid, uint16_t cid,
 	e->param_error_location = cpu_to_le16(param_loc);
 	e->lba = cpu_to_le64(lba);
 	e->nsid = cpu_to_le32(nsid);
-	e->trtype = NVMF_TRTYPE_TCP;
+	e->trtype = ctrl->port && ctrl->port->trtype ? ctrl->port->trtype :
+						       NVMF_TRTYPE_TCP;
 	pthread_mutex_unlock(&errlog_lock);
 }
 
@@ -657,12 +658,13 @@ static void put_addr(char *field, size_t width, const char *s, size_t max)
 static void disc_entry(struct nvmf_disc_log_entry *e, const struct tgt_port *p,
 		       const struct tgt_subsys *s)
 {
-	e->trtype = NVMF_TRTYPE_TCP;
+	const struct tgt_transport_id *id = tgt_transport_id(p->trtype);
+
+	/* the transport's own fields: type, TREQ, TSAS */
+	e->trtype = id->trtype;
 	e->adrfam = (uint8_t)p->adrfam;
 	e->subtype = NVME_NQN_NVME;
-	/* secure channel not specified, SQ flow control may be disabled:
-	 * what nvmet puts in a TCP port's entries */
-	e->treq = NVMF_TREQ_NOT_SPECIFIED | NVMF_TREQ_DISABLE_SQFLOW;
+	e->treq = id->treq;
 	e->portid = cpu_to_le16(p->portid);
 	e->cntlid = cpu_to_le16(NVME_CNTLID_DYNAMIC);
 	e->asqsz = cpu_to_le16(DISC_ASQSZ);
@@ -670,7 +672,7 @@ static void disc_entry(struct nvmf_disc_log_entry *e, const struct tgt_port *p,
 		 sizeof(p->trsvcid));
 	put_nqn(e->subnqn, s->nqn);
 	put_addr(e->traddr, sizeof(e->traddr), p->traddr, sizeof(p->traddr));
-	e->tsas.tcp.sectype = NVMF_TCP_SECTYPE_NONE;
+	id->fill_tsas(p, e);
 }
 
 /*

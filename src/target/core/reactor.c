@@ -34,8 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
 #include "mqblk/mqblk.h"
+#include "nvmet.h"
+#include "target/internal.h"
 
 struct tgt_devq {
 	struct tgt_ns *ns;
@@ -64,8 +65,6 @@ static struct tgt_reactor *reactors;
 static struct reactor_priv *rpriv;
 static unsigned nr_reactors;
 static _Atomic unsigned next_reactor;
-
-static int port_socket(const struct tgt_port *p);
 
 void tgt_log(const char *fmt, ...)
 {
@@ -195,14 +194,14 @@ struct mqblk_queue *tgt_ns_queue(struct tgt_reactor *r, struct tgt_ns *ns)
 	return q;
 }
 
-void tgt_reactor_wait_tag(struct tgt_reactor *r, struct tgt_cmd *cmd)
+void tgt_reactor_wait_tag(struct tgt_reactor *r, struct tgt_req *req)
 {
-	cmd->wait_next = NULL;
+	req->wait_next = NULL;
 	if (r->wait_tail)
-		r->wait_tail->wait_next = cmd;
+		r->wait_tail->wait_next = req;
 	else
-		r->wait_head = cmd;
-	r->wait_tail = cmd;
+		r->wait_head = req;
+	r->wait_tail = req;
 }
 
 void tgt_reactor_want_flush(struct tgt_reactor *r, struct tgt_queue *q)
@@ -228,7 +227,7 @@ static unsigned reap_devices(struct tgt_reactor *r)
 		/* min 1 with no wait: one poll pass of the hw queue */
 		n = mqblk_reap(p->devq[i].q, rqs, 1, 64, 0);
 		for (j = 0; j < n; j++)
-			tgt_cmd_dev_done(rqs[j]);
+			tgt_req_dev_done(rqs[j]);
 		if (n > 0)
 			total += (unsigned)n;
 	}
@@ -237,15 +236,15 @@ static unsigned reap_devices(struct tgt_reactor *r)
 
 static void retry_waiters(struct tgt_reactor *r)
 {
-	struct tgt_cmd *list = r->wait_head;
+	struct tgt_req *list = r->wait_head;
 
 	/* each retry may put the command back at the tail */
 	r->wait_head = r->wait_tail = NULL;
 	while (list) {
-		struct tgt_cmd *c = list;
+		struct tgt_req *c = list;
 
 		list = c->wait_next;
-		tgt_cmd_retry(c);
+		tgt_req_retry(c);
 	}
 }
 
@@ -269,7 +268,8 @@ static void flush_queues(struct tgt_reactor *r)
 		uint64_t deadline;
 
 		r->flush_list = q->flush_next;
-		if (now && tgt_queue_hold(q, now, &deadline)) {
+		if (now && q->ops->queue_hold &&
+		    q->ops->queue_hold(q, now, &deadline)) {
 			q->flush_next = r->held_list;
 			r->held_list = q;
 			if (deadline < r->held_deadline_ns)
@@ -277,7 +277,7 @@ static void flush_queues(struct tgt_reactor *r)
 			continue;
 		}
 		q->tx_queued = false;
-		tgt_queue_flush(q);
+		q->ops->queue_flush(q);
 	}
 }
 
@@ -322,23 +322,15 @@ static void close_devices(struct tgt_reactor *r)
 
 /* ---- Connections ------------------------------------------------------- */
 
-static void reactor_add_queue(struct tgt_reactor *r, int fd,
+/* conn (a transport's connection) on r: a queue of r's. */
+static void reactor_add_queue(struct tgt_reactor *r, intptr_t conn,
 			      struct tgt_port *port)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
-	struct tgt_queue *q = tgt_queue_create(r, fd, port);
+	const struct tgt_transport_ops *ops = tgt_transport_ops(port->trtype);
+	struct tgt_queue *q = ops->queue_create(r, conn, port);
 
-	if (!q) {
-		close(fd);
+	if (!q)
 		return;
-	}
-	ev.data.ptr = q;
-	if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		q->fd = -1;
-		close(fd);
-		tgt_queue_destroy(q);
-		return;
-	}
 	pthread_mutex_lock(&r->lock);
 	q->next = r->queues;
 	q->prev = NULL;
@@ -378,7 +370,7 @@ static void reactor_remove_queue(struct tgt_reactor *r, struct tgt_queue *q)
 			}
 	}
 	/* nothing of it waits for a tag: tgt_queue_idle() said so */
-	tgt_queue_destroy(q);
+	q->ops->queue_destroy(q);
 }
 
 /*
@@ -437,13 +429,14 @@ static void ctl_job_run(struct tgt_reactor *r)
 		if (r->idx == 0 && job->port->listen_fd >= 0) {
 			epoll_ctl(r->epfd, EPOLL_CTL_DEL, job->port->listen_fd,
 				  NULL);
-			close(job->port->listen_fd);
+			tgt_transport_ops(job->port->trtype)
+				->port_close(job->port, job->port->listen_fd);
 			job->port->listen_fd = -1;
 		}
 		for (q = r->queues; q; q = nq) {
 			nq = q->next;
 			if (q->port == job->port && !q->closing) {
-				tgt_queue_quiesce(q);
+				q->ops->queue_quiesce(q);
 				closed++;
 			}
 		}
@@ -475,7 +468,7 @@ static void drain_inbox(struct tgt_reactor *r)
 {
 	uint64_t v;
 	unsigned i, n;
-	int fds[64];
+	intptr_t conns[64];
 	struct tgt_port *ports[64];
 
 	if (read(r->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
@@ -484,7 +477,7 @@ static void drain_inbox(struct tgt_reactor *r)
 		pthread_mutex_lock(&r->lock);
 		n = r->nr_inbox < 64 ? r->nr_inbox : 64;
 		for (i = 0; i < n; i++) {
-			fds[i] = r->inbox[r->nr_inbox - 1 - i];
+			conns[i] = r->inbox[r->nr_inbox - 1 - i];
 			ports[i] = r->inbox_port[r->nr_inbox - 1 - i];
 		}
 		r->nr_inbox -= n;
@@ -493,15 +486,16 @@ static void drain_inbox(struct tgt_reactor *r)
 			/* accepted before its port went down: refused too */
 			if (atomic_load(&r->stop) ||
 			    atomic_load(&ports[i]->down))
-				close(fds[i]);
+				tgt_transport_ops(ports[i]->trtype)
+					->conn_drop(conns[i]);
 			else
-				reactor_add_queue(r, fds[i], ports[i]);
+				reactor_add_queue(r, conns[i], ports[i]);
 		}
 	} while (n == 64);
 	ctl_job_run(r);
 }
 
-static void hand_over(int fd, struct tgt_port *port)
+void tgt_reactor_hand_over(intptr_t conn, struct tgt_port *port)
 {
 	unsigned i = atomic_fetch_add(&next_reactor, 1) % nr_reactors;
 	struct tgt_reactor *r = &reactors[i];
@@ -510,47 +504,26 @@ static void hand_over(int fd, struct tgt_port *port)
 	pthread_mutex_lock(&r->lock);
 	if (r->nr_inbox == r->inbox_cap) {
 		unsigned cap = r->inbox_cap ? 2 * r->inbox_cap : 16;
-		int *fds = realloc(r->inbox, cap * sizeof(*fds));
+		intptr_t *conns = realloc(r->inbox, cap * sizeof(*conns));
 		struct tgt_port **ps;
 
-		if (fds)
-			r->inbox = fds;
-		ps = fds ? realloc(r->inbox_port, cap * sizeof(*ps)) : NULL;
+		if (conns)
+			r->inbox = conns;
+		ps = conns ? realloc(r->inbox_port, cap * sizeof(*ps)) : NULL;
 		if (!ps) {
 			pthread_mutex_unlock(&r->lock);
-			close(fd);
+			tgt_transport_ops(port->trtype)->conn_drop(conn);
 			return;
 		}
 		r->inbox_port = ps;
 		r->inbox_cap = cap;
 	}
-	r->inbox[r->nr_inbox] = fd;
+	r->inbox[r->nr_inbox] = conn;
 	r->inbox_port[r->nr_inbox] = port;
 	r->nr_inbox++;
 	pthread_mutex_unlock(&r->lock);
 	if (write(r->wake_fd, &one, sizeof(one)) < 0)
 		tgt_log("cannot wake reactor %u: %s", i, strerror(errno));
-}
-
-static void do_accept(struct tgt_port *port)
-{
-	/* an event fetched before a port-down job in the same pass */
-	if (port->listen_fd < 0)
-		return;
-	for (;;) {
-		int fd = accept4(port->listen_fd, NULL, NULL,
-				 SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-		if (fd < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				tgt_log("accept on %s:%s: %s", port->traddr,
-					port->trsvcid, strerror(errno));
-			return;
-		}
-		hand_over(fd, port);
-	}
 }
 
 /* ---- The loop ------------------------------------------------------------ */
@@ -609,9 +582,11 @@ events:
 		if (p == r)
 			drain_inbox(r);
 		else if (is_port(t, p))
-			do_accept(p);
+			tgt_transport_ops(((struct tgt_port *)p)->trtype)
+				->port_accept(p);
 		else
-			tgt_queue_event(p, ev[i].events);
+			((struct tgt_queue *)p)
+				->ops->queue_event(p, ev[i].events);
 	}
 	if (r->dev_inflight && reap_devices(r) && r->wait_head)
 		retry_waiters(r);
@@ -666,7 +641,7 @@ static void *reactor_main(void *arg)
 					epoll_ctl(r->epfd, EPOLL_CTL_DEL,
 						  t->ports[k].listen_fd, NULL);
 			for (q = r->queues; q; q = q->next)
-				tgt_queue_stop(q);
+				q->ops->queue_stop(q);
 			drain_inbox(r);
 		}
 		if (stopping && (!r->queues || now > stop_deadline))
@@ -933,7 +908,7 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 				 p->portid, name);
 			return -1;
 		}
-		job.listen_fd = port_socket(p);
+		job.listen_fd = tgt_transport_ops(p->trtype)->port_open(p);
 		if (job.listen_fd < 0) {
 			snprintf(err, errlen,
 				 "port-up: cannot listen on %s: %s", name,
@@ -1004,42 +979,16 @@ static void ctl_serve(struct tgt *t, int listen_fd)
 
 /* ---- Start and stop --------------------------------------------------------- */
 
-/* A listening socket for p's address; -1 (logged) on failure. */
-static int port_socket(const struct tgt_port *p)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV |
-					      AI_PASSIVE };
-	struct addrinfo *ai;
-	int fd, one = 1, ret;
-
-	hints.ai_family = p->adrfam == NVMF_ADDR_FAMILY_IP6 ? AF_INET6 :
-							      AF_INET;
-	ret = getaddrinfo(p->traddr, p->trsvcid, &hints, &ai);
-	if (ret) {
-		tgt_log("port %u: bad address %s:%s: %s", p->portid, p->traddr,
-			p->trsvcid, gai_strerror(ret));
-		return -1;
-	}
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		    0);
-	if (fd < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 256)) {
-		tgt_log("cannot listen on %s:%s: %s", p->traddr, p->trsvcid,
-			strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		freeaddrinfo(ai);
-		return -1;
-	}
-	freeaddrinfo(ai);
-	return fd;
-}
-
 static int port_listen(struct tgt_port *p)
 {
-	p->listen_fd = port_socket(p);
+	const struct tgt_transport_ops *ops = tgt_transport_ops(p->trtype);
+
+	if (!ops) {
+		tgt_log("port %u: transport type %u is not built in", p->portid,
+			p->trtype);
+		return -1;
+	}
+	p->listen_fd = ops->port_open(p);
 	return p->listen_fd < 0 ? -1 : 0;
 }
 
@@ -1124,8 +1073,11 @@ static void reactor_fini(struct tgt_reactor *r)
 		free(r->slabs[--r->nr_slabs]);
 	free(r->slabs);
 	r->slabs = NULL;
-	while (r->nr_inbox)
-		close(r->inbox[--r->nr_inbox]);
+	while (r->nr_inbox) {
+		r->nr_inbox--;
+		tgt_transport_ops(r->inbox_port[r->nr_inbox]->trtype)
+			->conn_drop(r->inbox[r->nr_inbox]);
+	}
 	free(r->inbox);
 	free(r->inbox_port);
 	if (r->epfd > 0)
@@ -1284,7 +1236,9 @@ out_ports:
 	}
 	for (i = 0; i < t->nr_ports; i++) {
 		if (t->ports[i].listen_fd >= 0)
-			close(t->ports[i].listen_fd);
+			tgt_transport_ops(t->ports[i].trtype)
+				->port_close(&t->ports[i],
+					     t->ports[i].listen_fd);
 		t->ports[i].listen_fd = -1;
 	}
 out_ns:
@@ -1373,7 +1327,7 @@ void tgt_local_stop(struct tgt_reactor *r)
 	struct tgt *t = r->t;
 
 	for (q = r->queues; q; q = q->next)
-		tgt_queue_quiesce(q);
+		q->ops->queue_quiesce(q);
 	while (r->queues)
 		reactor_step(r, 1, true);
 	close_devices(r);
