@@ -16,15 +16,13 @@
 #include <string.h>
 
 #include "mqblk/mqblk.h"
-#include "nvmet.h"
+#include "admin.h"
 
 #define DEFAULT_MODEL "mqblk"
 #define ADMIN_VS NVME_VS(1, 3, 0) /* what nvmet reports, unless VS differs */
 #define KAS_100MS 10 /* keep alive granularity: 1 s, as nvmet */
 #define ABORT_LIMIT 3 /* ACL, 0's based: the spec's minimum of 4 */
-#define DISC_ASQSZ 32 /* admin queue size a discovery entry promises */
 #define CTRL_LIST_MAX 2047 /* CNS 13h: identifiers after the count */
-#define NO_ERR_LOC 0xffffu
 
 /* Command field byte offsets, for the error log's parameter location */
 #define LOC_OPCODE 0
@@ -39,7 +37,6 @@
 /* The AEN mask bits the logs clear when read (RAE 0) */
 #define AEN_MASK_SMART NVME_AEN_CFG_SMART_MASK
 #define AEN_MASK_NS_ATTR NVME_CTRL_OAES_NS_ATTR
-#define AEN_MASK_DISC NVME_CTRL_OAES_DISC_CHANGE
 #define AEN_MASK_ANA NVME_AEN_CFG_ANA_CHANGE
 
 /* Events a controller may enable (Set Features 0Bh) */
@@ -53,21 +50,6 @@
  * only on error paths and by the log pages that read them.
  */
 static pthread_mutex_t errlog_lock = PTHREAD_MUTEX_INITIALIZER;
-
-struct admin_req {
-	struct tgt_ctrl *ctrl;
-	const union nvme_command *sqe;
-	uint8_t *buf;
-	uint32_t len;
-	uint32_t *result;
-	uint16_t err_loc; /* the bad field, for the error log */
-};
-
-static uint16_t fail(struct admin_req *r, uint16_t status, uint16_t loc)
-{
-	r->err_loc = loc;
-	return status;
-}
 
 static uint32_t cdw10(const struct admin_req *r)
 {
@@ -94,7 +76,7 @@ static void put_data(struct admin_req *r, const void *src, size_t n)
 }
 
 /* An NQN field: NUL padded (the buffer is zeroed already) */
-static void put_nqn(char field[NVME_NQN_SIZE], const char *nqn)
+void tgt_admin_put_nqn(char field[NVME_NQN_SIZE], const char *nqn)
 {
 	memcpy(field, nqn, strnlen(nqn, TGT_NQN_MAX));
 }
@@ -231,7 +213,7 @@ static void id_ctrl_common(const struct tgt_ctrl *ctrl, struct nvme_id_ctrl *id)
 	/* SGLs; an offset SGL names in-capsule data (NVMe/TCP has no keys) */
 	id->sgls =
 		cpu_to_le32(NVME_CTRL_SGLS_SUPPORTED | NVME_CTRL_SGLS_OFFSET);
-	put_nqn(id->subnqn, s->nqn);
+	tgt_admin_put_nqn(id->subnqn, s->nqn);
 }
 
 /* A discovery controller: what nvmet's discovery Identify fills, and
@@ -486,7 +468,7 @@ static uint16_t exec_identify(struct admin_req *r)
 /* ---- Log pages ------------------------------------------------------- */
 
 /* Copy the log page's bytes from LPO, as many as NUMD and len allow. */
-static uint16_t log_out(struct admin_req *r, const void *page, size_t size)
+uint16_t tgt_admin_log_out(struct admin_req *r, const void *page, size_t size)
 {
 	const struct nvme_get_log_page_command *c = &r->sqe->get_log_page;
 	uint64_t lpo = le64_to_cpu(c->lpo);
@@ -500,7 +482,7 @@ static uint16_t log_out(struct admin_req *r, const void *page, size_t size)
 	return NVME_SC_SUCCESS;
 }
 
-static bool log_rae(const struct admin_req *r)
+bool tgt_admin_log_rae(const struct admin_req *r)
 {
 	return r->sqe->get_log_page.lsp & NVME_LOG_LSP_RAE;
 }
@@ -523,7 +505,7 @@ static uint16_t log_error(struct admin_req *r)
 	for (i = 0; i < n && i < TGT_ERROR_LOG_ENTRIES; i++)
 		page[i] = ctrl->errlog[(n - 1 - i) % TGT_ERROR_LOG_ENTRIES];
 	pthread_mutex_unlock(&errlog_lock);
-	status = log_out(r, page, size);
+	status = tgt_admin_log_out(r, page, size);
 	free(page);
 	return status;
 }
@@ -572,8 +554,8 @@ static uint16_t log_smart(struct admin_req *r)
 	errors = ctrl->err_count;
 	pthread_mutex_unlock(&errlog_lock);
 	put_le128(log.num_err_log_entries, errors);
-	status = log_out(r, &log, sizeof(log));
-	if (status == NVME_SC_SUCCESS && !log_rae(r))
+	status = tgt_admin_log_out(r, &log, sizeof(log));
+	if (status == NVME_SC_SUCCESS && !tgt_admin_log_rae(r))
 		ctrl->aen_masked &= ~AEN_MASK_SMART;
 	return status;
 }
@@ -586,7 +568,7 @@ static uint16_t log_fw_slot(struct admin_req *r)
 	log.afi = 1; /* slot 1 active, no other on reset */
 	nvme_put_ascii(&log.frs[0], sizeof(log.frs[0]),
 		       firmware_rev(r->ctrl->subsys));
-	return log_out(r, &log, sizeof(log));
+	return tgt_admin_log_out(r, &log, sizeof(log));
 }
 
 static uint16_t log_changed_ns(struct admin_req *r)
@@ -604,8 +586,8 @@ static uint16_t log_changed_ns(struct admin_req *r)
 		for (i = 0; i < ctrl->nr_changed_ns; i++)
 			nvme_put_le32(page + 4 * i, ctrl->changed_ns[i]);
 	}
-	status = log_out(r, page, sizeof(page));
-	if (status == NVME_SC_SUCCESS && !log_rae(r)) {
+	status = tgt_admin_log_out(r, page, sizeof(page));
+	if (status == NVME_SC_SUCCESS && !tgt_admin_log_rae(r)) {
 		ctrl->nr_changed_ns = 0;
 		ctrl->aen_masked &= ~AEN_MASK_NS_ATTR;
 	}
@@ -635,90 +617,7 @@ static uint16_t log_cmd_effects(struct admin_req *r)
 	log.iocs[nvme_cmd_write] = cpu_to_le32(lbcc);
 	log.iocs[nvme_cmd_write_zeroes] = cpu_to_le32(lbcc);
 	log.iocs[nvme_cmd_dsm] = cpu_to_le32(lbcc);
-	return log_out(r, &log, sizeof(log));
-}
-
-/* May the host see s on port p in the discovery log? */
-static bool disc_visible(const struct tgt_ctrl *ctrl, const struct tgt_port *p,
-			 const struct tgt_subsys *s)
-{
-	return !p->discovery_only && !s->discovery && !atomic_load(&p->down) &&
-	       tgt_host_allowed(s, ctrl->hostnqn);
-}
-
-/* A space padded address field from a shorter C string buffer */
-static void put_addr(char *field, size_t width, const char *s, size_t max)
-{
-	size_t n = strnlen(s, max < width ? max : width);
-
-	memcpy(field, s, n);
-	memset(field + n, ' ', width - n);
-}
-
-static void disc_entry(struct nvmf_disc_log_entry *e, const struct tgt_port *p,
-		       const struct tgt_subsys *s)
-{
-	const struct tgt_transport_id *id = tgt_transport_id(p->trtype);
-
-	/* the transport's own fields: type, TREQ, TSAS */
-	e->trtype = id->trtype;
-	e->adrfam = (uint8_t)p->adrfam;
-	e->subtype = NVME_NQN_NVME;
-	e->treq = id->treq;
-	e->portid = cpu_to_le16(p->portid);
-	e->cntlid = cpu_to_le16(NVME_CNTLID_DYNAMIC);
-	e->asqsz = cpu_to_le16(DISC_ASQSZ);
-	put_addr(e->trsvcid, sizeof(e->trsvcid), p->trsvcid,
-		 sizeof(p->trsvcid));
-	put_nqn(e->subnqn, s->nqn);
-	put_addr(e->traddr, sizeof(e->traddr), p->traddr, sizeof(p->traddr));
-	id->fill_tsas(p, e);
-}
-
-/*
- * The discovery log: an entry for every (port, subsystem) pair this host
- * may connect to, on every port (not only the one asked: a discovery-only
- * port has no subsystems of its own). No entry for the discovery
- * subsystem itself, as the Linux 6.1 target's.
- */
-static uint16_t log_discovery(struct admin_req *r)
-{
-	struct tgt_ctrl *ctrl = r->ctrl;
-	const struct tgt *t = ctrl->tgt;
-	struct nvmf_disc_log_header *hdr;
-	struct nvmf_disc_log_entry *e;
-	uint64_t nr = 0;
-	unsigned i, j;
-	size_t size;
-	uint16_t status;
-
-	/* room for every pair: a port may go down or up meanwhile */
-	for (i = 0; i < t->nr_ports; i++)
-		nr += t->ports[i].nr_subsys;
-	hdr = calloc(1, sizeof(*hdr) + nr * sizeof(*e));
-	if (!hdr)
-		return fail(r, NVME_SC_INTERNAL, NO_ERR_LOC);
-	e = (struct nvmf_disc_log_entry *)(hdr + 1);
-	nr = 0;
-	for (i = 0; i < t->nr_ports; i++) {
-		const struct tgt_port *p = &t->ports[i];
-
-		for (j = 0; j < p->nr_subsys; j++) {
-			if (!disc_visible(ctrl, p, p->subsys[j]))
-				continue;
-			disc_entry(e++, p, p->subsys[j]);
-			nr++;
-		}
-	}
-	size = sizeof(*hdr) + nr * sizeof(*e);
-	hdr->genctr = cpu_to_le64(atomic_load(&ctrl->subsys->genctr));
-	hdr->numrec = cpu_to_le64(nr);
-	hdr->recfmt = cpu_to_le16(0);
-	status = log_out(r, hdr, size);
-	if (status == NVME_SC_SUCCESS && !log_rae(r))
-		ctrl->aen_masked &= ~AEN_MASK_DISC;
-	free(hdr);
-	return status;
+	return tgt_admin_log_out(r, &log, sizeof(log));
 }
 
 /*
@@ -777,8 +676,8 @@ static uint16_t log_ana(struct admin_req *r)
 	hdr = (struct nvme_ana_log_hdr *)page;
 	hdr->chgcnt = cpu_to_le64(chgcnt);
 	hdr->ngrps = cpu_to_le16((uint16_t)ngrps);
-	status = log_out(r, page, off);
-	if (status == NVME_SC_SUCCESS && !log_rae(r))
+	status = tgt_admin_log_out(r, page, off);
+	if (status == NVME_SC_SUCCESS && !tgt_admin_log_rae(r))
 		ctrl->aen_masked &= ~AEN_MASK_ANA;
 	free(page);
 	return status;
@@ -795,7 +694,7 @@ static uint16_t exec_get_log_page(struct admin_req *r)
 		if (c->lid != NVME_LOG_DISC)
 			return fail(r, NVME_SC_INVALID_FIELD | NVME_SC_DNR,
 				    LOC_CDW10);
-		return log_discovery(r);
+		return tgt_log_discovery(r);
 	}
 	switch (c->lid) {
 	case NVME_LOG_ERROR:

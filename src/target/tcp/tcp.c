@@ -36,116 +36,10 @@
 
 #include "mqblk/mqblk.h"
 #include "nvme/tcp.h"
-#include "target/core/nvmet.h"
 #include "tcp.h"
-
-#define TGT_RXBUF 65536
-
-/* One command slot of a queue: the core's request and its PDUs. */
-struct tcp_cmd {
-	struct tgt_req req;
-	uint16_t idx; /* slot: the R2T's transfer tag */
-	bool in_capsule;
-	bool r2t_sent; /* its R2T is on the wire: H2CData may come */
-	uint32_t rcvd; /* H2C bytes received so far */
-
-	/* transmit: one PDU train at a time */
-	struct tcp_cmd *tx_next;
-	struct iovec iov[4];
-	uint8_t niov;
-	uint8_t hdr[128]; /* R2T or C2HData header (+digest, +padding) */
-	uint8_t rsp[32]; /* CapsuleResp (+digest) */
-	uint8_t ddgst[4];
-	bool zc_used; /* its PDUs went out in a MSG_ZEROCOPY send */
-	uint32_t zc_seq; /* the last such send's number */
-	struct tcp_cmd *zc_link; /* the queue's CMD_ZC_WAIT FIFO */
-};
-
-enum tcp_rx_state {
-	RX_HDR = 0, /* collecting a PDU header */
-	RX_PAD, /* skipping to the PDU's data (PDO) */
-	RX_DATA, /* data into cmd->req.buf (or discarded) */
-	RX_DDGST, /* the data digest */
-};
-
-/* One NVMe/TCP connection: the core's queue and the socket's state. */
-struct tcp_queue {
-	struct tgt_queue sq;
-	int fd;
-	bool want_out; /* EPOLLOUT armed */
-
-	struct nvme_tcp_conn conn;
-	uint8_t icreq[128];
-	uint32_t maxr2t;
-
-	struct tcp_cmd *cmds; /* sqsize + 1 (+ slack) slots */
-	unsigned nr_cmds;
-	struct tcp_cmd *free_cmds; /* through tx_next while free */
-	struct tcp_cmd boot; /* the Connect command's slot */
-
-	/* receive */
-	uint8_t *rxbuf;
-	uint32_t rx_start, rx_end;
-	uint8_t rx_state;
-	struct nvme_tcp_rx_pdu pdu;
-	struct tcp_cmd *rx_cmd; /* data destination owner */
-	uint8_t *rx_dst; /* NULL: discard */
-	uint32_t rx_left; /* bytes of the current state left */
-	uint32_t rx_data_len; /* this PDU's data length */
-	uint8_t *rx_data_start;
-	uint8_t rx_dgst[4];
-	uint32_t rx_dgst_have;
-
-	/* transmit: a FIFO of commands whose PDUs are queued */
-	struct tcp_cmd *tx_head, *tx_tail;
-	size_t tx_off; /* bytes of tx_head's train already sent */
-	unsigned tx_cqes; /* completions queued, not yet sent */
-	unsigned tx_r2ts; /* R2Ts queued, not yet sent (never held) */
-	uint64_t tx_hold_ns; /* when the oldest queued completion was */
-	/* MSG_ZEROCOPY: sends numbered from 0 as the kernel numbers them;
-	 * every one before zc_done is finished. A command whose PDUs (its
-	 * headers live in the slot, its data in its buffer) went in such a
-	 * send keeps its slot until then: a FIFO, oldest first. Ranges
-	 * reported ahead of zc_done wait in zc_early. */
-	bool zc;
-	uint32_t zc_next, zc_done;
-	struct tcp_cmd *zc_head, *zc_tail;
-	unsigned zc_nr;
-	struct {
-		uint32_t lo, hi;
-	} zc_early[16];
-	unsigned zc_nr_early;
-	uint8_t ctl[160]; /* ICResp or TermReq */
-	uint32_t ctl_len, ctl_off;
-	bool close_after_ctl; /* TermReq: close once sent */
-};
+#include "tcp_queue.h"
 
 static const struct tgt_transport_ops tcp_ops;
-
-static struct tcp_queue *tcp_q(struct tgt_queue *sq)
-{
-	return (struct tcp_queue *)((char *)sq -
-				    offsetof(struct tcp_queue, sq));
-}
-
-static struct tcp_cmd *tcp_cmd(struct tgt_req *req)
-{
-	return (struct tcp_cmd *)((char *)req - offsetof(struct tcp_cmd, req));
-}
-
-static struct tcp_queue *cmd_tq(struct tcp_cmd *cmd)
-{
-	return tcp_q(cmd->req.q);
-}
-
-static void queue_fatal(struct tcp_queue *q, uint16_t fes, uint32_t fei,
-			const void *hdr, size_t hdr_len);
-static void tcp_queue_quiesce(struct tgt_queue *sq);
-
-static uint64_t now_ns(void)
-{
-	return mqblk_clock_ns();
-}
 
 #define stat_add tgt_stat_add
 
@@ -240,7 +134,7 @@ static int tcp_queue_connected(struct tgt_queue *sq, unsigned depth)
 	return 0;
 }
 
-static void cmd_free(struct tcp_cmd *cmd)
+void tcp_cmd_free(struct tcp_cmd *cmd)
 {
 	struct tcp_queue *q = cmd_tq(cmd);
 
@@ -255,12 +149,12 @@ static void cmd_free(struct tcp_cmd *cmd)
 
 static void tcp_req_free(struct tgt_req *req)
 {
-	cmd_free(tcp_cmd(req));
+	tcp_cmd_free(tcp_cmd(req));
 }
 
 /* Stop taking commands: the host sees the connection close (shutdown
  * gets there once every command at the device has finished). */
-static void tcp_queue_quiesce(struct tgt_queue *sq)
+void tcp_queue_quiesce(struct tgt_queue *sq)
 {
 	struct tcp_queue *q = tcp_q(sq);
 
@@ -299,444 +193,6 @@ static void tcp_queue_destroy(struct tgt_queue *sq)
 	free(q);
 }
 
-/* ---- Transmit ------------------------------------------------------------ */
-
-static void tx_enqueue(struct tcp_cmd *cmd)
-{
-	struct tcp_queue *q = cmd_tq(cmd);
-
-	cmd->tx_next = NULL;
-	if (q->tx_tail)
-		q->tx_tail->tx_next = cmd;
-	else
-		q->tx_head = cmd;
-	q->tx_tail = cmd;
-	tgt_reactor_want_flush(q->sq.r, &q->sq);
-}
-
-static void set_want_out(struct tcp_queue *q, bool on)
-{
-	struct epoll_event ev = { .events = (q->sq.stopping ? 0 : EPOLLIN) |
-					    (on ? EPOLLOUT : 0),
-				  .data.ptr = &q->sq };
-
-	if (q->want_out == on || q->sq.closing)
-		return;
-	q->want_out = on;
-	epoll_ctl(q->sq.r->epfd, EPOLL_CTL_MOD, q->fd, &ev);
-}
-
-/* ---- MSG_ZEROCOPY ------------------------------------------------------ */
-
-/* A send at least this big goes zero-copy (the kernel's advice: below
- * about 10 KB, page pinning and the notification cost more than a copy) */
-#define TGT_ZC_MIN 16384
-/* unsignalled: commands waiting on notifications before they are read
- * even while the queue is busy */
-#define TGT_ZC_BATCH 32
-
-static bool zc_seq_before(uint32_t a, uint32_t b)
-{
-	return (int32_t)(a - b) < 0;
-}
-
-/* Free the commands every send of theirs is finished with. */
-static void zc_release(struct tcp_queue *q)
-{
-	while (q->zc_head && zc_seq_before(q->zc_head->zc_seq, q->zc_done)) {
-		struct tcp_cmd *c = q->zc_head;
-
-		q->zc_head = c->zc_link;
-		if (!q->zc_head)
-			q->zc_tail = NULL;
-		q->zc_nr--;
-		c->zc_used = false;
-		cmd_free(c);
-	}
-}
-
-/* Sends lo..hi are finished: move zc_done past them and any earlier
- * report they now join. */
-static void zc_finished(struct tcp_queue *q, uint32_t lo, uint32_t hi)
-{
-	unsigned i;
-	bool moved;
-
-	if (zc_seq_before(q->zc_done, lo)) {
-		/* ahead of an unfinished send: kept until that one is */
-		if (q->zc_nr_early <
-		    sizeof(q->zc_early) / sizeof(q->zc_early[0])) {
-			q->zc_early[q->zc_nr_early].lo = lo;
-			q->zc_early[q->zc_nr_early].hi = hi;
-			q->zc_nr_early++;
-		}
-		return;
-	}
-	if (!zc_seq_before(hi, q->zc_done))
-		q->zc_done = hi + 1;
-	do {
-		moved = false;
-		for (i = 0; i < q->zc_nr_early; i++) {
-			if (zc_seq_before(q->zc_done, q->zc_early[i].lo))
-				continue;
-			if (!zc_seq_before(q->zc_early[i].hi, q->zc_done))
-				q->zc_done = q->zc_early[i].hi + 1;
-			q->zc_early[i] = q->zc_early[--q->zc_nr_early];
-			moved = true;
-			break;
-		}
-	} while (moved);
-}
-
-/* Read the socket's error queue: zero-copy completion notifications
- * (each a range of sends; unread ones the kernel merges). Returns how
- * many were read. */
-static unsigned zc_reap(struct tcp_queue *q)
-{
-	unsigned n = 0;
-
-	stat_add(&q->sq.st.zc_polls, 1);
-	for (;;) {
-		union {
-			struct cmsghdr align;
-			char b[CMSG_SPACE(sizeof(struct sock_extended_err)) +
-			       64];
-		} ctl;
-		struct msghdr mh = { .msg_control = ctl.b,
-				     .msg_controllen = sizeof(ctl.b) };
-		struct cmsghdr *cm;
-
-		if (recvmsg(q->fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
-			if (errno == EINTR)
-				continue;
-			break; /* EAGAIN: nothing more */
-		}
-		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-			struct sock_extended_err ee;
-
-			if (!((cm->cmsg_level == SOL_IP &&
-			       cm->cmsg_type == IP_RECVERR) ||
-			      (cm->cmsg_level == SOL_IPV6 &&
-			       cm->cmsg_type == IPV6_RECVERR)))
-				continue;
-			memcpy(&ee, CMSG_DATA(cm), sizeof(ee));
-			if (ee.ee_errno ||
-			    ee.ee_origin != SO_EE_ORIGIN_ZEROCOPY)
-				continue;
-			n++;
-			stat_add(&q->sq.st.zc_reads, 1);
-			if (ee.ee_code & SO_EE_CODE_ZEROCOPY_COPIED)
-				stat_add(&q->sq.st.zc_copied,
-					 ee.ee_data - ee.ee_info + 1);
-			zc_finished(q, ee.ee_info, ee.ee_data);
-		}
-	}
-	zc_release(q);
-	return n;
-}
-
-/* Every slot waits for a zero-copy send: wait (up to a second) for the
- * kernel to finish some. */
-static void zc_wait_some(struct tcp_queue *q)
-{
-	struct pollfd pfd = { .fd = q->fd, .events = 0 };
-	unsigned i;
-
-	for (i = 0; i < 100 && q->zc_head && !q->free_cmds; i++) {
-		zc_reap(q);
-		if (q->free_cmds)
-			break;
-		poll(&pfd, 1, 10); /* POLLERR: the error queue has one */
-	}
-}
-
-/* A zero-copy send of sent bytes went out as number seq: the commands
- * whose PDUs it carried (from the head, past tx_off) keep their slots
- * until it is finished. */
-static void zc_mark(struct tcp_queue *q, size_t sent, uint32_t seq)
-{
-	size_t off = q->tx_off + sent;
-	struct tcp_cmd *c;
-
-	for (c = q->tx_head; c; c = c->tx_next) {
-		size_t len = nvme_tcp_iov_len(c->iov, c->niov);
-
-		c->zc_used = true;
-		c->zc_seq = seq;
-		if (off <= len)
-			break;
-		off -= len;
-	}
-}
-
-/* A command's train is on the wire: what comes next for it. */
-static void tx_done(struct tcp_cmd *cmd)
-{
-	struct tcp_queue *q = cmd_tq(cmd);
-
-	if (cmd->req.state == CMD_R2T) {
-		q->tx_r2ts--;
-		cmd->r2t_sent = true; /* the H2CData may come now */
-		return;
-	}
-	q->tx_cqes--;
-	stat_add(&q->sq.st.cqes, 1);
-	if (cmd->zc_used && zc_seq_before(cmd->zc_seq, q->zc_done))
-		cmd->zc_used = false; /* already done with */
-	if (cmd->zc_used) {
-		cmd->req.state = CMD_ZC_WAIT;
-		cmd->zc_link = NULL;
-		if (q->zc_tail)
-			q->zc_tail->zc_link = cmd;
-		else
-			q->zc_head = cmd;
-		q->zc_tail = cmd;
-		q->zc_nr++;
-		return;
-	}
-	cmd_free(cmd);
-}
-
-/* A completion joins the send queue (coalescing counts them). */
-static void tx_enqueue_cqe(struct tcp_cmd *cmd)
-{
-	struct tcp_queue *q = cmd_tq(cmd);
-
-	/* the clock only when coalescing will ask how long it waited */
-	if (!q->tx_cqes++ && q->sq.t->coal_count > 1)
-		q->tx_hold_ns = now_ns();
-	tx_enqueue(cmd);
-}
-
-static bool tcp_queue_hold(struct tgt_queue *sq, uint64_t now,
-			   uint64_t *deadline_ns)
-{
-	struct tcp_queue *q = tcp_q(sq);
-	const struct tgt *t = q->sq.t;
-	uint64_t deadline;
-
-	/* only completions wait: an R2T, an ICResp or TermReq, a queue
-	 * on its way out, or one the socket already pushed back go now */
-	if (t->coal_count <= 1 || !q->tx_cqes || q->tx_r2ts || q->ctl_len ||
-	    q->sq.closing || q->sq.stopping || q->want_out ||
-	    q->tx_cqes >= t->coal_count)
-		return false;
-	deadline = q->tx_hold_ns + (uint64_t)t->coal_usecs * 1000;
-	if (now >= deadline)
-		return false;
-	*deadline_ns = deadline;
-	stat_add(&q->sq.st.held, 1);
-	return true;
-}
-
-static int send_ctl(struct tcp_queue *q)
-{
-	while (q->ctl_off < q->ctl_len) {
-		ssize_t n = send(q->fd, q->ctl + q->ctl_off,
-				 q->ctl_len - q->ctl_off,
-				 MSG_DONTWAIT | MSG_NOSIGNAL);
-
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				return 1;
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		q->ctl_off += (uint32_t)n;
-	}
-	q->ctl_len = q->ctl_off = 0;
-	if (q->close_after_ctl) {
-		q->close_after_ctl = false;
-		tcp_queue_quiesce(&q->sq);
-		return -1;
-	}
-	return 0;
-}
-
-static void tcp_queue_flush(struct tgt_queue *sq)
-{
-	struct tcp_queue *q = tcp_q(sq);
-	struct iovec iov[64];
-
-	if (q->sq.closing)
-		goto drop;
-	if (q->ctl_len) {
-		int ret = send_ctl(q);
-
-		if (ret > 0) {
-			set_want_out(q, true);
-			return;
-		}
-		if (ret < 0)
-			goto drop;
-	}
-	while (q->tx_head) {
-		struct tcp_cmd *c;
-		struct msghdr mh = { .msg_iov = iov };
-		size_t skip = q->tx_off;
-		unsigned n = 0;
-		ssize_t sent;
-		bool zc;
-
-		for (c = q->tx_head; c && n + 4 <= 64; c = c->tx_next)
-			n += nvme_tcp_iov_append(iov + n, 64 - n, c->iov,
-						 c->niov, &skip);
-		mh.msg_iovlen = n;
-		zc = q->zc && nvme_tcp_iov_len(iov, n) >= TGT_ZC_MIN;
-		sent = sendmsg(q->fd, &mh,
-			       MSG_DONTWAIT | MSG_NOSIGNAL |
-				       (zc ? MSG_ZEROCOPY : 0));
-		if (sent < 0 && zc && errno == ENOBUFS) {
-			/* past the socket's optmem for notifications: this
-			 * one copies */
-			zc = false;
-			sent = sendmsg(q->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
-		}
-		if (sent < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				set_want_out(q, true);
-				return;
-			}
-			goto drop;
-		}
-		stat_add(&q->sq.st.sends, 1);
-		if (zc && sent > 0) {
-			stat_add(&q->sq.st.zc_sends, 1);
-			zc_mark(q, (size_t)sent, q->zc_next++);
-		}
-		/* retire whole trains */
-		{
-			size_t done = q->tx_off + (size_t)sent;
-
-			while (q->tx_head) {
-				size_t len = nvme_tcp_iov_len(q->tx_head->iov,
-							      q->tx_head->niov);
-
-				if (done < len)
-					break;
-				done -= len;
-				c = q->tx_head;
-				q->tx_head = c->tx_next;
-				if (!q->tx_head)
-					q->tx_tail = NULL;
-				tx_done(c);
-			}
-			q->tx_off = done;
-		}
-		/* signalled: a notification read for every send */
-		if (zc && q->sq.t->zerocopy == TGT_ZC_SIGNALLED)
-			zc_reap(q);
-	}
-	set_want_out(q, false);
-	return;
-drop:
-	/* the connection is gone: what was to be sent is dropped */
-	while (q->tx_head) {
-		struct tcp_cmd *c = q->tx_head;
-
-		q->tx_head = c->tx_next;
-		if (c->req.state != CMD_R2T)
-			cmd_free(c);
-	}
-	q->tx_tail = NULL;
-	q->tx_off = 0;
-	q->tx_cqes = q->tx_r2ts = 0;
-	tcp_queue_quiesce(&q->sq);
-}
-
-/* ---- Fatal errors -------------------------------------------------------- */
-
-/* C2HTermReq with fes/fei and the offending header, then close. */
-static void queue_fatal(struct tcp_queue *q, uint16_t fes, uint32_t fei,
-			const void *hdr, size_t hdr_len)
-{
-	ssize_t n;
-
-	tgt_log("queue %s (%s qid %u): fatal transport error %u (field %u): "
-		"C2HTermReq, closing",
-		q->sq.peer,
-		q->sq.ctrl ? q->sq.ctrl->subsys->nqn : "unconnected", q->sq.qid,
-		fes, fei);
-	q->rx_state = RX_HDR;
-	q->rx_start = q->rx_end = 0;
-	n = nvme_tcp_build_term(&q->conn, q->ctl, sizeof(q->ctl), fes, fei, hdr,
-				hdr_len);
-	if (n <= 0) {
-		tcp_queue_quiesce(&q->sq);
-		return;
-	}
-	/* a TermReq goes out alone, ahead of anything queued */
-	q->ctl_len = (uint32_t)n;
-	q->ctl_off = 0;
-	q->close_after_ctl = true;
-	/* stop reading: nothing after a fatal error is processed */
-	epoll_ctl(q->sq.r->epfd, EPOLL_CTL_MOD, q->fd,
-		  &(struct epoll_event){ .events = EPOLLOUT,
-					 .data.ptr = &q->sq });
-	q->want_out = true;
-	if (send_ctl(q) > 0)
-		return;
-}
-
-/* ---- Responses ----------------------------------------------------------- */
-
-static void cmd_queue_rsp(struct tcp_cmd *cmd, uint16_t status)
-{
-	struct tcp_queue *q = cmd_tq(cmd);
-	struct nvme_completion cqe;
-	ssize_t n;
-
-	memset(&cqe, 0, sizeof(cqe));
-	cqe.result.u64 = cpu_to_le64(cmd->req.result);
-	cqe.sq_head = cpu_to_le16(q->sq.sqhd);
-	cqe.sq_id = cpu_to_le16(q->sq.qid);
-	cqe.command_id = cmd->req.sqe.common.command_id;
-	nvme_cqe_set_status(&cqe, status);
-	n = nvme_tcp_build_rsp(&q->conn, cmd->rsp, sizeof(cmd->rsp), &cqe);
-	cmd->iov[cmd->niov].iov_base = cmd->rsp;
-	cmd->iov[cmd->niov].iov_len = (size_t)n;
-	cmd->niov++;
-}
-
-/* The transport's answer: C2HData (reads, with data) and/or the
- * CapsuleResp, queued to send. */
-static void tcp_queue_response(struct tgt_req *req, uint16_t status)
-{
-	struct tcp_cmd *cmd = tcp_cmd(req);
-	struct tcp_queue *q = cmd_tq(cmd);
-	bool data = !status && req->dir == 1 && req->xfer_len;
-
-	cmd->niov = 0;
-	if (data) {
-		/* success optimisation: with SQ flow control off the last
-		 * C2HData may stand for the CapsuleResp (as nvmet does) */
-		bool success = q->sq.sqflow_off && !req->result;
-		uint8_t flags = NVME_TCP_F_DATA_LAST |
-				(success ? NVME_TCP_F_DATA_SUCCESS : 0);
-		ssize_t pdo = nvme_tcp_build_data(&q->conn, cmd->hdr,
-						  sizeof(cmd->hdr),
-						  req->sqe.common.command_id, 0,
-						  0, NULL, req->xfer_len,
-						  flags);
-
-		cmd->iov[0].iov_base = cmd->hdr;
-		cmd->iov[0].iov_len = (size_t)pdo;
-		cmd->niov =
-			(uint8_t)(1 + nvme_tcp_data_iov(&q->conn, cmd->iov + 1,
-							req->buf, req->xfer_len,
-							cmd->ddgst));
-		if (success) {
-			tx_enqueue_cqe(cmd);
-			return;
-		}
-	}
-	cmd_queue_rsp(cmd, status);
-	tx_enqueue_cqe(cmd);
-}
-
 /* ---- Command slots --------------------------------------------------------- */
 
 static struct tcp_cmd *cmd_alloc(struct tcp_queue *q)
@@ -750,7 +206,7 @@ static struct tcp_cmd *cmd_alloc(struct tcp_queue *q)
 		cmd = &q->boot;
 	} else {
 		if (!q->free_cmds && q->zc_head)
-			zc_wait_some(q);
+			tcp_zc_wait_some(q);
 		cmd = q->free_cmds;
 		if (!cmd)
 			return NULL;
@@ -796,7 +252,7 @@ static void send_r2t(struct tcp_cmd *cmd)
 	cmd->iov[0].iov_base = cmd->hdr;
 	cmd->iov[0].iov_len = (size_t)n;
 	cmd->niov = 1;
-	tx_enqueue(cmd);
+	tcp_tx_enqueue(cmd);
 }
 
 static void rx_capsule(struct tcp_queue *q, const uint8_t *hdr)
@@ -813,7 +269,8 @@ static void rx_capsule(struct tcp_queue *q, const uint8_t *hdr)
 			"entries",
 			q->sq.peer, q->sq.qid,
 			q->sq.connected ? q->nr_cmds : 1);
-		queue_fatal(q, NVME_TCP_FES_PDU_SEQ_ERR, 0, hdr, p->hdr_len);
+		tcp_queue_fatal(q, NVME_TCP_FES_PDU_SEQ_ERR, 0, hdr,
+				p->hdr_len);
 		return;
 	}
 	memcpy(&cmd->req.sqe, hdr + sizeof(struct nvme_tcp_hdr),
@@ -886,29 +343,31 @@ static void rx_h2c(struct tcp_queue *q, const uint8_t *hdr)
 	      ttag < q->nr_cmds ? &q->cmds[ttag] :
 				  NULL;
 	if (!cmd || cmd->req.state != CMD_R2T) {
-		queue_fatal(q, NVME_TCP_FES_INVALID_PDU_HDR, 10, hdr,
-			    p->hdr_len);
+		tcp_queue_fatal(q, NVME_TCP_FES_INVALID_PDU_HDR, 10, hdr,
+				p->hdr_len);
 		return;
 	}
 	if (!cmd->r2t_sent) {
 		/* data for an R2T the host cannot have seen yet (it is still
 		 * in our send queue): out of sequence, and accepting it would
 		 * answer the command while its R2T is still queued */
-		queue_fatal(q, NVME_TCP_FES_PDU_SEQ_ERR, 0, hdr, p->hdr_len);
+		tcp_queue_fatal(q, NVME_TCP_FES_PDU_SEQ_ERR, 0, hdr,
+				p->hdr_len);
 		return;
 	}
 	if (cid != cmd->req.sqe.common.command_id) {
-		queue_fatal(q, NVME_TCP_FES_INVALID_PDU_HDR, 8, hdr,
-			    p->hdr_len);
+		tcp_queue_fatal(q, NVME_TCP_FES_INVALID_PDU_HDR, 8, hdr,
+				p->hdr_len);
 		return;
 	}
 	if (nvme_tcp_check_data_range(off, len, cmd->rcvd, cmd->req.xfer_len)) {
-		queue_fatal(q, NVME_TCP_FES_DATA_OUT_OF_RANGE, 0, hdr,
-			    p->hdr_len);
+		tcp_queue_fatal(q, NVME_TCP_FES_DATA_OUT_OF_RANGE, 0, hdr,
+				p->hdr_len);
 		return;
 	}
 	if (last != (off + len == cmd->req.xfer_len)) {
-		queue_fatal(q, NVME_TCP_FES_PDU_SEQ_ERR, 0, hdr, p->hdr_len);
+		tcp_queue_fatal(q, NVME_TCP_FES_PDU_SEQ_ERR, 0, hdr,
+				p->hdr_len);
 		return;
 	}
 	rx_begin_data(q, cmd, (uint8_t *)cmd->req.buf + off);
@@ -996,9 +455,10 @@ static bool rx_process(struct tcp_queue *q)
 					tcp_queue_quiesce(&q->sq);
 					return false;
 				}
-				queue_fatal(q, q->pdu.fes, q->pdu.fei, b,
-					    avail < q->pdu.hlen ? avail :
-								  q->pdu.hlen);
+				tcp_queue_fatal(q, q->pdu.fes, q->pdu.fei, b,
+						avail < q->pdu.hlen ?
+							avail :
+							q->pdu.hlen);
 				return false;
 			}
 			q->rx_start += q->pdu.hdr_len;
@@ -1020,8 +480,8 @@ static bool rx_process(struct tcp_queue *q)
 				tcp_queue_quiesce(&q->sq);
 				return false;
 			default:
-				queue_fatal(q, NVME_TCP_FES_INVALID_PDU_HDR, 0,
-					    b, q->pdu.hlen);
+				tcp_queue_fatal(q, NVME_TCP_FES_INVALID_PDU_HDR,
+						0, b, q->pdu.hlen);
 				return false;
 			}
 			break;
@@ -1161,7 +621,7 @@ static void tcp_queue_event(struct tgt_queue *sq, uint32_t events)
 			     (events & EPOLLIN) && q->zc_nr < TGT_ZC_BATCH &&
 			     q->free_cmds;
 
-		if (later || zc_reap(q))
+		if (later || tcp_zc_reap(q))
 			events &= ~(uint32_t)EPOLLERR;
 	}
 	if (events & (EPOLLERR | EPOLLHUP)) {

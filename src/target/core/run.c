@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The target's main thread: start the reactors, wait for SIGINT/SIGTERM
+ * while serving the stats and control sockets, stop. A control command
+ * that touches queues (an ANA change's events, a port going down) is a
+ * job handed to every reactor through its inbox lock and wake-up
+ * eventfd; the main thread waits until each has run it, so `mqblk ctl`
+ * answers once the change is in effect.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "reactor.h"
+
+/* ---- Stats ------------------------------------------------------------- */
+
+static void stats_dump(struct tgt *t, FILE *f)
+{
+	unsigned i;
+
+	fprintf(f,
+		"%-6s %-4s %-22s %-8s %10s %10s %10s %12s %12s %5s %5s "
+		"%10s %10s %6s %6s %6s %10s %10s %10s %10s %10s %10s %10s %10s\n",
+		"ctrl", "qid", "peer", "reactor", "cmds", "reads", "writes",
+		"read_bytes", "write_bytes", "depth", "max", "avg_lat_us",
+		"max_lat_us", "errors", "stalls", "ddgst", "r2ts", "sends",
+		"cqes", "held", "zc_sends", "zc_polls", "zc_reads",
+		"zc_copied");
+	for (i = 0; i < tgt_reactors_count(); i++) {
+		struct tgt_reactor *r = tgt_reactor_at(i);
+		struct tgt_queue *q;
+
+		pthread_mutex_lock(&r->lock);
+		for (q = r->queues; q; q = q->next) {
+			uint64_t lc = atomic_load(&q->st.lat_count);
+			uint64_t ls = atomic_load(&q->st.lat_ns_sum);
+
+			fprintf(f,
+				"%-6u %-4u %-22s %-8u %10llu %10llu %10llu "
+				"%12llu %12llu %5u %5u %10.1f %10.1f %6llu "
+				"%6llu %6llu %10llu %10llu %10llu %10llu %10llu "
+				"%10llu %10llu %10llu\n",
+				(unsigned)atomic_load(&q->st.cntlid),
+				(unsigned)atomic_load(&q->st.qid), q->peer, i,
+				(unsigned long long)atomic_load(&q->st.cmds),
+				(unsigned long long)atomic_load(
+					&q->st.read_cmds),
+				(unsigned long long)atomic_load(
+					&q->st.write_cmds),
+				(unsigned long long)atomic_load(
+					&q->st.read_bytes),
+				(unsigned long long)atomic_load(
+					&q->st.write_bytes),
+				atomic_load(&q->st.depth),
+				atomic_load(&q->st.max_depth),
+				lc ? (double)ls / (double)lc / 1e3 : 0.0,
+				(double)atomic_load(&q->st.lat_ns_max) / 1e3,
+				(unsigned long long)atomic_load(&q->st.errors),
+				(unsigned long long)atomic_load(&q->st.stalls),
+				(unsigned long long)atomic_load(
+					&q->st.ddgst_errors),
+				(unsigned long long)atomic_load(&q->st.r2ts),
+				(unsigned long long)atomic_load(&q->st.sends),
+				(unsigned long long)atomic_load(&q->st.cqes),
+				(unsigned long long)atomic_load(&q->st.held),
+				(unsigned long long)atomic_load(
+					&q->st.zc_sends),
+				(unsigned long long)atomic_load(
+					&q->st.zc_polls),
+				(unsigned long long)atomic_load(
+					&q->st.zc_reads),
+				(unsigned long long)atomic_load(
+					&q->st.zc_copied));
+		}
+		pthread_mutex_unlock(&r->lock);
+	}
+	fflush(f);
+}
+
+/* A UNIX socket at path for what ("stats", "control"), named by option
+ * opt in messages; -1 (logged) if it cannot be had. */
+static int unix_listen(const char *path, const char *what, const char *opt)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		tgt_log("%s socket path too long: %s", what, path);
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	/* a live target already serves this path: leave it alone */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && !connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		tgt_log("%s socket %s is another target's: no %s socket "
+			"(use %s)",
+			what, path, what, opt);
+		close(fd);
+		return -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8)) {
+		tgt_log("%s socket %s: %s", what, path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* ---- Control socket ---------------------------------------------------- */
+
+/* Hand job to every reactor and wait until each has run it. The main
+ * thread's (tgt_run): not for tgt_local_*, whose one reactor is the
+ * caller. */
+static void ctl_job_post(struct tgt_ctl_job *job)
+{
+	unsigned i, n = tgt_reactors_count();
+	uint64_t one = 1;
+
+	pthread_mutex_init(&job->lock, NULL);
+	pthread_cond_init(&job->done, NULL);
+	job->pending = n;
+	for (i = 0; i < n; i++) {
+		struct tgt_reactor *r = tgt_reactor_at(i);
+
+		pthread_mutex_lock(&r->lock);
+		r->ctl_job = job;
+		pthread_mutex_unlock(&r->lock);
+		if (write(r->wake_fd, &one, sizeof(one)) < 0)
+			tgt_log("cannot wake reactor %u: %s", i,
+				strerror(errno));
+	}
+	pthread_mutex_lock(&job->lock);
+	while (job->pending)
+		pthread_cond_wait(&job->done, &job->lock);
+	pthread_mutex_unlock(&job->lock);
+	pthread_cond_destroy(&job->done);
+	pthread_mutex_destroy(&job->lock);
+}
+
+static void port_name(const struct tgt_port *p, char *out, size_t size)
+{
+	if (p->adrfam == NVMF_ADDR_FAMILY_IP6)
+		snprintf(out, size, "[%s]:%s", p->traddr, p->trsvcid);
+	else
+		snprintf(out, size, "%s:%s", p->traddr, p->trsvcid);
+}
+
+/* Ports, their ANA states and connections; controllers; the queues. */
+static void ctl_stats(struct tgt *t, FILE *f)
+{
+	unsigned i, k, g;
+	char name[128];
+
+	fprintf(f, "ana change count %llu\n",
+		(unsigned long long)atomic_load(&t->ana_chgcnt));
+	for (i = 0; i < t->nr_ports; i++) {
+		struct tgt_port *p = &t->ports[i];
+		unsigned conns = 0;
+
+		for (k = 0; k < tgt_reactors_count(); k++) {
+			struct tgt_reactor *r = tgt_reactor_at(k);
+			struct tgt_queue *q;
+
+			pthread_mutex_lock(&r->lock);
+			/* q->port is set before the queue is listed (under
+			 * this lock); closing is the reactor's own */
+			for (q = r->queues; q; q = q->next)
+				conns += q->port == p;
+			pthread_mutex_unlock(&r->lock);
+		}
+		port_name(p, name, sizeof(name));
+		fprintf(f, "port %u %s %s%s connections %u", p->portid, name,
+			atomic_load(&p->down) ? "down" : "up",
+			p->discovery_only ? " discovery" : "", conns);
+		if (!p->discovery_only) {
+			fprintf(f, " ana");
+			for (g = 1; g <= TGT_MAX_ANA_GROUPS; g++)
+				if (t->ana_group_used[g])
+					fprintf(f, " %u:%s", g,
+						nvme_ana_state_name(atomic_load(
+							&p->ana_state[g])));
+		}
+		fputc('\n', f);
+	}
+	for (i = 0; i < t->nr_subsys; i++) {
+		struct tgt_subsys *s = t->subsys[i];
+		struct tgt_ctrl *c;
+
+		pthread_mutex_lock(&s->lock);
+		for (c = s->ctrls; c; c = c->next) {
+			unsigned nq = 0;
+
+			for (k = 1; k <= TGT_MAX_IO_QUEUES; k++)
+				nq += c->ioq[k] != NULL;
+			fprintf(f,
+				"ctrl %u subsys %s port %u host %s io_queues "
+				"%u%s\n",
+				c->cntlid, s->nqn, c->port->portid, c->hostnqn,
+				nq, atomic_load(&c->dead) ? " dead" : "");
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+	stats_dump(t, f);
+}
+
+/* Run a parsed control command. 0, or -1 with the reason in err. */
+static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
+		    char *err, size_t errlen)
+{
+	struct tgt_ctl_job job;
+	struct tgt_port *p;
+	char name[128];
+
+	if (cmd->op == TGT_CTL_STATS) {
+		fprintf(out, "ok\n");
+		ctl_stats(t, out);
+		return 0;
+	}
+	p = tgt_ctl_port(t, cmd, err, errlen);
+	if (!p)
+		return -1;
+	port_name(p, name, sizeof(name));
+	memset(&job, 0, sizeof(job));
+	job.op = cmd->op;
+	job.port = p;
+	switch (cmd->op) {
+	case TGT_CTL_ANA:
+		/* the state first: the event's log read must find it */
+		atomic_store(&p->ana_state[cmd->grp], cmd->state);
+		atomic_fetch_add(&t->ana_chgcnt, 1);
+		job.aen_dw0 = NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
+					   NVME_AER_NOTICE_ANA, NVME_LOG_ANA);
+		ctl_job_post(&job);
+		tgt_log("port %u (%s): ANA group %u %s", p->portid, name,
+			cmd->grp, nvme_ana_state_name(cmd->state));
+		fprintf(out, "ok\n");
+		return 0;
+	case TGT_CTL_PORT_DOWN:
+		if (atomic_load(&p->down)) {
+			snprintf(err, errlen,
+				 "port-down: port %u (%s) is down "
+				 "already",
+				 p->portid, name);
+			return -1;
+		}
+		atomic_store(&p->down, true);
+		atomic_fetch_add(&t->disc.genctr, 1);
+		ctl_job_post(&job);
+		tgt_log("port %u (%s): down, %u connections closed", p->portid,
+			name, job.closed);
+		fprintf(out, "ok\nport %u %s down: %u connections closed\n",
+			p->portid, name, job.closed);
+		return 0;
+	case TGT_CTL_PORT_UP:
+		if (!atomic_load(&p->down)) {
+			snprintf(err, errlen, "port-up: port %u (%s) is up",
+				 p->portid, name);
+			return -1;
+		}
+		job.listen_fd = tgt_transport_ops(p->trtype)->port_open(p);
+		if (job.listen_fd < 0) {
+			snprintf(err, errlen,
+				 "port-up: cannot listen on %s: %s", name,
+				 strerror(errno));
+			return -1;
+		}
+		/* reactor 0 takes the listener; every reactor tells its
+		 * discovery controllers (the port is back in the log) */
+		atomic_store(&p->down, false);
+		atomic_fetch_add(&t->disc.genctr, 1);
+		ctl_job_post(&job);
+		tgt_log("port %u (%s): up", p->portid, name);
+		fprintf(out, "ok\nport %u %s up\n", p->portid, name);
+		return 0;
+	case TGT_CTL_STATS:
+		break;
+	}
+	snprintf(err, errlen, "internal: unhandled command");
+	return -1;
+}
+
+/* One control connection: a line in, the answer out, closed. A client
+ * that sends nothing for a second is dropped: the main thread serves the
+ * signals too. */
+static void ctl_serve(struct tgt *t, int listen_fd)
+{
+	char line[TGT_CTL_LINE_MAX], err[256];
+	struct tgt_ctl_cmd cmd;
+	size_t len = 0;
+	bool got_line = false;
+	FILE *f;
+	int c;
+
+	c = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (c < 0)
+		return;
+	while (len < sizeof(line)) {
+		struct pollfd pfd = { .fd = c, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&pfd, 1, 1000) <= 0)
+			break;
+		n = read(c, line + len, sizeof(line) - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (memchr(line, '\n', len)) {
+			got_line = true;
+			len = (size_t)((char *)memchr(line, '\n', len) - line);
+			break;
+		}
+	}
+	f = fdopen(c, "w");
+	if (!f) {
+		close(c);
+		return;
+	}
+	if (!got_line && len == sizeof(line))
+		fprintf(f, "error: command longer than %u bytes\n",
+			TGT_CTL_LINE_MAX - 1);
+	else if (tgt_ctl_parse(line, len, &cmd, err, sizeof(err)) ||
+		 ctl_exec(t, &cmd, f, err, sizeof(err)))
+		fprintf(f, "error: %s\n", err);
+	fclose(f);
+}
+
+/* ---- Start and stop ------------------------------------------------------ */
+
+int tgt_run(struct tgt *t)
+{
+	sigset_t sigs;
+	int sfd = -1, stats_fd = -1, ctl_fd = -1, status = 1;
+	unsigned i, j, started = 0;
+
+	/* before any thread exists (devices start the core's): SIGINT and
+	 * SIGTERM are read from the signalfd, by this thread only */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	sigdelset(&sigs, SIGPIPE);
+	if (tgt_reactors_setup(t))
+		return 1;
+	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+	if (sfd < 0)
+		goto out;
+	if (t->ctl_path) {
+		/* asked for explicitly: no target without it */
+		ctl_fd = unix_listen(t->ctl_path, "control", "--ctl");
+		if (ctl_fd < 0)
+			goto out;
+	}
+	started = tgt_reactors_launch();
+	if (started < tgt_reactors_count())
+		goto out;
+	if (t->stats_path)
+		stats_fd =
+			unix_listen(t->stats_path, "stats", "--stats-socket");
+
+	for (i = 0; i < t->nr_ports; i++) {
+		struct tgt_port *p = &t->ports[i];
+
+		if (p->discovery_only) {
+			tgt_log("listening on %s:%s (discovery)", p->traddr,
+				p->trsvcid);
+			continue;
+		}
+		for (j = 0; j < p->nr_subsys; j++)
+			tgt_log("listening on %s:%s: %s (%u namespaces)",
+				p->traddr, p->trsvcid, p->subsys[j]->nqn,
+				p->subsys[j]->nr_ns);
+	}
+	tgt_log("ready: %u reactors%s%s%s%s", tgt_reactors_count(),
+		stats_fd >= 0 ? ", stats on " : "",
+		stats_fd >= 0 ? t->stats_path : "",
+		ctl_fd >= 0 ? ", control on " : "",
+		ctl_fd >= 0 ? t->ctl_path : "");
+
+	for (;;) {
+		struct pollfd pfd[3] = { { .fd = sfd, .events = POLLIN },
+					 { .fd = stats_fd, .events = POLLIN },
+					 { .fd = ctl_fd, .events = POLLIN } };
+		int n = poll(pfd, 3, -1);
+
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0 && (pfd[0].revents & POLLIN)) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				tgt_log("%s: shutting down",
+					strsignal((int)si.ssi_signo));
+				break;
+			}
+		}
+		if (n > 0 && stats_fd >= 0 && (pfd[1].revents & POLLIN)) {
+			int c = accept4(stats_fd, NULL, NULL, SOCK_CLOEXEC);
+
+			if (c >= 0) {
+				FILE *f = fdopen(c, "w");
+
+				if (f) {
+					stats_dump(t, f);
+					fclose(f);
+				} else {
+					close(c);
+				}
+			}
+		}
+		if (n > 0 && ctl_fd >= 0 && (pfd[2].revents & POLLIN))
+			ctl_serve(t, ctl_fd);
+	}
+	status = 0;
+out:
+	if (tgt_reactors_teardown(t, started))
+		status = 1;
+	if (!status)
+		tgt_log("stopped: every connection closed, caches flushed");
+	else if (started)
+		tgt_log("stopped with I/O still outstanding at a device");
+	if (stats_fd >= 0) {
+		close(stats_fd);
+		unlink(t->stats_path);
+	}
+	if (sfd >= 0)
+		close(sfd);
+	if (ctl_fd >= 0) {
+		close(ctl_fd);
+		unlink(t->ctl_path);
+	}
+	return status;
+}
+
+/* `mqblk target --stats PATH`: print a running target's queue table. */
+int tgt_stats_client(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char buf[4096];
+	ssize_t n;
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr,
+			"mqblk target: stats socket path too long: %s\n", path);
+		return 1;
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "mqblk target: stats socket %s: %s\n", path,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
+			break;
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the TCP transport's files share: a queue (one connection) and its
+ * command slots. tcp.c: queue life, receive, ports, the ops table; tx.c:
+ * transmit, MSG_ZEROCOPY, responses, fatal errors.
+ */
+#ifndef MQBLK_TARGET_TCP_TCP_QUEUE_H
+#define MQBLK_TARGET_TCP_TCP_QUEUE_H
+
+#include <stddef.h>
+#include <sys/uio.h>
+
+#include "nvme/tcp.h"
+#include "target/core/nvmet.h"
+
+#define TGT_RXBUF 65536 /* a queue's receive buffer */
+
+/* One command slot of a queue: the core's request and its PDUs. */
+struct tcp_cmd {
+	struct tgt_req req;
+	uint16_t idx; /* slot: the R2T's transfer tag */
+	bool in_capsule;
+	bool r2t_sent; /* its R2T is on the wire: H2CData may come */
+	uint32_t rcvd; /* H2C bytes received so far */
+
+	/* transmit: one PDU train at a time */
+	struct tcp_cmd *tx_next;
+	struct iovec iov[4];
+	uint8_t niov;
+	uint8_t hdr[128]; /* R2T or C2HData header (+digest, +padding) */
+	uint8_t rsp[32]; /* CapsuleResp (+digest) */
+	uint8_t ddgst[4];
+	bool zc_used; /* its PDUs went out in a MSG_ZEROCOPY send */
+	uint32_t zc_seq; /* the last such send's number */
+	struct tcp_cmd *zc_link; /* the queue's CMD_ZC_WAIT FIFO */
+};
+
+enum tcp_rx_state {
+	RX_HDR = 0, /* collecting a PDU header */
+	RX_PAD, /* skipping to the PDU's data (PDO) */
+	RX_DATA, /* data into cmd->req.buf (or discarded) */
+	RX_DDGST, /* the data digest */
+};
+
+/* One NVMe/TCP connection: the core's queue and the socket's state. */
+struct tcp_queue {
+	struct tgt_queue sq;
+	int fd;
+	bool want_out; /* EPOLLOUT armed */
+
+	struct nvme_tcp_conn conn;
+	uint8_t icreq[128];
+	uint32_t maxr2t;
+
+	struct tcp_cmd *cmds; /* sqsize + 1 (+ slack) slots */
+	unsigned nr_cmds;
+	struct tcp_cmd *free_cmds; /* through tx_next while free */
+	struct tcp_cmd boot; /* the Connect command's slot */
+
+	/* receive */
+	uint8_t *rxbuf;
+	uint32_t rx_start, rx_end;
+	uint8_t rx_state;
+	struct nvme_tcp_rx_pdu pdu;
+	struct tcp_cmd *rx_cmd; /* data destination owner */
+	uint8_t *rx_dst; /* NULL: discard */
+	uint32_t rx_left; /* bytes of the current state left */
+	uint32_t rx_data_len; /* this PDU's data length */
+	uint8_t *rx_data_start;
+	uint8_t rx_dgst[4];
+	uint32_t rx_dgst_have;
+
+	/* transmit: a FIFO of commands whose PDUs are queued */
+	struct tcp_cmd *tx_head, *tx_tail;
+	size_t tx_off; /* bytes of tx_head's train already sent */
+	unsigned tx_cqes; /* completions queued, not yet sent */
+	unsigned tx_r2ts; /* R2Ts queued, not yet sent (never held) */
+	uint64_t tx_hold_ns; /* when the oldest queued completion was */
+	/* MSG_ZEROCOPY: sends numbered from 0 as the kernel numbers them;
+	 * every one before zc_done is finished. A command whose PDUs (its
+	 * headers live in the slot, its data in its buffer) went in such a
+	 * send keeps its slot until then: a FIFO, oldest first. Ranges
+	 * reported ahead of zc_done wait in zc_early. */
+	bool zc;
+	uint32_t zc_next, zc_done;
+	struct tcp_cmd *zc_head, *zc_tail;
+	unsigned zc_nr;
+	struct {
+		uint32_t lo, hi;
+	} zc_early[16];
+	unsigned zc_nr_early;
+	uint8_t ctl[160]; /* ICResp or TermReq */
+	uint32_t ctl_len, ctl_off;
+	bool close_after_ctl; /* TermReq: close once sent */
+};
+
+/* A send at least this big goes zero-copy (the kernel's advice: below
+ * about 10 KB, page pinning and the notification cost more than a copy) */
+#define TGT_ZC_MIN 16384
+/* unsignalled: commands waiting on notifications before they are read
+ * even while the queue is busy */
+#define TGT_ZC_BATCH 32
+
+static inline struct tcp_queue *tcp_q(struct tgt_queue *sq)
+{
+	return (struct tcp_queue *)((char *)sq -
+				    offsetof(struct tcp_queue, sq));
+}
+
+static inline struct tcp_cmd *tcp_cmd(struct tgt_req *req)
+{
+	return (struct tcp_cmd *)((char *)req - offsetof(struct tcp_cmd, req));
+}
+
+static inline struct tcp_queue *cmd_tq(struct tcp_cmd *cmd)
+{
+	return tcp_q(cmd->req.q);
+}
+
+/* tx.c */
+/* Queue cmd's PDU train (an R2T, or its answer) to send. */
+void tcp_tx_enqueue(struct tcp_cmd *cmd);
+void tcp_queue_flush(struct tgt_queue *sq);
+bool tcp_queue_hold(struct tgt_queue *sq, uint64_t now, uint64_t *deadline_ns);
+void tcp_queue_response(struct tgt_req *req, uint16_t status);
+/* C2HTermReq with fes/fei and the offending header, then close. */
+void tcp_queue_fatal(struct tcp_queue *q, uint16_t fes, uint32_t fei,
+		     const void *hdr, size_t hdr_len);
+/* MSG_ZEROCOPY notifications: read them (how many), or wait for some
+ * when every slot waits on one. */
+unsigned tcp_zc_reap(struct tcp_queue *q);
+void tcp_zc_wait_some(struct tcp_queue *q);
+
+/* tcp.c */
+void tcp_cmd_free(struct tcp_cmd *cmd);
+void tcp_queue_quiesce(struct tgt_queue *sq);
+
+#endif
