@@ -528,3 +528,128 @@ int nvme_tcp_check_data_range(uint32_t offset, uint32_t len,
 		return NVME_TCP_FES_DATA_OUT_OF_RANGE;
 	return 0;
 }
+
+/* ---- Receive stepping ---------------------------------------------------- */
+
+void nvme_tcp_rx_reset(struct nvme_tcp_rx_state *rx)
+{
+	memset(rx, 0, sizeof(*rx));
+}
+
+void nvme_tcp_rx_begin_data(struct nvme_tcp_rx_state *rx, uint8_t *dst)
+{
+	const struct nvme_tcp_rx_pdu *p = &rx->pdu;
+
+	rx->dst = dst;
+	rx->data = dst;
+	rx->len = p->data_len;
+	rx->left = p->data_off - p->hdr_len;
+	rx->step = rx->left ? NVME_TCP_RXS_PAD : NVME_TCP_RXS_DATA;
+	if (!rx->left)
+		rx->left = p->data_len;
+}
+
+/* The data is all in: its digest next, or the event. */
+static enum nvme_tcp_rx_event data_end(struct nvme_tcp_rx_state *rx,
+				       bool *ddgst_ok)
+{
+	if (rx->pdu.ddgst) {
+		rx->step = NVME_TCP_RXS_DDGST;
+		rx->left = 4;
+		rx->dgst_have = 0;
+		return NVME_TCP_RXE_MORE;
+	}
+	rx->step = NVME_TCP_RXS_HDR;
+	*ddgst_ok = true;
+	return NVME_TCP_RXE_DATA;
+}
+
+enum nvme_tcp_rx_event nvme_tcp_rx_step(const struct nvme_tcp_conn *c,
+					struct nvme_tcp_rx_state *rx,
+					const uint8_t *buf, uint32_t avail,
+					uint32_t *used, bool *ddgst_ok)
+{
+	uint32_t off = 0, n;
+	enum nvme_tcp_rx_event ev;
+
+	*ddgst_ok = true;
+	for (;;) {
+		switch (rx->step) {
+		case NVME_TCP_RXS_HDR: {
+			int ret;
+
+			if (off == avail)
+				goto more;
+			ret = nvme_tcp_rx_header(c, buf + off, avail - off,
+						 &rx->pdu);
+			if (ret == NVME_TCP_RX_MORE)
+				goto more;
+			if (ret != NVME_TCP_RX_OK) {
+				*used = off;
+				return NVME_TCP_RXE_BAD;
+			}
+			*used = off + rx->pdu.hdr_len;
+			return NVME_TCP_RXE_HDR;
+		}
+		case NVME_TCP_RXS_PAD:
+			n = avail - off < rx->left ? avail - off : rx->left;
+			off += n;
+			rx->left -= n;
+			if (rx->left)
+				goto more;
+			rx->step = NVME_TCP_RXS_DATA;
+			rx->left = rx->len;
+			break;
+		case NVME_TCP_RXS_DATA:
+			n = avail - off < rx->left ? avail - off : rx->left;
+			if (rx->dst) {
+				memcpy(rx->dst, buf + off, n);
+				rx->dst += n;
+			}
+			off += n;
+			rx->left -= n;
+			if (rx->left)
+				goto more;
+			ev = data_end(rx, ddgst_ok);
+			if (ev != NVME_TCP_RXE_MORE) {
+				*used = off;
+				return ev;
+			}
+			break;
+		case NVME_TCP_RXS_DDGST:
+			n = avail - off < rx->left ? avail - off : rx->left;
+			memcpy(rx->dgst + rx->dgst_have, buf + off, n);
+			rx->dgst_have += n;
+			off += n;
+			rx->left -= n;
+			if (rx->left)
+				goto more;
+			rx->step = NVME_TCP_RXS_HDR;
+			*ddgst_ok =
+				!rx->data ||
+				nvme_tcp_ddgst_ok(rx->data, rx->len, rx->dgst);
+			*used = off;
+			return NVME_TCP_RXE_DATA;
+		default:
+			*used = off;
+			return NVME_TCP_RXE_BAD;
+		}
+	}
+more:
+	*used = off;
+	return NVME_TCP_RXE_MORE;
+}
+
+uint8_t *nvme_tcp_rx_direct(const struct nvme_tcp_rx_state *rx, uint32_t *len)
+{
+	if (rx->step != NVME_TCP_RXS_DATA || !rx->dst || !rx->left)
+		return NULL;
+	*len = rx->left;
+	return rx->dst;
+}
+
+void nvme_tcp_rx_direct_done(struct nvme_tcp_rx_state *rx, uint32_t n)
+{
+	rx->dst += n;
+	rx->left -= n;
+}

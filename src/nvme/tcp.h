@@ -351,4 +351,73 @@ bool nvme_tcp_ddgst_ok(const void *data, size_t len, const void *dgst);
 int nvme_tcp_check_data_range(uint32_t offset, uint32_t len,
 			      uint32_t expect_offset, uint32_t window_end);
 
+/* ---- Receive stepping ---------------------------------------------------- */
+
+/*
+ * The receive side of a connection, host or controller alike: a PDU's
+ * header (validated by nvme_tcp_rx_header before any field is used), the
+ * padding up to its data (PDO), its data straight to where the caller
+ * says (or dropped), and its data digest. The caller owns the bytes
+ * (a staging buffer, or the destination itself: nvme_tcp_rx_direct) and
+ * acts on the events.
+ */
+enum nvme_tcp_rx_step_state {
+	NVME_TCP_RXS_HDR = 0, /* collecting a PDU header */
+	NVME_TCP_RXS_PAD, /* skipping to the PDU's data (PDO) */
+	NVME_TCP_RXS_DATA, /* data into dst (or discarded) */
+	NVME_TCP_RXS_DDGST, /* the data digest */
+};
+
+struct nvme_tcp_rx_state {
+	uint8_t step; /* enum nvme_tcp_rx_step_state */
+	struct nvme_tcp_rx_pdu pdu; /* the current PDU's header */
+	uint8_t *dst; /* where the next data byte goes; NULL: dropped */
+	uint8_t *data; /* where this PDU's data began (digest check) */
+	uint32_t left; /* bytes of the current step left */
+	uint32_t len; /* this PDU's data length */
+	uint8_t dgst[4];
+	uint32_t dgst_have;
+};
+
+enum nvme_tcp_rx_event {
+	NVME_TCP_RXE_MORE = 0, /* every byte given was used: more needed */
+	/* a valid header at buf (consumed): the caller acts on it, and for
+	 * a PDU with data calls nvme_tcp_rx_begin_data before stepping on */
+	NVME_TCP_RXE_HDR,
+	/* the PDU's data (and digest) all arrived: *ddgst_ok says whether
+	 * the digest matched (true without one, or when the data was
+	 * dropped) */
+	NVME_TCP_RXE_DATA,
+	/* a header that fails validation (rx->pdu.fes/fei, rx->pdu.type):
+	 * a fatal transport error; nothing is consumed */
+	NVME_TCP_RXE_BAD,
+};
+
+/* Forget any PDU under way (a new connection). */
+void nvme_tcp_rx_reset(struct nvme_tcp_rx_state *rx);
+
+/* After NVME_TCP_RXE_HDR for a PDU with data: its data goes to dst
+ * (NULL: dropped), rx->pdu.data_len bytes of it. */
+void nvme_tcp_rx_begin_data(struct nvme_tcp_rx_state *rx, uint8_t *dst);
+
+/*
+ * Step over the avail bytes at buf (the caller's unread bytes): *used
+ * tells how many were consumed. Returns at the first event; MORE when
+ * all of buf was used (or avail is 0 and a byte is needed). With avail 0
+ * it still moves past data received directly (nvme_tcp_rx_direct).
+ */
+enum nvme_tcp_rx_event nvme_tcp_rx_step(const struct nvme_tcp_conn *c,
+					struct nvme_tcp_rx_state *rx,
+					const uint8_t *buf, uint32_t avail,
+					uint32_t *used, bool *ddgst_ok);
+
+/*
+ * Where data may be received straight to (no staging copy): the
+ * destination and how many bytes it still takes, or NULL when the
+ * current step is not data with a destination. Then
+ * nvme_tcp_rx_direct_done with how many arrived.
+ */
+uint8_t *nvme_tcp_rx_direct(const struct nvme_tcp_rx_state *rx, uint32_t *len);
+void nvme_tcp_rx_direct_done(struct nvme_tcp_rx_state *rx, uint32_t n);
+
 #endif

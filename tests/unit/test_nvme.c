@@ -1077,6 +1077,125 @@ static void test_kernel_streaming(void **state)
 	free(s.b);
 }
 
+/* A stream of PDUs through the receive stepper: a C2HData (padded to the
+ * host's PDA, both digests), a CapsuleResp, a C2HData whose data digest
+ * is wrong, then a header that fails: fed whole, in odd chunks, and a
+ * byte at a time; and with the data received straight to its place. */
+struct step_run {
+	unsigned hdrs, datas, bad_digests, bad;
+	uint8_t types[8];
+};
+
+static void step_stream(const struct nvme_tcp_conn *host, const uint8_t *s,
+			uint32_t len, uint32_t chunk, bool direct, uint8_t *dst,
+			struct step_run *run)
+{
+	struct nvme_tcp_rx_state rx;
+	uint32_t have = 0, pos = 0, dst_off = 0;
+
+	nvme_tcp_rx_reset(&rx);
+	memset(run, 0, sizeof(*run));
+	for (;;) {
+		uint32_t used, want;
+		uint8_t *to;
+		bool ok;
+		enum nvme_tcp_rx_event ev;
+
+		to = direct ? nvme_tcp_rx_direct(&rx, &want) : NULL;
+		if (to && pos == have && have < len) {
+			/* straight from the stream to the destination */
+			uint32_t n = want < len - have ? want : len - have;
+
+			memcpy(to, s + have, n);
+			have += n;
+			pos = have;
+			nvme_tcp_rx_direct_done(&rx, n);
+		}
+		ev = nvme_tcp_rx_step(host, &rx, s + pos, have - pos, &used,
+				      &ok);
+		pos += used;
+		if (ev == NVME_TCP_RXE_MORE) {
+			if (have == len)
+				return;
+			have += chunk < len - have ? chunk : len - have;
+			continue;
+		}
+		if (ev == NVME_TCP_RXE_BAD) {
+			run->bad++;
+			return;
+		}
+		if (ev == NVME_TCP_RXE_DATA) {
+			run->datas++;
+			run->bad_digests += !ok;
+			continue;
+		}
+		run->types[run->hdrs++] = rx.pdu.type;
+		if (rx.pdu.data_len) {
+			nvme_tcp_rx_begin_data(&rx, dst + dst_off);
+			dst_off += rx.pdu.data_len;
+		}
+	}
+}
+
+static void test_rx_step(void **state)
+{
+	struct nvme_tcp_conn ctrl = conn(false, true, true);
+	struct nvme_tcp_conn host;
+	static uint8_t stream[32768], data[5000], got[16384];
+	struct nvme_completion cqe;
+	const uint32_t chunks[] = { 1, 7, 4096, sizeof(stream) };
+	uint32_t len = 0, i, c;
+	ssize_t n;
+
+	(void)state;
+	ctrl.tx_pda = 1; /* data 8-byte aligned: header 24 + 4 pads to 32 */
+	host = peer(&ctrl);
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7 + 3);
+	n = nvme_tcp_build_data(&ctrl, stream, sizeof(stream), 1, 0, 0, NULL,
+				sizeof(data), NVME_TCP_F_DATA_LAST);
+	assert_true(n > 0);
+	/* the header (and padding) only: data and digest follow */
+	len = (uint32_t)n;
+	memcpy(stream + len, data, sizeof(data));
+	len += sizeof(data);
+	nvme_tcp_put_ddgst(stream + len, data, sizeof(data));
+	len += 4;
+	memset(&cqe, 0, sizeof(cqe));
+	n = nvme_tcp_build_rsp(&ctrl, stream + len, sizeof(stream) - len, &cqe);
+	assert_true(n > 0);
+	len += (uint32_t)n;
+	n = nvme_tcp_build_data(&ctrl, stream + len, sizeof(stream) - len, 2, 0,
+				0, NULL, 100, NVME_TCP_F_DATA_LAST);
+	assert_true(n > 0);
+	len += (uint32_t)n;
+	memcpy(stream + len, data, 100);
+	len += 100;
+	nvme_tcp_put_ddgst(stream + len, data, 100);
+	stream[len] ^= 1; /* the wrong digest */
+	len += 4;
+	memset(stream + len, 0xee, 8); /* no PDU type */
+	len += 8;
+	for (c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+		for (i = 0; i < 2; i++) {
+			struct step_run run;
+
+			memset(got, 0, sizeof(got));
+			step_stream(&host, stream, len, chunks[c], i, got,
+				    &run);
+			assert_int_equal(run.hdrs, 3);
+			assert_int_equal(run.types[0], nvme_tcp_c2h_data);
+			assert_int_equal(run.types[1], nvme_tcp_rsp);
+			assert_int_equal(run.types[2], nvme_tcp_c2h_data);
+			assert_int_equal(run.datas, 2);
+			assert_int_equal(run.bad_digests, 1);
+			assert_int_equal(run.bad, 1);
+			assert_memory_equal(got, data, sizeof(data));
+			assert_memory_equal(got + sizeof(data), data, 100);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1101,6 +1220,7 @@ int main(void)
 		cmocka_unit_test(test_rx_digests),
 		cmocka_unit_test(test_rx_bad_data),
 		cmocka_unit_test(test_data_range),
+		cmocka_unit_test(test_rx_step),
 		cmocka_unit_test(test_kernel_plain),
 		cmocka_unit_test(test_kernel_digest),
 		cmocka_unit_test(test_kernel_streaming),

@@ -227,16 +227,8 @@ static struct tcp_cmd *cmd_alloc(struct tcp_queue *q)
 static void rx_begin_data(struct tcp_queue *q, struct tcp_cmd *cmd,
 			  uint8_t *dst)
 {
-	const struct nvme_tcp_rx_pdu *p = &q->pdu;
-
 	q->rx_cmd = cmd;
-	q->rx_dst = dst;
-	q->rx_data_start = dst;
-	q->rx_data_len = p->data_len;
-	q->rx_left = p->data_off - p->hdr_len;
-	q->rx_state = q->rx_left ? RX_PAD : RX_DATA;
-	if (!q->rx_left)
-		q->rx_left = p->data_len;
+	nvme_tcp_rx_begin_data(&q->rx, dst);
 }
 
 static void send_r2t(struct tcp_cmd *cmd)
@@ -257,7 +249,7 @@ static void send_r2t(struct tcp_cmd *cmd)
 
 static void rx_capsule(struct tcp_queue *q, const uint8_t *hdr)
 {
-	const struct nvme_tcp_rx_pdu *p = &q->pdu;
+	const struct nvme_tcp_rx_pdu *p = &q->rx.pdu;
 	struct tcp_cmd *cmd = cmd_alloc(q);
 	const struct nvme_sgl_desc *sgl;
 	uint32_t len, limit;
@@ -328,7 +320,7 @@ static void rx_capsule(struct tcp_queue *q, const uint8_t *hdr)
 
 static void rx_h2c(struct tcp_queue *q, const uint8_t *hdr)
 {
-	const struct nvme_tcp_rx_pdu *p = &q->pdu;
+	const struct nvme_tcp_rx_pdu *p = &q->rx.pdu;
 	uint16_t cid, ttag;
 	uint32_t off, len;
 	struct tcp_cmd *cmd;
@@ -397,7 +389,6 @@ static void rx_data_done(struct tcp_queue *q, bool dgst_ok)
 {
 	struct tcp_cmd *cmd = q->rx_cmd;
 
-	q->rx_state = RX_HDR;
 	q->rx_cmd = NULL;
 	if (!dgst_ok) {
 		stat_add(&q->sq.st.ddgst_errors, 1);
@@ -413,7 +404,7 @@ static void rx_data_done(struct tcp_queue *q, bool dgst_ok)
 			tgt_req_exec(&cmd->req);
 		return;
 	}
-	cmd->rcvd += q->rx_data_len;
+	cmd->rcvd += q->rx.len;
 	if (cmd->rcvd < cmd->req.xfer_len)
 		return;
 	if (cmd->req.status)
@@ -422,47 +413,39 @@ static void rx_data_done(struct tcp_queue *q, bool dgst_ok)
 		tgt_req_exec(&cmd->req);
 }
 
-static void rx_data_end(struct tcp_queue *q)
-{
-	if (q->pdu.ddgst) {
-		q->rx_state = RX_DDGST;
-		q->rx_left = 4;
-		q->rx_dgst_have = 0;
-		return;
-	}
-	rx_data_done(q, true);
-}
-
 /* Consume what the receive buffer holds. false: stop (closing). */
 static bool rx_process(struct tcp_queue *q)
 {
 	while (!q->sq.closing && !q->close_after_ctl) {
-		uint32_t avail = q->rx_end - q->rx_start;
+		uint32_t avail = q->rx_end - q->rx_start, used;
 		uint8_t *b = q->rxbuf + q->rx_start;
-		uint32_t n;
-		int ret;
+		const struct nvme_tcp_rx_pdu *p = &q->rx.pdu;
+		bool ok;
 
-		switch (q->rx_state) {
-		case RX_HDR:
-			if (!avail)
-				return true;
-			ret = nvme_tcp_rx_header(&q->conn, b, avail, &q->pdu);
-			if (ret == NVME_TCP_RX_MORE)
-				return true;
-			if (ret != NVME_TCP_RX_OK) {
-				if (q->pdu.type == nvme_tcp_h2c_term ||
-				    q->pdu.type == nvme_tcp_c2h_term) {
-					tcp_queue_quiesce(&q->sq);
-					return false;
-				}
-				tcp_queue_fatal(q, q->pdu.fes, q->pdu.fei, b,
-						avail < q->pdu.hlen ?
-							avail :
-							q->pdu.hlen);
+		switch (nvme_tcp_rx_step(&q->conn, &q->rx, b, avail, &used,
+					 &ok)) {
+		case NVME_TCP_RXE_MORE:
+			q->rx_start += used;
+			return true;
+		case NVME_TCP_RXE_BAD:
+			if (p->type == nvme_tcp_h2c_term ||
+			    p->type == nvme_tcp_c2h_term) {
+				tcp_queue_quiesce(&q->sq);
 				return false;
 			}
-			q->rx_start += q->pdu.hdr_len;
-			switch (q->pdu.type) {
+			b += used;
+			avail -= used;
+			tcp_queue_fatal(q, p->fes, p->fei, b,
+					avail < p->hlen ? avail : p->hlen);
+			return false;
+		case NVME_TCP_RXE_DATA:
+			q->rx_start += used;
+			rx_data_done(q, ok);
+			break;
+		case NVME_TCP_RXE_HDR:
+			q->rx_start += used;
+			b += used - p->hdr_len;
+			switch (p->type) {
 			case nvme_tcp_icreq:
 				rx_icreq(q, b);
 				break;
@@ -481,44 +464,9 @@ static bool rx_process(struct tcp_queue *q)
 				return false;
 			default:
 				tcp_queue_fatal(q, NVME_TCP_FES_INVALID_PDU_HDR,
-						0, b, q->pdu.hlen);
+						0, b, p->hlen);
 				return false;
 			}
-			break;
-		case RX_PAD:
-			n = avail < q->rx_left ? avail : q->rx_left;
-			q->rx_start += n;
-			q->rx_left -= n;
-			if (q->rx_left)
-				return true;
-			q->rx_state = RX_DATA;
-			q->rx_left = q->rx_data_len;
-			break;
-		case RX_DATA:
-			n = avail < q->rx_left ? avail : q->rx_left;
-			if (q->rx_dst) {
-				memcpy(q->rx_dst, b, n);
-				q->rx_dst += n;
-			}
-			q->rx_start += n;
-			q->rx_left -= n;
-			if (q->rx_left)
-				return true;
-			rx_data_end(q);
-			break;
-		case RX_DDGST:
-			n = avail < q->rx_left ? avail : q->rx_left;
-			memcpy(q->rx_dgst + q->rx_dgst_have, b, n);
-			q->rx_dgst_have += n;
-			q->rx_start += n;
-			q->rx_left -= n;
-			if (q->rx_left)
-				return true;
-			rx_data_done(q,
-				     !q->rx_data_start ||
-					     nvme_tcp_ddgst_ok(q->rx_data_start,
-							       q->rx_data_len,
-							       q->rx_dgst));
 			break;
 		}
 	}
@@ -535,6 +483,8 @@ static void queue_rx(struct tcp_queue *q)
 	 * PDU's last bytes left in rxbuf would wait for data that never
 	 * comes (a 1 MiB write with digests stalled so under load). */
 	for (rounds = 0;; rounds++) {
+		uint8_t *dst;
+		uint32_t want;
 		ssize_t n;
 
 		if (rounds == 32) {
@@ -545,15 +495,12 @@ static void queue_rx(struct tcp_queue *q)
 			return;
 		if (q->rx_start == q->rx_end)
 			q->rx_start = q->rx_end = 0;
-		if (q->rx_state == RX_DATA && q->rx_dst &&
-		    q->rx_start == q->rx_end && q->rx_left >= 4096) {
+		dst = nvme_tcp_rx_direct(&q->rx, &want);
+		if (dst && q->rx_start == q->rx_end && want >= 4096) {
 			/* a big data section: straight into its buffer */
-			n = recv(q->fd, q->rx_dst, q->rx_left, MSG_DONTWAIT);
+			n = recv(q->fd, dst, want, MSG_DONTWAIT);
 			if (n > 0) {
-				q->rx_dst += n;
-				q->rx_left -= (uint32_t)n;
-				if (!q->rx_left)
-					rx_data_end(q);
+				nvme_tcp_rx_direct_done(&q->rx, (uint32_t)n);
 				continue;
 			}
 		} else {

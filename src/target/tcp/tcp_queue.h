@@ -35,13 +35,6 @@ struct tcp_cmd {
 	struct tcp_cmd *zc_link; /* the queue's CMD_ZC_WAIT FIFO */
 };
 
-enum tcp_rx_state {
-	RX_HDR = 0, /* collecting a PDU header */
-	RX_PAD, /* skipping to the PDU's data (PDO) */
-	RX_DATA, /* data into cmd->req.buf (or discarded) */
-	RX_DDGST, /* the data digest */
-};
-
 /* One NVMe/TCP connection: the core's queue and the socket's state. */
 struct tcp_queue {
 	struct tgt_queue sq;
@@ -60,15 +53,8 @@ struct tcp_queue {
 	/* receive */
 	uint8_t *rxbuf;
 	uint32_t rx_start, rx_end;
-	uint8_t rx_state;
-	struct nvme_tcp_rx_pdu pdu;
+	struct nvme_tcp_rx_state rx; /* the PDU being received */
 	struct tcp_cmd *rx_cmd; /* data destination owner */
-	uint8_t *rx_dst; /* NULL: discard */
-	uint32_t rx_left; /* bytes of the current state left */
-	uint32_t rx_data_len; /* this PDU's data length */
-	uint8_t *rx_data_start;
-	uint8_t rx_dgst[4];
-	uint32_t rx_dgst_have;
 
 	/* transmit: a FIFO of commands whose PDUs are queued */
 	struct tcp_cmd *tx_head, *tx_tail;

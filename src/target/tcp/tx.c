@@ -377,7 +377,7 @@ void tcp_queue_fatal(struct tcp_queue *q, uint16_t fes, uint32_t fei,
 		q->sq.peer,
 		q->sq.ctrl ? q->sq.ctrl->subsys->nqn : "unconnected", q->sq.qid,
 		fes, fei);
-	q->rx_state = RX_HDR;
+	nvme_tcp_rx_reset(&q->rx);
 	q->rx_start = q->rx_end = 0;
 	n = nvme_tcp_build_term(&q->conn, q->ctl, sizeof(q->ctl), fes, fei, hdr,
 				hdr_len);
