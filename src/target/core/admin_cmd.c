@@ -236,7 +236,7 @@ static void id_ctrl_io(const struct tgt_ctrl *ctrl, struct nvme_id_ctrl *id)
 	 */
 	id->cmic = NVME_CTRL_CMIC_MULTI_PORT | NVME_CTRL_CMIC_MULTI_CTRL |
 		   NVME_CTRL_CMIC_ANA;
-	id->mdts = TGT_MDTS;
+	id->mdts = tgt_transport_id(ctrl->port->trtype)->mdts;
 	id->oaes =
 		cpu_to_le32(NVME_CTRL_OAES_NS_ATTR | NVME_CTRL_OAES_ANA_CHANGE);
 	/*

@@ -189,6 +189,9 @@ struct tgt_transport_id {
 	const char *name;
 	uint8_t trtype;
 	uint8_t treq; /* discovery entry TREQ */
+	/* Identify's MDTS (2^mdts pages of 4 KiB per command): what the
+	 * transport moves in one command (nvmet's get_mdts) */
+	uint8_t mdts;
 	/* the discovery entry's TSAS for a port */
 	void (*fill_tsas)(const struct tgt_port *p,
 			  struct nvmf_disc_log_entry *e);

@@ -288,7 +288,7 @@ static void rx_capsule(struct tcp_queue *q, const uint8_t *hdr)
 			status = NVME_SC_SGL_INVALID_TYPE | NVME_SC_DNR;
 		else if (!cmd->req.dir)
 			status = NVME_SC_INVALID_FIELD | NVME_SC_DNR;
-		else if (len > TGT_MAX_XFER)
+		else if (len > (4096u << tgt_tcp_id.mdts))
 			status = NVME_SC_INVALID_FIELD | NVME_SC_DNR; /* MDTS */
 	}
 	if (!status)

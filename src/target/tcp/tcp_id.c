@@ -17,5 +17,6 @@ const struct tgt_transport_id tgt_tcp_id = {
 	.name = "tcp",
 	.trtype = NVMF_TRTYPE_TCP,
 	.treq = NVMF_TREQ_NOT_SPECIFIED | NVMF_TREQ_DISABLE_SQFLOW,
+	.mdts = TGT_MDTS,
 	.fill_tsas = tcp_fill_tsas,
 };
