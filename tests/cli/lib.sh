@@ -99,13 +99,14 @@ run()
 	timeout -k 5 20 "$MQBLK" "$@" >"$OUT" 2>"$ERR" </dev/null || RC=$?
 }
 
-# status_problem: empty if the last run neither hung nor crashed, else why.
+# status_problem: empty if the last run neither hung nor crashed, else why
+# (with the last line it wrote to stderr, which says where it was).
 status_problem()
 {
 	if ((RC == 124 || RC == 137)); then
-		echo "hung (killed after 20 s)"
+		echo "hung (killed at its time limit: 20 s by run, 150 s by run_bg); its last stderr line: $(tail -n 1 "$ERR")"
 	elif ((RC >= 128)); then
-		echo "crashed (status $RC, signal $((RC - 128)))"
+		echo "crashed (status $RC, signal $((RC - 128))); its last stderr line: $(tail -n 1 "$ERR")"
 	fi
 }
 
