@@ -107,7 +107,7 @@ truncate -s 16m "$IMG"
 run bench --name=w --filename="$IMG" --rw=randwrite --bssplit=4k/50:64k/50 \
 	--iodepth=8 --verify=crc32c --do_verify=0 --eta=never
 if grep -q 'no driver' "$ERR"; then
-	echo "SKIP file-corruption: no path (uring) driver in this build"
+	skip_setup file-corruption "no path (uring) driver in this build (liburing-dev, scripts/deps)"
 elif ok file-write; then
 	run bench --name=w --filename="$IMG" --rw=randwrite \
 		--bssplit=4k/50:64k/50 --iodepth=8 --verify=crc32c \

@@ -1,7 +1,13 @@
 # SPDX-License-Identifier: MIT
 # Shared by the CLI tests (sourced): run the real mqblk binary with a
-# timeout, record PASS/FAIL per named check, exit non-zero if any failed.
-# Usage of a test: bash tests/cli/NAME.sh /path/to/build/mqblk
+# timeout, record PASS/FAIL/SKIP per named check, exit non-zero if any
+# failed. Usage of a test: bash tests/cli/NAME.sh /path/to/build/mqblk
+#
+# Skips: a check that cannot run prints one line "SKIP name: why" and is
+# counted ("N checks passed, F failed, S skipped"). skip is for what this
+# machine truly lacks (one CPU, a kernel built without something);
+# skip_setup for what scripts/deps installs or root can set up, which
+# under CI=true (root, scripts/deps run) is a failure instead.
 # shellcheck shell=bash
 
 set -uo pipefail
@@ -13,13 +19,27 @@ if [[ -z $MQBLK || ! -x $MQBLK ]]; then
 fi
 TEST_NAME=$(basename "$0" .sh)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mqblk-cli.XXXXXX")
-# (stop_target: a test's own target, if one is still up)
-trap 'stop_target; rm -rf "$TMP"' EXIT
+# (stop_target: a test's own target, if one is still up; a failure there
+# fails the test even when it ends another way than finish)
+on_exit()
+{
+	local rc=$?
+	trap - EXIT
+	# shellcheck disable=SC2119 # no arguments: TPID and TLOG
+	if [[ -n ${TPID:-} ]] && ! stop_target && ((rc == 0)); then
+		rc=1
+	fi
+	rm -rf "$TMP"
+	exit "$rc"
+}
+trap on_exit EXIT
 OUT=$TMP/stdout
 ERR=$TMP/stderr
 RC=0
 nr_pass=0
 nr_fail=0
+nr_skip=0
+TRACEFS=
 
 pass()
 {
@@ -32,6 +52,32 @@ fail()
 {
 	echo "FAIL $1${2:+: $2}"
 	nr_fail=$((nr_fail + 1))
+}
+
+# ci: true under CI=true, where the suite runs as root after scripts/deps
+ci()
+{
+	[[ ${CI:-} == true ]]
+}
+
+# skip NAME WHY: NAME cannot run because this machine truly lacks WHY
+# (name it: "one CPU", "this kernel has no io_uring trace events").
+skip()
+{
+	echo "SKIP $1: $2"
+	nr_skip=$((nr_skip + 1))
+}
+
+# skip_setup NAME WHY: NAME cannot run for want of something scripts/deps
+# installs or root sets up (WHY says what): a skip here, a failure under
+# CI=true, where it must run.
+skip_setup()
+{
+	if ci; then
+		fail "$1" "skipped under CI=true, where it must run: $2"
+	else
+		skip "$1" "$2"
+	fi
 }
 
 # check NAME COMMAND...: PASS if COMMAND succeeds.
@@ -53,13 +99,14 @@ run()
 	timeout -k 5 20 "$MQBLK" "$@" >"$OUT" 2>"$ERR" </dev/null || RC=$?
 }
 
-# status_problem: empty if the last run neither hung nor crashed, else why.
+# status_problem: empty if the last run neither hung nor crashed, else why
+# (with the last line it wrote to stderr, which says where it was).
 status_problem()
 {
 	if ((RC == 124 || RC == 137)); then
-		echo "hung (killed after 20 s)"
+		echo "hung (killed at its time limit: 20 s by run, 150 s by run_bg); its last stderr line: $(tail -n 1 "$ERR")"
 	elif ((RC >= 128)); then
-		echo "crashed (status $RC, signal $((RC - 128)))"
+		echo "crashed (status $RC, signal $((RC - 128))); its last stderr line: $(tail -n 1 "$ERR")"
 	fi
 }
 
@@ -115,9 +162,45 @@ failed()
 	pass "$name"
 }
 
+# tracefs: set TRACEFS to the tracefs mount point, mounting tracefs on
+# /sys/kernel/tracing first if root and it is mounted nowhere (it stays
+# mounted, as systemd would have it; other tests may be using it). Status
+# 1 with why in TRACEFS_WHY if there is none: TRACEFS_LACKS=1 when the
+# kernel has no tracefs at all (not something root can set up).
+# shellcheck disable=SC2034 # the TRACEFS* variables are for the caller
+tracefs()
+{
+	local d
+	TRACEFS=
+	TRACEFS_WHY=
+	TRACEFS_LACKS=0
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[[ -e $d/trace ]] && TRACEFS=$d && return 0
+	done
+	if ! grep -qw tracefs /proc/filesystems; then
+		TRACEFS_WHY="this kernel has no tracefs (CONFIG_TRACING off)"
+		TRACEFS_LACKS=1
+		return 1
+	fi
+	if ((EUID != 0)); then
+		TRACEFS_WHY="tracefs not mounted and not root to mount it"
+		return 1
+	fi
+	if ! mount -t tracefs tracefs /sys/kernel/tracing 2>"$TMP/tracefs.err"; then
+		TRACEFS_WHY="mount -t tracefs on /sys/kernel/tracing failed: $(head -n 1 "$TMP/tracefs.err")"
+		return 1
+	fi
+	TRACEFS=/sys/kernel/tracing
+}
+
 finish()
 {
-	echo "$TEST_NAME: $nr_pass checks passed, $nr_fail failed"
+	# a target still up is stopped now, so its exit status and log count
+	if [[ -n ${TPID:-} ]]; then
+		# shellcheck disable=SC2119 # no arguments: TPID and TLOG
+		stop_target
+	fi
+	echo "$TEST_NAME: $nr_pass checks passed, $nr_fail failed, $nr_skip skipped"
 	exit $((nr_fail > 0))
 }
 
@@ -182,20 +265,79 @@ run_bg()
 	BPID=$!
 }
 
-# kill_target: the target dies at once (SIGKILL: no goodbye to anyone)
-kill_target()
+# sanitizer_report LOG: the first sanitizer report in LOG (ASan, UBSan,
+# TSan, LSan), with some context; empty if none.
+sanitizer_report()
 {
-	kill -KILL "$TPID"
-	wait "$TPID" 2>/dev/null
-	TPID=
+	grep -E -A 20 'ERROR: AddressSanitizer|runtime error:|WARNING: ThreadSanitizer|LeakSanitizer' \
+		"$1" 2>/dev/null | head -n 40
 }
 
+# exited PID: PID, a child of this shell, has exited (a zombie, or gone).
+exited()
+{
+	local st
+	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)
+	[[ -z $st || $st == Z ]]
+}
+
+# reap_target PID LOG WANT HOW: wait for the target PID (at most 20 s, then
+# SIGKILL), and check that it exited with status WANT and that LOG holds
+# no sanitizer report; one check, named for HOW it was stopped. 1 if not.
+nr_targets_stopped=0
+reap_target()
+{
+	local pid=$1 log=$2 want=$3 how=$4 rc=0 why= report
+	nr_targets_stopped=$((nr_targets_stopped + 1))
+	for _ in $(seq 400); do
+		exited "$pid" && break
+		sleep 0.05
+	done
+	if ! exited "$pid"; then
+		why="still running 20 s after $how (killed)"
+		kill -KILL "$pid" 2>/dev/null
+	fi
+	wait "$pid" 2>/dev/null || rc=$?
+	if [[ -z $why ]] && ((rc != want)); then
+		why="exit status $rc after $how, want $want"
+	fi
+	report=$(sanitizer_report "$log")
+	if [[ -n $report ]]; then
+		why="${why:+$why; }a sanitizer report in its log"
+	fi
+	if [[ -n $why ]]; then
+		fail "target $nr_targets_stopped ($how): exits $want, clean log" "$why"
+		echo "--- target log ($log), last 40 lines:"
+		if [[ -n $report ]]; then
+			echo "$report"
+		else
+			tail -n 40 "$log"
+		fi
+		return 1
+	fi
+	pass "target $nr_targets_stopped ($how): exits $want, clean log"
+}
+
+# kill_target: the target dies at once (SIGKILL: no goodbye to anyone);
+# its status must be 137 and its log, up to then, clean.
+kill_target()
+{
+	local pid=$TPID
+	TPID=
+	kill -KILL "$pid"
+	reap_target "$pid" "$TLOG" 137 SIGKILL
+}
+
+# stop_target [PID LOG]: SIGTERM to the target (TPID and TLOG unless
+# given); it must exit 0 within 20 s with no sanitizer report in its log
+# (a leak or an error at shutdown shows only here). 1 if not.
 stop_target()
 {
-	[[ -n $TPID ]] || return 0
-	kill -TERM "$TPID" 2>/dev/null
-	wait "$TPID" 2>/dev/null
-	TPID=
+	local pid=${1:-$TPID} log=${2:-$TLOG}
+	[[ -n $pid ]] || return 0
+	[[ $pid == "$TPID" ]] && TPID=
+	kill -TERM "$pid" 2>/dev/null
+	reap_target "$pid" "$log" 0 SIGTERM
 }
 
 # uri [KEYS]: the target's namespace as HOST, with more URI keys

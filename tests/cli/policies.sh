@@ -123,7 +123,7 @@ if (($(nproc) >= 2)); then
 	check cpus-allowed-split-0 [ "$(threads_on "$seen" 0)" -eq 1 ]
 	check cpus-allowed-split-1 [ "$(threads_on "$seen" 1)" -eq 1 ]
 else
-	echo "SKIP cpus-allowed: one CPU"
+	skip cpus-allowed "one CPU here (nproc)"
 fi
 
 finish

@@ -128,7 +128,7 @@ truncate -s 16m "$IMG"
 run bench --name=w --filename="$IMG" --rw=write --bs=4k --verify=crc32c \
 	--do_verify=0 --eta=never
 if grep -q 'no driver' "$ERR"; then
-	echo "SKIP file-corruption: no path (uring) driver in this build"
+	skip_setup file-corruption "no path (uring) driver in this build (liburing-dev, scripts/deps)"
 elif ok file-write; then
 	dd if=/dev/urandom of="$IMG" bs=4096 seek=1234 count=1 conv=notrunc \
 		status=none

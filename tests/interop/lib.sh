@@ -31,8 +31,15 @@ iop_packages() {
 		cpio kmod util-linux perl-base
 }
 
+# Not root: a skip ("SKIP: why", exit 77), except under CI=true, where the
+# suite runs as root after scripts/deps and a missing package is a failure.
 iop_apt_install() {
-	[ "$(id -u)" = 0 ] || iop_die "missing packages: $* (install them, or run as root)" 77
+	if [ "$(id -u)" != 0 ]; then
+		[ "${CI:-}" = true ] &&
+			iop_die "missing packages under CI=true, where scripts/deps installs them: $*" 1
+		echo "SKIP: missing packages: $* (install them, or run as root)"
+		exit 77
+	fi
 	iop_log "apt-get install -y --no-install-recommends $*"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get install -y --no-install-recommends "$@" >&2 ||

@@ -209,6 +209,21 @@ scenario_fio() {
 	disconnect fio
 }
 
+# ext4_sizes_ok: every file listed in /tmp/ext4.sizes ("NAME BYTES") is in
+# /mnt/data with that size; if not, 1 with the first mismatch in ext4_bad.
+ext4_sizes_ok() {
+	ext4_bad=
+	while read -r _f _want; do
+		_got=$(wc -c <"/mnt/data/$_f" 2>/dev/null) || _got=missing
+		_got=$(echo $_got)
+		if [ "$_got" != "$_want" ]; then
+			ext4_bad="$_f is $_got bytes, want $_want"
+			return 1
+		fi
+	done </tmp/ext4.sizes
+	[ -s /tmp/ext4.sizes ] || { ext4_bad="no files listed"; return 1; }
+}
+
 scenario_ext4() {
 	connect ext4 --nr-io-queues=2 || return
 	if ! mkfs.ext4 -F -q "$DEV"; then
@@ -223,23 +238,59 @@ scenario_ext4() {
 		disconnect ext4
 		return
 	fi
-	# Files of assorted sizes, random content, and their checksums.
-	mkdir /mnt/data
+	# Files of assorted sizes, random content, and their checksums; the
+	# write step passes only if every command of it succeeded and every
+	# file has the size written.
+	wrote=1
+	why=
+	mkdir /mnt/data || { wrote=0; why="mkdir /mnt/data"; }
 	i=0
+	: >/tmp/ext4.sizes
 	for kib in 1 4 13 64 300 1024 4096 16384; do
-		head -c $((kib * 1024)) /dev/urandom >/mnt/data/f$i
+		[ $wrote = 1 ] || break
+		if ! head -c $((kib * 1024)) /dev/urandom >/mnt/data/f$i; then
+			wrote=0
+			why="writing f$i ($kib KiB)"
+		fi
+		echo "f$i $((kib * 1024))" >>/tmp/ext4.sizes
 		i=$((i + 1))
 	done
-	(cd /mnt/data && sha256sum f*) >/tmp/ext4.sums
-	cp /tmp/ext4.sums /mnt/sums
-	umount /mnt && pass ext4-write "$(wc -l </tmp/ext4.sums) files" || fail ext4-umount "umount"
+	[ $wrote = 1 ] && ! ext4_sizes_ok && { wrote=0; why="sizes: $ext4_bad"; }
+	if [ $wrote = 1 ] && ! (cd /mnt/data && sha256sum f*) >/tmp/ext4.sums; then
+		wrote=0
+		why="sha256sum of the files"
+	fi
+	if [ $wrote = 1 ] && [ "$(wc -l </tmp/ext4.sums)" != 8 ]; then
+		wrote=0
+		why="$(wc -l </tmp/ext4.sums) checksums, want 8"
+	fi
+	if [ $wrote = 1 ] && ! cp /tmp/ext4.sums /mnt/sums; then
+		wrote=0
+		why="cp of the checksums"
+	fi
+	if ! umount /mnt; then
+		fail ext4-umount "umount"
+		wrote=0
+		why="${why:-umount}"
+	fi
+	if [ $wrote = 1 ]; then
+		pass ext4-write "$(wc -l </tmp/ext4.sums) files, sizes checked"
+	else
+		fail ext4-write "$why"
+	fi
 	check ext4-fsck e2fsck -fn "$DEV"
 	disconnect ext4
 	connect ext4-again --nr-io-queues=1 || return
 	if mount -t ext4 "$DEV" /mnt; then
-		(cd /mnt/data && sha256sum -c /tmp/ext4.sums) && cmp /tmp/ext4.sums /mnt/sums &&
-			pass ext4-verify "checksums match after reconnect" ||
+		if ! ext4_sizes_ok; then
+			fail ext4-verify "sizes after reconnect: $ext4_bad"
+		elif [ "$(ls /mnt/data | wc -l)" != 8 ]; then
+			fail ext4-verify "$(ls /mnt/data | wc -l) files after reconnect, want 8"
+		elif (cd /mnt/data && sha256sum -c /tmp/ext4.sums) && cmp /tmp/ext4.sums /mnt/sums; then
+			pass ext4-verify "sizes and checksums match after reconnect"
+		else
 			fail ext4-verify "checksums differ after reconnect"
+		fi
 		umount /mnt || fail ext4-umount "umount after verify"
 	else
 		fail ext4-mount "second mount"
