@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "config/json.h"
 #include "target.h"
 
 #define DEFAULT_STALL_MS 5000
@@ -421,31 +421,34 @@ static void pop(struct cfg *c, size_t old)
 	c->path[old] = 0;
 }
 
-static int want(struct cfg *c, const struct json_value *v, enum json_type type)
+static int want(struct cfg *c, const struct json_object *v, enum cj_type type)
 {
-	if (v->type == type)
+	if (cj_type(v) == type)
 		return 0;
 	return cerr(c, "expected %s %s, found %s",
-		    type == JSON_ARRAY || type == JSON_OBJECT ? "an" : "a",
-		    json_type_name(type), json_type_name(v->type));
+		    type == CJ_ARRAY || type == CJ_OBJECT ? "an" : "a",
+		    cj_type_name(type), cj_type_name(cj_type(v)));
 }
 
 /*
  * Members of obj must be among known (NULL-terminated); the message names
  * the first that is not, and what would have been.
  */
-static int check_keys(struct cfg *c, const struct json_value *obj,
+static int check_keys(struct cfg *c, const struct json_object *obj,
 		      const char *const *known)
 {
 	char list[256], q[80];
-	size_t i, k, o = 0;
+	size_t k, o = 0;
 
-	for (i = 0; i < json_count(obj); i++) {
-		const struct json_member *m = json_member_at(obj, i);
-
+	if (cj_type(obj) != CJ_OBJECT)
+		return 0;
+	/* in document order (json-c keeps insertion order); keys hold no
+	 * NUL (cj_parse refuses \u0000 in a key) */
+	json_object_object_foreach((struct json_object *)obj, key, val)
+	{
+		(void)val;
 		for (k = 0; known[k]; k++)
-			if (strlen(known[k]) == m->key_len &&
-			    !memcmp(known[k], m->key, m->key_len))
+			if (!strcmp(known[k], key))
 				break;
 		if (known[k])
 			continue;
@@ -453,22 +456,22 @@ static int check_keys(struct cfg *c, const struct json_value *obj,
 		for (k = 0; known[k] && o < sizeof(list); k++)
 			o += (size_t)snprintf(list + o, sizeof(list) - o,
 					      "%s%s", k ? ", " : "", known[k]);
-		json_quote(q, sizeof(q), m->key, m->key_len);
+		cj_quote(q, sizeof(q), key, strlen(key));
 		return cerr(c, "unknown key %s (known: %s)", q, list);
 	}
 	return 0;
 }
 
 /* A string without NUL bytes, at most max bytes long. */
-static int get_str(struct cfg *c, const struct json_value *v, size_t max,
+static int get_str(struct cfg *c, const struct json_object *v, size_t max,
 		   const char **out, size_t *len)
 {
 	size_t n;
 	const char *s;
 
-	if (want(c, v, JSON_STRING))
+	if (want(c, v, CJ_STRING))
 		return -1;
-	s = json_str(v, &n);
+	s = cj_str(v, &n);
 	if (strlen(s) != n)
 		return cerr(c, "NUL character in a string");
 	if (n > max)
@@ -482,14 +485,16 @@ static int get_str(struct cfg *c, const struct json_value *v, size_t max,
  * An unsigned number in min..max: a JSON integer, or a string of decimal
  * digits (nvmetcli writes configfs attributes as the strings it read).
  */
-static int get_uint(struct cfg *c, const struct json_value *v, uint64_t min,
+static int get_uint(struct cfg *c, const struct json_object *v, uint64_t min,
 		    uint64_t max, uint64_t *out)
 {
+	const char *s;
 	uint64_t u;
 	int64_t i;
+	size_t n;
 
-	if (v->type == JSON_NUMBER) {
-		if (json_int(v, &i))
+	if (cj_type(v) == CJ_NUMBER) {
+		if (cj_int(v, &i))
 			return cerr(c, "expected an integer");
 		if (i < 0 || (uint64_t)i < min || (uint64_t)i > max)
 			return cerr(c,
@@ -499,11 +504,12 @@ static int get_uint(struct cfg *c, const struct json_value *v, uint64_t min,
 		*out = (uint64_t)i;
 		return 0;
 	}
-	if (v->type == JSON_STRING) {
+	if (cj_type(v) == CJ_STRING) {
 		char q[48];
 
-		json_quote(q, sizeof(q), v->u.str.s, v->u.str.len);
-		if (parse_dec(v->u.str.s, v->u.str.len, UINT64_MAX, &u))
+		s = cj_str(v, &n);
+		cj_quote(q, sizeof(q), s, n);
+		if (parse_dec(s, n, UINT64_MAX, &u))
 			return cerr(c, "%s is not a decimal number", q);
 		if (u < min || u > max)
 			return cerr(c,
@@ -513,19 +519,19 @@ static int get_uint(struct cfg *c, const struct json_value *v, uint64_t min,
 		*out = u;
 		return 0;
 	}
-	return cerr(c, "expected a number, found %s", json_type_name(v->type));
+	return cerr(c, "expected a number, found %s", cj_type_name(cj_type(v)));
 }
 
 /* true/false, 0/1 or "0"/"1". */
-static int get_bool(struct cfg *c, const struct json_value *v, bool *out)
+static int get_bool(struct cfg *c, const struct json_object *v, bool *out)
 {
 	uint64_t u;
 
-	if (!json_bool(v, out))
+	if (!cj_bool(v, out))
 		return 0;
-	if (v->type != JSON_NUMBER && v->type != JSON_STRING)
+	if (cj_type(v) != CJ_NUMBER && cj_type(v) != CJ_STRING)
 		return cerr(c, "expected 0 or 1, found %s",
-			    json_type_name(v->type));
+			    cj_type_name(cj_type(v)));
 	if (get_uint(c, v, 0, 1, &u))
 		return -1;
 	*out = u;
@@ -534,14 +540,14 @@ static int get_bool(struct cfg *c, const struct json_value *v, bool *out)
 
 /* A member of an attribute group that must be off ("0", 0, false, "");
  * why says what on would need. */
-static int want_off(struct cfg *c, const struct json_value *grp,
+static int want_off(struct cfg *c, const struct json_object *grp,
 		    const char *key, const char *why)
 {
-	const struct json_value *v = json_get(grp, key);
-	size_t old;
+	const struct json_object *v = cj_get(grp, key);
+	size_t old, len;
 	bool on;
 
-	if (!v || (v->type == JSON_STRING && !v->u.str.len))
+	if (!v || (cj_str(v, &len) && !len))
 		return 0;
 	old = push_key(c, key);
 	if (get_bool(c, v, &on))
@@ -555,21 +561,21 @@ static int want_off(struct cfg *c, const struct json_value *grp,
 /* A port parameter (nvmet's param_*): a number in min..max, or -1 (what
  * configfs shows until the port is enabled: the transport's default,
  * which *out already holds). Absent or empty leaves *out as is. */
-static int get_port_param(struct cfg *c, const struct json_value *grp,
+static int get_port_param(struct cfg *c, const struct json_object *grp,
 			  const char *key, uint64_t min, uint64_t max,
 			  uint32_t *out)
 {
-	const struct json_value *v = json_get(grp, key);
-	size_t old;
+	const struct json_object *v = cj_get(grp, key);
+	const char *s;
+	size_t old, len;
 	uint64_t u;
 	int64_t i;
 
-	if (!v || (v->type == JSON_STRING && !v->u.str.len))
+	if (!v || (cj_str(v, &len) && !len))
 		return 0;
 	old = push_key(c, key);
-	if ((v->type == JSON_NUMBER && !json_int(v, &i) && i == -1) ||
-	    (v->type == JSON_STRING && v->u.str.len == 2 &&
-	     !memcmp(v->u.str.s, "-1", 2))) {
+	if ((cj_type(v) == CJ_NUMBER && !cj_int(v, &i) && i == -1) ||
+	    ((s = cj_str(v, &len)) && len == 2 && !memcmp(s, "-1", 2))) {
 		pop(c, old);
 		return 0;
 	}
@@ -582,10 +588,10 @@ static int get_port_param(struct cfg *c, const struct json_value *grp,
 
 /* A printable ASCII attribute (serial, model, firmware) of at most
  * size - 1 characters into out; absent or empty leaves out as is. */
-static int get_ascii_attr(struct cfg *c, const struct json_value *grp,
+static int get_ascii_attr(struct cfg *c, const struct json_object *grp,
 			  const char *key, char *out, size_t size)
 {
-	const struct json_value *v = json_get(grp, key);
+	const struct json_object *v = cj_get(grp, key);
 	const char *s;
 	size_t old, len, i;
 
@@ -656,7 +662,7 @@ static const struct name_ref *find_name(const struct name_ref *refs, size_t n,
 }
 
 /* An NQN string value into out (TGT_NQN_MAX + 1). */
-static int get_nqn(struct cfg *c, const struct json_value *v, char *out)
+static int get_nqn(struct cfg *c, const struct json_object *v, char *out)
 {
 	const char *s, *why;
 	size_t len;
@@ -666,7 +672,7 @@ static int get_nqn(struct cfg *c, const struct json_value *v, char *out)
 		return -1;
 	why = nqn_problem(s, len);
 	if (why) {
-		json_quote(q, sizeof(q), s, len);
+		cj_quote(q, sizeof(q), s, len);
 		return cerr(c, "%s: %s", q, why);
 	}
 	memcpy(out, s, len + 1);
@@ -674,10 +680,10 @@ static int get_nqn(struct cfg *c, const struct json_value *v, char *out)
 }
 
 /* A required member: pushes its key (the caller pops). */
-static const struct json_value *
-need(struct cfg *c, const struct json_value *obj, const char *key, size_t *old)
+static const struct json_object *
+need(struct cfg *c, const struct json_object *obj, const char *key, size_t *old)
 {
-	const struct json_value *v = json_get(obj, key);
+	const struct json_object *v = cj_get(obj, key);
 
 	if (!v) {
 		cerr(c, "missing \"%s\"", key);
@@ -688,15 +694,15 @@ need(struct cfg *c, const struct json_value *obj, const char *key, size_t *old)
 }
 
 /* "discovery": {"nqn": ...}, the root's attribute group. */
-static int load_discovery(struct cfg *c, const struct json_value *v)
+static int load_discovery(struct cfg *c, const struct json_object *v)
 {
-	const struct json_value *nqn;
+	const struct json_object *nqn;
 	char buf[TGT_NQN_MAX + 1];
 	size_t old;
 
-	if (want(c, v, JSON_OBJECT))
+	if (want(c, v, CJ_OBJECT))
 		return -1;
-	nqn = json_get(v, "nqn");
+	nqn = cj_get(v, "nqn");
 	if (!nqn)
 		return 0;
 	old = push_key(c, "nqn");
@@ -710,17 +716,17 @@ static int load_discovery(struct cfg *c, const struct json_value *v)
 
 /* A host's "dhchap" group: nvmetcli dumps it with the secrets unset
  * (configfs reads them back as ""); a set one asks for authentication. */
-static int check_dhchap(struct cfg *c, const struct json_value *dh)
+static int check_dhchap(struct cfg *c, const struct json_object *dh)
 {
 	static const char *const secrets[] = { "key", "ctrl_key" };
-	const struct json_value *v;
+	const struct json_object *v;
 	const char *s;
 	size_t k, len, old;
 
-	if (want(c, dh, JSON_OBJECT))
+	if (want(c, dh, CJ_OBJECT))
 		return -1;
 	for (k = 0; k < 2; k++) {
-		v = json_get(dh, secrets[k]);
+		v = cj_get(dh, secrets[k]);
 		if (!v)
 			continue;
 		old = push_key(c, secrets[k]);
@@ -735,15 +741,15 @@ static int check_dhchap(struct cfg *c, const struct json_value *dh)
 }
 
 /* "hosts": [{"nqn": ..., "dhchap": {...}}]: refs point into the tree. */
-static int load_hosts(struct cfg *c, const struct json_value *arr,
+static int load_hosts(struct cfg *c, const struct json_object *arr,
 		      struct name_ref **refs, size_t *nr)
 {
 	static const char *const keys[] = { "nqn", "dhchap", NULL };
-	size_t i, n = json_count(arr), dup;
+	size_t i, n = cj_count(arr), dup;
 
 	*refs = NULL;
 	*nr = 0;
-	if (want(c, arr, JSON_ARRAY))
+	if (want(c, arr, CJ_ARRAY))
 		return -1;
 	if (!n)
 		return 0;
@@ -751,24 +757,24 @@ static int load_hosts(struct cfg *c, const struct json_value *arr,
 	if (!*refs)
 		return cerr(c, "out of memory");
 	for (i = 0; i < n; i++) {
-		const struct json_value *h = json_at(arr, i), *v, *dh;
+		const struct json_object *h = cj_at(arr, i), *v, *dh;
 		char nqn[TGT_NQN_MAX + 1];
 		size_t old = push_idx(c, i), o2;
 
-		if (want(c, h, JSON_OBJECT) || check_keys(c, h, keys))
+		if (want(c, h, CJ_OBJECT) || check_keys(c, h, keys))
 			return -1;
 		v = need(c, h, "nqn", &o2);
 		if (!v || get_nqn(c, v, nqn))
 			return -1;
 		pop(c, o2);
-		dh = json_get(h, "dhchap");
+		dh = cj_get(h, "dhchap");
 		if (dh) {
 			o2 = push_key(c, "dhchap");
 			if (check_dhchap(c, dh))
 				return -1;
 			pop(c, o2);
 		}
-		(*refs)[i].name = json_str(json_get(h, "nqn"), NULL);
+		(*refs)[i].name = cj_str(cj_get(h, "nqn"), NULL);
 		(*refs)[i].idx = i;
 		pop(c, old);
 	}
@@ -777,7 +783,7 @@ static int load_hosts(struct cfg *c, const struct json_value *arr,
 		push_idx(c, dup);
 		push_key(c, "nqn");
 		return cerr(c, "host \"%s\" defined twice",
-			    json_str(json_get(json_at(arr, dup), "nqn"), NULL));
+			    cj_str(cj_get(cj_at(arr, dup), "nqn"), NULL));
 	}
 	return 0;
 }
@@ -787,10 +793,10 @@ static int load_hosts(struct cfg *c, const struct json_value *arr,
  * nvmetcli writes it as a UUID) or device.eui64 (16) into out, nbytes
  * long. All zero means none, as in nvmet; absent leaves *has alone.
  */
-static int get_dev_id(struct cfg *c, const struct json_value *dev,
+static int get_dev_id(struct cfg *c, const struct json_object *dev,
 		      const char *key, uint8_t *out, size_t nbytes, bool *has)
 {
-	const struct json_value *v = json_get(dev, key);
+	const struct json_object *v = cj_get(dev, key);
 	const char *str;
 	size_t len, old;
 	char q[80];
@@ -806,7 +812,7 @@ static int get_dev_id(struct cfg *c, const struct json_value *dev,
 	else
 		bad = parse_hex_id(str, len, out, nbytes);
 	if (bad) {
-		json_quote(q, sizeof(q), str, len);
+		cj_quote(q, sizeof(q), str, len);
 		if (!strcmp(key, "uuid"))
 			return cerr(c, "%s is not a UUID (8-4-4-4-12 hex)", q);
 		return cerr(c, "%s is not %s (%zu hex digits)", q,
@@ -820,19 +826,19 @@ static int get_dev_id(struct cfg *c, const struct json_value *dev,
 
 /* One namespace into ns (its nsid checked by the caller for duplicates). */
 static int load_ns(struct cfg *c, struct tgt_subsys *s,
-		   const struct json_value *o, struct tgt_ns *ns)
+		   const struct json_object *o, struct tgt_ns *ns)
 {
 	static const char *const keys[] = { "nsid", "enable", "device",
 					    "ana",  "resv",   "ana_grpid",
 					    NULL };
-	const struct json_value *v, *dev;
+	const struct json_object *v, *dev;
 	const char *str;
 	size_t old, len;
 	uint64_t u;
 
-	if (want(c, o, JSON_OBJECT) || check_keys(c, o, keys))
+	if (want(c, o, CJ_OBJECT) || check_keys(c, o, keys))
 		return -1;
-	v = json_get(o, "nsid");
+	v = cj_get(o, "nsid");
 	if (!v)
 		return cerr(c, "missing \"nsid\"");
 	old = push_key(c, "nsid");
@@ -845,7 +851,7 @@ static int load_ns(struct cfg *c, struct tgt_subsys *s,
 	pop(c, old);
 
 	/* nvmet's default: a namespace is disabled until enabled */
-	v = json_get(o, "enable");
+	v = cj_get(o, "enable");
 	if (v) {
 		old = push_key(c, "enable");
 		if (get_bool(c, v, &ns->enabled))
@@ -853,7 +859,7 @@ static int load_ns(struct cfg *c, struct tgt_subsys *s,
 		pop(c, old);
 	}
 
-	v = json_get(o, "ana_grpid");
+	v = cj_get(o, "ana_grpid");
 	if (v) {
 		old = push_key(c, "ana_grpid");
 		if (get_uint(c, v, 1, TGT_MAX_ANA_GROUPS, &u))
@@ -861,17 +867,17 @@ static int load_ns(struct cfg *c, struct tgt_subsys *s,
 		ns->anagrpid = (uint32_t)u;
 		pop(c, old);
 	}
-	v = json_get(o, "ana");
+	v = cj_get(o, "ana");
 	if (v) {
 		old = push_key(c, "ana");
-		if (want(c, v, JSON_OBJECT))
+		if (want(c, v, CJ_OBJECT))
 			return -1;
 		pop(c, old);
 	}
-	v = json_get(o, "resv");
+	v = cj_get(o, "resv");
 	if (v) {
 		old = push_key(c, "resv");
-		if (want(c, v, JSON_OBJECT) ||
+		if (want(c, v, CJ_OBJECT) ||
 		    want_off(c, v, "enable",
 			     "persistent reservations are not "
 			     "supported"))
@@ -879,16 +885,16 @@ static int load_ns(struct cfg *c, struct tgt_subsys *s,
 		pop(c, old);
 	}
 
-	dev = json_get(o, "device");
+	dev = cj_get(o, "device");
 	if (!dev) {
 		if (ns->enabled)
 			return cerr(c, "missing \"device\"");
 		goto ids;
 	}
 	old = push_key(c, "device");
-	if (want(c, dev, JSON_OBJECT))
+	if (want(c, dev, CJ_OBJECT))
 		return -1;
-	v = json_get(dev, "path");
+	v = cj_get(dev, "path");
 	if (v) {
 		size_t o2 = push_key(c, "path");
 
@@ -907,7 +913,7 @@ static int load_ns(struct cfg *c, struct tgt_subsys *s,
 	    get_dev_id(c, dev, "nguid", ns->nguid, 16, &ns->has_nguid) ||
 	    get_dev_id(c, dev, "eui64", ns->eui64, 8, &ns->has_eui64))
 		return -1;
-	if (!json_get(dev, "uuid")) {
+	if (!cj_get(dev, "uuid")) {
 		/* nvmet would make a random one: ours is stable */
 		derive_uuid(s->nqn, ns->nsid, ns->uuid);
 		ns->has_uuid = true;
@@ -931,12 +937,12 @@ static int cmp_ns(const void *pa, const void *pb)
 }
 
 static int load_namespaces(struct cfg *c, struct tgt_subsys *s,
-			   const struct json_value *arr)
+			   const struct json_object *arr)
 {
-	size_t i, n = json_count(arr);
+	size_t i, n = cj_count(arr);
 	uint16_t *seen; /* nsid -> JSON index + 1 */
 
-	if (want(c, arr, JSON_ARRAY))
+	if (want(c, arr, CJ_ARRAY))
 		return -1;
 	if (n > TGT_MAX_NS)
 		return cerr(c, "more than %u namespaces", TGT_MAX_NS);
@@ -954,7 +960,7 @@ static int load_namespaces(struct cfg *c, struct tgt_subsys *s,
 
 		/* counted first: a half-loaded one still has its uri freed */
 		s->nr_ns++;
-		if (load_ns(c, s, json_at(arr, i), ns))
+		if (load_ns(c, s, cj_at(arr, i), ns))
 			goto out_free;
 		if (seen[ns->nsid]) {
 			push_key(c, "nsid");
@@ -976,15 +982,15 @@ out_free:
 
 /* Attribute group "attr" of a subsystem. */
 static int load_subsys_attr(struct cfg *c, struct tgt_subsys *s,
-			    const struct json_value *attr)
+			    const struct json_object *attr)
 {
-	const struct json_value *v;
+	const struct json_object *v;
 	uint64_t u;
 	size_t old;
 
-	if (want(c, attr, JSON_OBJECT))
+	if (want(c, attr, CJ_OBJECT))
 		return -1;
-	v = json_get(attr, "allow_any_host");
+	v = cj_get(attr, "allow_any_host");
 	if (v) {
 		old = push_key(c, "allow_any_host");
 		if (get_bool(c, v, &s->allow_any_host))
@@ -996,7 +1002,7 @@ static int load_subsys_attr(struct cfg *c, struct tgt_subsys *s,
 	    get_ascii_attr(c, attr, "firmware", s->firmware,
 			   sizeof(s->firmware)))
 		return -1;
-	v = json_get(attr, "cntlid_min");
+	v = cj_get(attr, "cntlid_min");
 	if (v) {
 		old = push_key(c, "cntlid_min");
 		if (get_uint(c, v, 1, CNTLID_MAX, &u))
@@ -1004,7 +1010,7 @@ static int load_subsys_attr(struct cfg *c, struct tgt_subsys *s,
 		s->cntlid_min = (uint16_t)u;
 		pop(c, old);
 	}
-	v = json_get(attr, "cntlid_max");
+	v = cj_get(attr, "cntlid_max");
 	if (v) {
 		old = push_key(c, "cntlid_max");
 		if (get_uint(c, v, 1, CNTLID_MAX, &u))
@@ -1026,20 +1032,20 @@ static int load_subsys_attr(struct cfg *c, struct tgt_subsys *s,
 }
 
 /* "passthru": nvmetcli dumps it, disabled, wherever the kernel has it. */
-static int load_passthru(struct cfg *c, const struct json_value *arr)
+static int load_passthru(struct cfg *c, const struct json_object *arr)
 {
 	size_t i;
 
-	if (want(c, arr, JSON_ARRAY))
+	if (want(c, arr, CJ_ARRAY))
 		return -1;
-	for (i = 0; i < json_count(arr); i++) {
-		const struct json_value *p = json_at(arr, i), *v;
+	for (i = 0; i < cj_count(arr); i++) {
+		const struct json_object *p = cj_at(arr, i), *v;
 		size_t old = push_idx(c, i), o2;
 		bool on;
 
-		if (want(c, p, JSON_OBJECT))
+		if (want(c, p, CJ_OBJECT))
 			return -1;
-		v = json_get(p, "enable");
+		v = cj_get(p, "enable");
 		if (v) {
 			o2 = push_key(c, "enable");
 			if (get_bool(c, v, &on))
@@ -1054,18 +1060,18 @@ static int load_passthru(struct cfg *c, const struct json_value *arr)
 }
 
 static int load_subsys(struct cfg *c, struct tgt_subsys *s,
-		       const struct json_value *o, const struct name_ref *hosts,
-		       size_t nr_hosts)
+		       const struct json_object *o,
+		       const struct name_ref *hosts, size_t nr_hosts)
 {
 	static const char *const keys[] = { "nqn",	  "attr",
 					    "namespaces", "allowed_hosts",
 					    "passthru",	  NULL };
-	const struct json_value *v, *arr;
+	const struct json_object *v, *arr;
 	struct name_ref *refs = NULL;
 	size_t old, i, n, dup;
 	char q[80];
 
-	if (want(c, o, JSON_OBJECT) || check_keys(c, o, keys))
+	if (want(c, o, CJ_OBJECT) || check_keys(c, o, keys))
 		return -1;
 	v = need(c, o, "nqn", &old);
 	if (!v || get_nqn(c, v, s->nqn))
@@ -1079,7 +1085,7 @@ static int load_subsys(struct cfg *c, struct tgt_subsys *s,
 	pop(c, old);
 	subsys_defaults(s);
 
-	v = json_get(o, "attr");
+	v = cj_get(o, "attr");
 	if (v) {
 		old = push_key(c, "attr");
 		if (load_subsys_attr(c, s, v))
@@ -1088,7 +1094,7 @@ static int load_subsys(struct cfg *c, struct tgt_subsys *s,
 	}
 	s->next_cntlid = s->cntlid_min;
 
-	v = json_get(o, "passthru");
+	v = cj_get(o, "passthru");
 	if (v) {
 		old = push_key(c, "passthru");
 		if (load_passthru(c, v))
@@ -1096,11 +1102,11 @@ static int load_subsys(struct cfg *c, struct tgt_subsys *s,
 		pop(c, old);
 	}
 
-	arr = json_get(o, "allowed_hosts");
-	n = json_count(arr);
+	arr = cj_get(o, "allowed_hosts");
+	n = cj_count(arr);
 	if (arr) {
 		old = push_key(c, "allowed_hosts");
-		if (want(c, arr, JSON_ARRAY))
+		if (want(c, arr, CJ_ARRAY))
 			return -1;
 		if (n && s->allow_any_host)
 			return cerr(c, "hosts listed while attr.allow_any_host "
@@ -1115,11 +1121,10 @@ static int load_subsys(struct cfg *c, struct tgt_subsys *s,
 			struct tgt_host *h = &s->hosts[i];
 			size_t o2 = push_idx(c, i);
 
-			if (get_nqn(c, json_at(arr, i), h->nqn))
+			if (get_nqn(c, cj_at(arr, i), h->nqn))
 				goto out_free;
 			if (!find_name(hosts, nr_hosts, h->nqn)) {
-				json_quote(q, sizeof(q), h->nqn,
-					   strlen(h->nqn));
+				cj_quote(q, sizeof(q), h->nqn, strlen(h->nqn));
 				cerr(c, "host %s is not defined in \"hosts\"",
 				     q);
 				goto out_free;
@@ -1139,7 +1144,7 @@ static int load_subsys(struct cfg *c, struct tgt_subsys *s,
 		pop(c, old);
 	}
 
-	v = json_get(o, "namespaces");
+	v = cj_get(o, "namespaces");
 	if (v) {
 		old = push_key(c, "namespaces");
 		if (load_namespaces(c, s, v))
@@ -1155,23 +1160,23 @@ out_free:
 
 /* "addr" of a port: a TCP listener we can open. */
 static int load_port_addr(struct cfg *c, struct tgt_port *p,
-			  const struct json_value *addr)
+			  const struct json_object *addr)
 {
-	const struct json_value *v;
+	const struct json_object *v;
 	const char *s;
 	size_t len, old;
 	unsigned char bin[16];
 	uint64_t u;
 	char q[80];
 
-	if (want(c, addr, JSON_OBJECT))
+	if (want(c, addr, CJ_OBJECT))
 		return -1;
 
 	v = need(c, addr, "trtype", &old);
 	if (!v || get_str(c, v, 64, &s, &len))
 		return -1;
 	if (strcmp(s, "tcp")) {
-		json_quote(q, sizeof(q), s, len);
+		cj_quote(q, sizeof(q), s, len);
 		return cerr(c, "transport %s is not supported (only \"tcp\")",
 			    q);
 	}
@@ -1185,7 +1190,7 @@ static int load_port_addr(struct cfg *c, struct tgt_port *p,
 	} else if (!strcmp(s, "ipv6")) {
 		p->adrfam = NVMF_ADDR_FAMILY_IP6;
 	} else {
-		json_quote(q, sizeof(q), s, len);
+		cj_quote(q, sizeof(q), s, len);
 		return cerr(c,
 			    "address family %s is not supported (ipv4 or "
 			    "ipv6)",
@@ -1198,7 +1203,7 @@ static int load_port_addr(struct cfg *c, struct tgt_port *p,
 		return -1;
 	if (inet_pton(p->adrfam == NVMF_ADDR_FAMILY_IP4 ? AF_INET : AF_INET6, s,
 		      bin) != 1) {
-		json_quote(q, sizeof(q), s, len);
+		cj_quote(q, sizeof(q), s, len);
 		return cerr(c, "%s is not an %s address", q,
 			    p->adrfam == NVMF_ADDR_FAMILY_IP4 ? "IPv4" :
 								"IPv6");
@@ -1213,14 +1218,14 @@ static int load_port_addr(struct cfg *c, struct tgt_port *p,
 	pop(c, old);
 
 	/* treq "required" / tsas "tls1.3": a secure channel (TLS) */
-	v = json_get(addr, "treq");
+	v = cj_get(addr, "treq");
 	if (v) {
 		old = push_key(c, "treq");
 		if (get_str(c, v, 64, &s, &len))
 			return -1;
 		if (len && strcmp(s, "not specified") &&
 		    strcmp(s, "not required")) {
-			json_quote(q, sizeof(q), s, len);
+			cj_quote(q, sizeof(q), s, len);
 			return cerr(c,
 				    "%s: a secure channel (TLS) is not "
 				    "supported",
@@ -1228,13 +1233,13 @@ static int load_port_addr(struct cfg *c, struct tgt_port *p,
 		}
 		pop(c, old);
 	}
-	v = json_get(addr, "tsas");
+	v = cj_get(addr, "tsas");
 	if (v) {
 		old = push_key(c, "tsas");
 		if (get_str(c, v, 64, &s, &len))
 			return -1;
 		if (len && strcmp(s, "none")) {
-			json_quote(q, sizeof(q), s, len);
+			cj_quote(q, sizeof(q), s, len);
 			return cerr(c, "%s: TLS is not supported", q);
 		}
 		pop(c, old);
@@ -1248,17 +1253,17 @@ static int load_port_addr(struct cfg *c, struct tgt_port *p,
  * named here exists (in the ANA log) even with no namespace in it.
  */
 static int load_ana_groups(struct cfg *c, struct tgt_port *p,
-			   const struct json_value *arr)
+			   const struct json_object *arr)
 {
 	static const char *const keys[] = { "grpid", "ana", NULL };
 	static const char *const akeys[] = { "state", NULL };
 	bool seen[TGT_MAX_ANA_GROUPS + 1] = { false };
-	size_t i, n = json_count(arr), old;
+	size_t i, n = cj_count(arr), old;
 
-	if (want(c, arr, JSON_ARRAY))
+	if (want(c, arr, CJ_ARRAY))
 		return -1;
 	for (i = 0; i < n; i++) {
-		const struct json_value *g = json_at(arr, i), *v, *a;
+		const struct json_object *g = cj_at(arr, i), *v, *a;
 		size_t o2 = push_idx(c, i), o3;
 		const char *str;
 		size_t len;
@@ -1266,7 +1271,7 @@ static int load_ana_groups(struct cfg *c, struct tgt_port *p,
 		uint8_t state = NVME_ANA_OPTIMIZED;
 		char q[80];
 
-		if (want(c, g, JSON_OBJECT) || check_keys(c, g, keys))
+		if (want(c, g, CJ_OBJECT) || check_keys(c, g, keys))
 			return -1;
 		v = need(c, g, "grpid", &old);
 		if (!v || get_uint(c, v, 1, TGT_MAX_ANA_GROUPS, &u))
@@ -1275,19 +1280,19 @@ static int load_ana_groups(struct cfg *c, struct tgt_port *p,
 			return cerr(c, "ANA group %" PRIu64 " listed twice", u);
 		seen[u] = true;
 		pop(c, old);
-		a = json_get(g, "ana");
+		a = cj_get(g, "ana");
 		if (a) {
 			old = push_key(c, "ana");
-			if (want(c, a, JSON_OBJECT) || check_keys(c, a, akeys))
+			if (want(c, a, CJ_OBJECT) || check_keys(c, a, akeys))
 				return -1;
-			v = json_get(a, "state");
+			v = cj_get(a, "state");
 			if (v) {
 				o3 = push_key(c, "state");
 				if (get_str(c, v, 64, &str, &len))
 					return -1;
 				state = nvme_ana_state_parse(str, len);
 				if (!state) {
-					json_quote(q, sizeof(q), str, len);
+					cj_quote(q, sizeof(q), str, len);
 					return cerr(
 						c,
 						"%s: not an ANA state "
@@ -1308,20 +1313,20 @@ static int load_ana_groups(struct cfg *c, struct tgt_port *p,
 }
 
 static int load_port(struct cfg *c, struct tgt_port *p,
-		     const struct json_value *o, const struct name_ref *subsys,
+		     const struct json_object *o, const struct name_ref *subsys,
 		     size_t nr_subsys)
 {
 	static const char *const keys[] = {
 		"portid",    "addr",	   "param", "subsystems",
 		"referrals", "ana_groups", NULL,
 	};
-	const struct json_value *v, *arr;
+	const struct json_object *v, *arr;
 	struct name_ref *refs = NULL;
 	size_t old, i, n, dup;
 	uint64_t u;
 
 	port_ana_init(p);
-	if (want(c, o, JSON_OBJECT) || check_keys(c, o, keys))
+	if (want(c, o, CJ_OBJECT) || check_keys(c, o, keys))
 		return -1;
 	v = need(c, o, "portid", &old);
 	if (!v || get_uint(c, v, 0, 65535, &u))
@@ -1336,7 +1341,7 @@ static int load_port(struct cfg *c, struct tgt_port *p,
 
 	p->inline_data = TGT_INLINE_DATA;
 	p->max_queue_size = TGT_MAX_QUEUE_DEPTH;
-	v = json_get(o, "param");
+	v = cj_get(o, "param");
 	if (v) {
 		static const char *const pkeys[] = {
 			"inline_data_size",
@@ -1346,7 +1351,7 @@ static int load_port(struct cfg *c, struct tgt_port *p,
 		};
 
 		old = push_key(c, "param");
-		if (want(c, v, JSON_OBJECT) || check_keys(c, v, pkeys) ||
+		if (want(c, v, CJ_OBJECT) || check_keys(c, v, pkeys) ||
 		    get_port_param(c, v, "inline_data_size", 0,
 				   TGT_MAX_INLINE_DATA, &p->inline_data) ||
 		    get_port_param(c, v, "max_queue_size", TGT_MIN_QUEUE_DEPTH,
@@ -1357,14 +1362,14 @@ static int load_port(struct cfg *c, struct tgt_port *p,
 		pop(c, old);
 	}
 	/* referrals: the discovery log does not report them */
-	v = json_get(o, "referrals");
+	v = cj_get(o, "referrals");
 	if (v) {
 		old = push_key(c, "referrals");
-		if (want(c, v, JSON_ARRAY))
+		if (want(c, v, CJ_ARRAY))
 			return -1;
 		pop(c, old);
 	}
-	v = json_get(o, "ana_groups");
+	v = cj_get(o, "ana_groups");
 	if (v) {
 		old = push_key(c, "ana_groups");
 		if (load_ana_groups(c, p, v))
@@ -1372,13 +1377,13 @@ static int load_port(struct cfg *c, struct tgt_port *p,
 		pop(c, old);
 	}
 
-	arr = json_get(o, "subsystems");
+	arr = cj_get(o, "subsystems");
 	if (!arr)
 		return 0;
 	old = push_key(c, "subsystems");
-	if (want(c, arr, JSON_ARRAY))
+	if (want(c, arr, CJ_ARRAY))
 		return -1;
-	n = json_count(arr);
+	n = cj_count(arr);
 	if (!n)
 		goto out;
 	p->subsys = calloc(n, sizeof(*p->subsys));
@@ -1393,11 +1398,11 @@ static int load_port(struct cfg *c, struct tgt_port *p,
 		size_t o2 = push_idx(c, i), len;
 		char q[80];
 
-		if (get_str(c, json_at(arr, i), 4096, &s, &len))
+		if (get_str(c, cj_at(arr, i), 4096, &s, &len))
 			goto out_free;
 		r = find_name(subsys, nr_subsys, s);
 		if (!r) {
-			json_quote(q, sizeof(q), s, len);
+			cj_quote(q, sizeof(q), s, len);
 			cerr(c, "subsystem %s is not defined in \"subsystems\"",
 			     q);
 			goto out_free;
@@ -1502,23 +1507,23 @@ static int check_ports(struct cfg *c)
 		    t->ports[later].traddr, t->ports[later].trsvcid, earlier);
 }
 
-static int load_root(struct cfg *c, const struct json_value *root)
+static int load_root(struct cfg *c, const struct json_object *root)
 {
 	static const char *const keys[] = { "discovery", "hosts", "ports",
 					    "subsystems", NULL };
 	struct tgt *t = c->t;
 	struct name_ref *hosts = NULL, *subsys = NULL;
-	const struct json_value *v;
+	const struct json_object *v;
 	size_t nr_hosts = 0, i, n, old, dup;
 	int ret = -1;
 
-	if (root->type != JSON_OBJECT)
+	if (cj_type(root) != CJ_OBJECT)
 		return cerr(c, "expected an object at the top, found %s",
-			    json_type_name(root->type));
+			    cj_type_name(cj_type(root)));
 	if (check_keys(c, root, keys))
 		return -1;
 
-	v = json_get(root, "discovery");
+	v = cj_get(root, "discovery");
 	if (v) {
 		old = push_key(c, "discovery");
 		if (load_discovery(c, v))
@@ -1526,7 +1531,7 @@ static int load_root(struct cfg *c, const struct json_value *root)
 		pop(c, old);
 	}
 
-	v = json_get(root, "hosts");
+	v = cj_get(root, "hosts");
 	if (v) {
 		old = push_key(c, "hosts");
 		if (load_hosts(c, v, &hosts, &nr_hosts))
@@ -1534,11 +1539,11 @@ static int load_root(struct cfg *c, const struct json_value *root)
 		pop(c, old);
 	}
 
-	v = json_get(root, "subsystems");
-	n = json_count(v);
+	v = cj_get(root, "subsystems");
+	n = cj_count(v);
 	if (v) {
 		old = push_key(c, "subsystems");
-		if (want(c, v, JSON_ARRAY))
+		if (want(c, v, CJ_ARRAY))
 			goto out;
 		if (n) {
 			t->subsys = calloc(n, sizeof(*t->subsys));
@@ -1557,7 +1562,7 @@ static int load_root(struct cfg *c, const struct json_value *root)
 				goto out;
 			}
 			t->subsys[t->nr_subsys++] = s;
-			if (load_subsys(c, s, json_at(v, i), hosts, nr_hosts))
+			if (load_subsys(c, s, cj_at(v, i), hosts, nr_hosts))
 				goto out;
 			subsys[i].name = s->nqn;
 			subsys[i].idx = i;
@@ -1573,11 +1578,11 @@ static int load_root(struct cfg *c, const struct json_value *root)
 		pop(c, old);
 	}
 
-	v = json_get(root, "ports");
-	n = json_count(v);
+	v = cj_get(root, "ports");
+	n = cj_count(v);
 	if (v) {
 		old = push_key(c, "ports");
-		if (want(c, v, JSON_ARRAY))
+		if (want(c, v, CJ_ARRAY))
 			goto out;
 		if (n) {
 			t->ports = calloc(n, sizeof(*t->ports));
@@ -1592,8 +1597,7 @@ static int load_root(struct cfg *c, const struct json_value *root)
 
 			p->listen_fd = -1;
 			t->nr_ports++;
-			if (load_port(c, p, json_at(v, i), subsys,
-				      t->nr_subsys))
+			if (load_port(c, p, cj_at(v, i), subsys, t->nr_subsys))
 				goto out;
 			pop(c, o2);
 		}
@@ -1619,27 +1623,27 @@ int tgt_config_load_buf(struct tgt *t, const char *name, const char *buf,
 		.err = err,
 		.errlen = errlen,
 	};
-	struct json_value *root;
+	struct json_object *root;
 	char jerr[256];
 
 	free_model(t);
 	if (!t->stall_ms)
 		t->stall_ms = DEFAULT_STALL_MS;
-	if (json_parse(buf, len, &root, jerr, sizeof(jerr))) {
+	if (cj_parse(buf, len, &root, jerr, sizeof(jerr))) {
 		snprintf(err, errlen, "%s:%s", name, jerr);
 		return -1;
 	}
 	if (disc_init(t)) {
-		json_free(root);
+		cj_free(root);
 		snprintf(err, errlen, "%s: out of memory", name);
 		return -1;
 	}
 	if (load_root(&c, root)) {
-		json_free(root);
+		cj_free(root);
 		free_model(t);
 		return -1;
 	}
-	json_free(root);
+	cj_free(root);
 	ana_finish(t);
 	return 0;
 }
@@ -1650,7 +1654,7 @@ int tgt_config_load(struct tgt *t, const char *path, char *err, size_t errlen)
 	char *buf;
 	int ret;
 
-	if (json_read_file(path, &buf, &len, err, errlen)) {
+	if (cj_read_file(path, &buf, &len, err, errlen)) {
 		free_model(t);
 		return -1;
 	}
@@ -1678,7 +1682,7 @@ struct tgt_port *tgt_port_find(struct tgt *t, const char *spec, size_t len,
 	uint64_t id;
 	unsigned i;
 
-	json_quote(q, sizeof(q), spec, len);
+	cj_quote(q, sizeof(q), spec, len);
 	if (all_digits(spec, len)) {
 		if (!parse_dec(spec, len, 65535, &id))
 			for (i = 0; i < t->nr_ports; i++)
@@ -1941,7 +1945,7 @@ static int scan_args(int argc, char **argv, struct args *a, char *err,
 		len = eq ? (size_t)(eq - arg) : strlen(arg);
 		o = find_opt(arg, len);
 		if (!o) {
-			json_quote(q, sizeof(q), arg, len);
+			cj_quote(q, sizeof(q), arg, len);
 			if (arg[0] != '-')
 				return tgt_err(
 					err, errlen,
@@ -1988,7 +1992,7 @@ static int arg_uint(const char *name, const char *s, uint64_t min, uint64_t max,
 {
 	char q[80];
 
-	json_quote(q, sizeof(q), s, strlen(s));
+	cj_quote(q, sizeof(q), s, strlen(s));
 	if (parse_dec(s, strlen(s), UINT64_MAX, out))
 		return tgt_err(err, errlen,
 			       "--%s: %s is not a number (%" PRIu64 "..%" PRIu64
@@ -2012,7 +2016,7 @@ static int parse_listen(const char *s, struct tgt_port *p, char *err,
 	uint64_t port;
 	char q[80];
 
-	json_quote(q, sizeof(q), s, strlen(s));
+	cj_quote(q, sizeof(q), s, strlen(s));
 	if (s[0] == '[') {
 		const char *close = strchr(s, ']');
 
@@ -2063,7 +2067,7 @@ static int check_nqn_arg(const char *opt, const char *s, char *err,
 	char q[80];
 	size_t i;
 
-	json_quote(q, sizeof(q), s, strlen(s));
+	cj_quote(q, sizeof(q), s, strlen(s));
 	if (!why && (strncmp(s, "nqn.", 4) || !s[4]))
 		why = "an NQN starts with \"nqn.\" (nqn.2014-08.com.example:"
 		      "name or nqn.2014-08.org.nvmexpress:uuid:UUID)";
@@ -2083,7 +2087,7 @@ static int parse_ana_group_arg(struct tgt_subsys *s, const char *arg, char *err,
 	uint64_t nsid, grp;
 	char q[80];
 
-	json_quote(q, sizeof(q), arg, strlen(arg));
+	cj_quote(q, sizeof(q), arg, strlen(arg));
 	if (!colon ||
 	    parse_dec(arg, (size_t)(colon - arg), UINT64_MAX, &nsid) ||
 	    parse_dec(colon + 1, strlen(colon + 1), UINT64_MAX, &grp))
@@ -2119,7 +2123,7 @@ static int parse_ana_arg(struct tgt *t, const char *arg, char *err,
 	uint8_t state;
 	char q[80], perr[256];
 
-	json_quote(q, sizeof(q), arg, strlen(arg));
+	cj_quote(q, sizeof(q), arg, strlen(arg));
 	for (c = arg; eq && c < eq; c++)
 		if (*c == ':')
 			colon = c;
@@ -2377,7 +2381,7 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 		} else if (!strcmp(z, "unsignalled")) {
 			t->zerocopy = TGT_ZC_UNSIGNALLED;
 		} else {
-			json_quote(q, sizeof(q), z, strlen(z));
+			cj_quote(q, sizeof(q), z, strlen(z));
 			tgt_err(err, errlen,
 				"--zerocopy: %s: expected off, signalled or "
 				"unsignalled",
