@@ -1300,6 +1300,40 @@ static void test_args_help(void **state)
 	tgt_config_free(&t);
 }
 
+/* What getopt_long brings: unambiguous prefixes, clustered short
+ * options, "--" ending the options; each refusal still one line. */
+static void test_args_getopt(void **state)
+{
+	struct tgt t;
+
+	(void)state;
+	args_ok(&t, "target --lis 1.2.3.4:5 --nq nqn.a --ns a -vv "
+		    "--reac=3 --allow-any");
+	assert_int_equal(t.nr_ports, 1);
+	assert_string_equal(t.subsys[0]->nqn, "nqn.a");
+	assert_int_equal(t.nr_reactors, 3);
+	assert_true(t.verbose);
+	assert_true(t.subsys[0]->allow_any_host);
+	tgt_config_free(&t);
+	args_bad("target --an 1:1=optimized",
+		 "ambiguous option \"--an\" (--ana-group, --ana, --anatt)");
+	args_bad("target --allow 1", "ambiguous option \"--allow\"");
+	/* an exact name wins over the longer ones it begins */
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a --ana",
+		 "--ana needs a value");
+	args_bad("target -vx", "unknown option \"-x\"");
+	args_bad("target -v=1", "unknown option \"-=\"");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a -- b",
+		 "unexpected argument \"b\"");
+	args_bad("target --nq nqn.a --nqn nqn.b", "--nqn given twice");
+	args_bad("target --verb=1", "--verbose takes no value");
+	/* stops at the first operand: what follows is not read */
+	args_bad("target stray --bogus", "unexpected argument \"stray\"");
+	/* getopt's state starts over on every call */
+	args_ok(&t, "target --listen 1.2.3.4:5 --nqn nqn.a --ns a");
+	tgt_config_free(&t);
+}
+
 static void test_args_config(void **state)
 {
 	char path[] = "/tmp/mqblk-config-XXXXXX", line[256];
@@ -1660,6 +1694,7 @@ int main(void)
 		cmocka_unit_test(test_args_stable_ids),
 		cmocka_unit_test(test_args_forms),
 		cmocka_unit_test(test_args_help),
+		cmocka_unit_test(test_args_getopt),
 		cmocka_unit_test(test_args_config),
 		cmocka_unit_test(test_args_port_params),
 		cmocka_unit_test(test_args_refusals),
