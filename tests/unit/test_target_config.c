@@ -976,6 +976,20 @@ static void test_refusals(void **state)
 		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
 		 "config.json: ports[0].addr.trtype: transport \"rdma\" is not "
 		 "supported (only \"tcp\")");
+	/* the transport table: one row (tcp); nvmet's others named */
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'fc',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
+		 "ports[0].addr.trtype: transport \"fc\" is not supported "
+		 "(only \"tcp\")");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'loop',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
+		 "transport \"loop\" is not supported (only \"tcp\")");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'TCP',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
+		 "transport \"TCP\" is not supported (only \"tcp\")");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcpx',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
+		 "transport \"tcpx\" is not supported (only \"tcp\")");
 	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
 		   "'adrfam':'fc','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
 		 "ports[0].addr.adrfam: address family \"fc\" is not supported "

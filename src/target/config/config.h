@@ -17,6 +17,25 @@
 #define TGT_CFG_DEFAULT_MODEL "mqblk"
 #define TGT_CFG_CNTLID_MAX 0xffef /* NVME_CNTLID_MAX: FFF0h.. are reserved */
 
+/*
+ * A transport a port may name (nvmetcli's addr.trtype): one row per
+ * transport mqblk's target serves. Adding one is a row here and the
+ * transport itself; a name not in the table is refused, naming it and
+ * the ones that are.
+ */
+struct tgt_cfg_transport {
+	const char *name; /* as nvmetcli and configfs spell it */
+	uint8_t trtype; /* NVMF_TRTYPE_*: the discovery log's TRTYPE */
+	uint16_t default_port; /* the NVMe-oF I/O port (4420) */
+};
+
+/* The row named len bytes of name, or NULL. */
+const struct tgt_cfg_transport *tgt_cfg_transport_find(const char *name,
+						       size_t len);
+
+/* "\"tcp\"" (or "\"tcp\", \"rdma\"") into buf, for messages. */
+void tgt_cfg_transport_names(char *buf, size_t len);
+
 /* Stable namespace IDs from (subsystem NQN, NSID): see model.c. */
 void tgt_cfg_derive_uuid(const char *nqn, uint32_t nsid, uint8_t uuid[16]);
 void tgt_cfg_derive_nguid(const char *nqn, uint32_t nsid, uint8_t nguid[16]);

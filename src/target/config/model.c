@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The target's configuration model (target.h): defaults, stable derived
- * identifiers, lookups and freeing, shared by the nvmetcli JSON loader
- * (nvmetcli*.c) and the command line (args.c).
+ * identifiers, the transports a port may use, lookups and freeing, shared
+ * by the nvmetcli JSON loader (nvmetcli*.c) and the command line (args.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +14,41 @@
 
 #include "config.h"
 #include "json.h"
+
+/*
+ * The transports a port may name. rdma is nvmet's other network
+ * transport ({ "rdma", NVMF_TRTYPE_RDMA, 4420 }); it, fc and loop are
+ * refused until the target has them.
+ */
+static const struct tgt_cfg_transport transports[] = {
+	{ "tcp", NVMF_TRTYPE_TCP, 4420 },
+};
+
+#define NR_TRANSPORTS (sizeof(transports) / sizeof(transports[0]))
+
+const struct tgt_cfg_transport *tgt_cfg_transport_find(const char *name,
+						       size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < NR_TRANSPORTS; i++)
+		if (strlen(transports[i].name) == len &&
+		    !memcmp(transports[i].name, name, len))
+			return &transports[i];
+	return NULL;
+}
+
+void tgt_cfg_transport_names(char *buf, size_t len)
+{
+	size_t i, o = 0;
+
+	if (!len)
+		return;
+	buf[0] = 0;
+	for (i = 0; i < NR_TRANSPORTS && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s\"%s\"",
+				      i ? ", " : "", transports[i].name);
+}
 
 /*
  * Stable identifiers (serial numbers, namespace UUID/NGUID) come from a

@@ -33,10 +33,13 @@ static int load_port_addr(struct cfg *c, struct tgt_port *p,
 	v = cfg_need(c, addr, "trtype", &old);
 	if (!v || cfg_get_str(c, v, 64, &s, &len))
 		return -1;
-	if (strcmp(s, "tcp")) {
+	if (!tgt_cfg_transport_find(s, len)) {
+		char names[64];
+
+		tgt_cfg_transport_names(names, sizeof(names));
 		cj_quote(q, sizeof(q), s, len);
-		return cfg_err(
-			c, "transport %s is not supported (only \"tcp\")", q);
+		return cfg_err(c, "transport %s is not supported (only %s)", q,
+			       names);
 	}
 	cfg_pop(c, old);
 
