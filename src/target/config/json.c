@@ -202,13 +202,59 @@ static int build(const char *text, size_t len, size_t start,
 	return 0;
 }
 
+/* Values in the tree, pre-order, JSON nulls (NULL in json-c) included. */
+static size_t count_values(struct json_object *v)
+{
+	size_t n = 1, i, nr;
+
+	switch (json_object_get_type(v)) {
+	case json_type_object: {
+		json_object_object_foreach(v, k, m)
+		{
+			(void)k;
+			n += count_values(m);
+		}
+		break;
+	}
+	case json_type_array:
+		nr = json_object_array_length(v);
+		for (i = 0; i < nr; i++)
+			n += count_values(json_object_array_get_idx(v, i));
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
+/*
+ * json-c kept the last of two equal keys: the checking pass again,
+ * comparing keys this time, names the second one. Returns -1.
+ */
+static int find_duplicate(const char *text, size_t len, size_t start, char *err,
+			  size_t errlen)
+{
+	struct cj_wide *wide;
+	size_t nr_wide, nr_values;
+
+	if (!cj_check(text, len, start, true, &wide, &nr_wide, &nr_values, err,
+		      errlen)) {
+		/* not reached: json-c only drops values for equal keys */
+		free(wide);
+		return cj_err_at(text, len, start, err, errlen,
+				 "json-c's tree has fewer values than the "
+				 "text");
+	}
+	return -1;
+}
+
 int cj_parse(const char *text, size_t len, struct json_object **root, char *err,
 	     size_t errlen)
 {
 	struct widen w = { 0 };
 	struct json_object *v = NULL, *d;
 	struct cj_wide *wide;
-	size_t start = 0, nr_wide;
+	size_t start = 0, nr_wide, nr_values;
 
 	*root = NULL;
 	if (len > JSON_MAX_SIZE)
@@ -216,12 +262,18 @@ int cj_parse(const char *text, size_t len, struct json_object **root, char *err,
 				 "text longer than %u bytes", JSON_MAX_SIZE);
 	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
 		start = 3;
-	if (cj_check(text, len, start, &wide, &nr_wide, err, errlen))
+	if (cj_check(text, len, start, false, &wide, &nr_wide, &nr_values, err,
+		     errlen))
 		return -1;
 	/* checked, so no NUL byte (json-c would stop at one): outside
 	 * strings it is no token, inside a control character */
 	if (build(text, len, start, &v, err, errlen))
 		goto out;
+	/* one pass over the tree instead of comparing every object's keys */
+	if (count_values(v) != nr_values) {
+		find_duplicate(text, len, start, err, errlen);
+		goto out_put;
+	}
 	if (nr_wide) {
 		w.list = wide;
 		w.nr = nr_wide;
@@ -242,6 +294,7 @@ int cj_parse(const char *text, size_t len, struct json_object **root, char *err,
 
 out_oom:
 	cj_err_at(text, len, 0, err, errlen, "out of memory");
+out_put:
 	json_object_put(v);
 out:
 	free(wide);

@@ -19,6 +19,7 @@ struct jc {
 	size_t pos;
 	unsigned depth;
 	size_t nr_values;
+	bool find_dups; /* compare keys (cj_check's second pass) */
 	char *err;
 	size_t errlen;
 	struct cj_wide *wide;
@@ -191,9 +192,10 @@ static int check_u_escape(struct jc *jc, uint32_t *cp)
  * A string at jc->pos (the opening quote), checked; decoded into a new
  * buffer only if out (keys, for the duplicate test). The decoded form is
  * never longer than the quoted one, so one scan finds the closing quote
- * and sizes the buffer.
+ * and sizes the buffer. A key may not hold \u0000: json-c's keys are C
+ * strings, it would cut the key there.
  */
-static int check_string(struct jc *jc, char **out, size_t *outlen)
+static int check_string(struct jc *jc, bool is_key, char **out, size_t *outlen)
 {
 	size_t start = jc->pos, end, n = 0;
 	char *s = NULL;
@@ -271,6 +273,10 @@ static int check_string(struct jc *jc, char **out, size_t *outlen)
 			 * closing quote can't be among them unless escaped */
 			if (check_u_escape(jc, &cp))
 				goto out_free;
+			if (!cp && is_key) {
+				jc_err_at(jc, start, "\\u0000 in a key");
+				goto out_free;
+			}
 			if (jc->pos > end) {
 				jc_err_at(jc, end, "unterminated string");
 				goto out_free;
@@ -329,8 +335,8 @@ static int note_wide(struct jc *jc, size_t start, double d)
  */
 static int check_number(struct jc *jc)
 {
-	size_t start = jc->pos, p = jc->pos, ndig;
-	bool neg = false, integral = true;
+	size_t start = jc->pos, p = jc->pos, ndig, int_end;
+	bool neg = false, integral = true, has_exp = false;
 	uint64_t mag = 0;
 	bool overflow = false;
 	char small[64], *copy;
@@ -353,6 +359,7 @@ static int check_number(struct jc *jc)
 			mag = mag * 10 + dgt;
 		p++;
 	}
+	int_end = p;
 	if (p < jc->len && jc->text[p] == '.') {
 		integral = false;
 		p++;
@@ -363,6 +370,7 @@ static int check_number(struct jc *jc)
 	}
 	if (p < jc->len && (jc->text[p] == 'e' || jc->text[p] == 'E')) {
 		integral = false;
+		has_exp = true;
 		p++;
 		if (p < jc->len && (jc->text[p] == '+' || jc->text[p] == '-'))
 			p++;
@@ -375,6 +383,12 @@ static int check_number(struct jc *jc)
 	    mag <= (neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX)) {
 		jc->pos = p;
 		return 0; /* json-c's int64 holds it */
+	}
+	/* under 10^300 without an exponent: finite, no strtod needed (a
+	 * fio report is thousands of such numbers; json-c reads them too) */
+	if (!integral && !has_exp && int_end - start < 300) {
+		jc->pos = p;
+		return 0;
 	}
 
 	/* strtod needs a NUL-terminated copy; the grammar is checked */
@@ -469,9 +483,15 @@ static int check_unique(struct jc *jc, struct cj_key *keys, size_t n)
 	return 0;
 }
 
+/*
+ * Keys are compared only on cj_check's second pass, when json-c's tree
+ * came out with fewer values than the text has (it keeps the last of two
+ * equal keys): decoding, sorting and freeing every key of every object
+ * cost more than json-c's own parse of a fio report.
+ */
 static int check_object(struct jc *jc)
 {
-	struct cj_key *keys = NULL;
+	struct cj_key *keys = NULL, scratch;
 	size_t n = 0, cap = 0, i;
 	char buf[16];
 	int ret = -1;
@@ -483,9 +503,9 @@ static int check_object(struct jc *jc)
 		return 0;
 	}
 	for (;;) {
-		struct cj_key *k;
+		struct cj_key *k = &scratch;
 
-		if (n == cap) {
+		if (jc->find_dups && n == cap) {
 			size_t ncap = cap ? cap * 2 : 8;
 			struct cj_key *nk = realloc(keys, ncap * sizeof(*nk));
 
@@ -502,14 +522,14 @@ static int check_object(struct jc *jc)
 				  jc_found(jc, buf, sizeof(buf)));
 			goto out;
 		}
-		k = &keys[n];
-		k->off = jc->pos;
-		k->idx = n;
-		if (check_string(jc, &k->s, &k->len))
-			goto out;
-		n++;
-		if (memchr(k->s, 0, k->len)) {
-			jc_err_at(jc, k->off, "\\u0000 in a key");
+		if (jc->find_dups) {
+			k = &keys[n];
+			k->off = jc->pos;
+			k->idx = n;
+			if (check_string(jc, true, &k->s, &k->len))
+				goto out;
+			n++;
+		} else if (check_string(jc, true, NULL, NULL)) {
 			goto out;
 		}
 		skip_ws(jc);
@@ -535,7 +555,7 @@ static int check_object(struct jc *jc)
 			  jc_found(jc, buf, sizeof(buf)));
 		goto out;
 	}
-	ret = check_unique(jc, keys, n);
+	ret = jc->find_dups ? check_unique(jc, keys, n) : 0;
 out:
 	for (i = 0; i < n; i++)
 		free(keys[i].s);
@@ -571,7 +591,7 @@ static int check_value(struct jc *jc)
 		jc->depth--;
 		return ret;
 	case '"':
-		return check_string(jc, NULL, NULL);
+		return check_string(jc, false, NULL, NULL);
 	case 't':
 		return check_literal(jc, "true");
 	case 'f':
@@ -586,13 +606,15 @@ static int check_value(struct jc *jc)
 	}
 }
 
-int cj_check(const char *text, size_t len, size_t start, struct cj_wide **wide,
-	     size_t *nr_wide, char *err, size_t errlen)
+int cj_check(const char *text, size_t len, size_t start, bool find_dups,
+	     struct cj_wide **wide, size_t *nr_wide, size_t *nr_values,
+	     char *err, size_t errlen)
 {
 	struct jc jc = {
 		.text = text,
 		.len = len,
 		.pos = start,
+		.find_dups = find_dups,
 		.err = err,
 		.errlen = errlen,
 	};
@@ -600,6 +622,7 @@ int cj_check(const char *text, size_t len, size_t start, struct cj_wide **wide,
 
 	*wide = NULL;
 	*nr_wide = 0;
+	*nr_values = 0;
 	if (check_value(&jc))
 		goto out_free;
 	skip_ws(&jc);
@@ -610,6 +633,7 @@ int cj_check(const char *text, size_t len, size_t start, struct cj_wide **wide,
 	}
 	*wide = jc.wide;
 	*nr_wide = jc.nr_wide;
+	*nr_values = jc.nr_values;
 	return 0;
 
 out_free:
