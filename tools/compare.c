@@ -4,8 +4,8 @@
  * json or json+) of a base and a new side and prints, per job and
  * direction, IOPS, bandwidth and completion latency side by side, with
  * the change and whether it is beyond run-to-run noise (Welch's t-test).
- * Calls only libc, libm and the target's JSON parser (so the fuzzer can
- * link it alone).
+ * Calls only libc, libm and the target's strict JSON layer on json-c
+ * (src/target/config/json.h; so the fuzzer can link it alone).
  */
 #include <ctype.h>
 #include <errno.h>

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of the target's configuration (src/target/config/) and its
- * strict JSON layer on json-c (config/json.c): a file as `nvmetcli save` writes it,
- * every refusal with its message, and the `mqblk target` command line.
+ * strict JSON layer on json-c (config/json.c, json_check.c): a file as
+ * `nvmetcli save` writes it, every refusal with its message, and the
+ * `mqblk target` command line.
  */
 #include <stdarg.h>
 #include <stddef.h>
