@@ -726,6 +726,7 @@ static void test_nvmetcli_saved(void **state)
 	assert_int_equal(p->adrfam, NVMF_ADDR_FAMILY_IP4);
 	assert_string_equal(p->traddr, "127.0.0.1");
 	assert_string_equal(p->trsvcid, "4420");
+	assert_int_equal(p->trtype, NVMF_TRTYPE_TCP); /* addr.trtype "tcp" */
 	assert_false(p->discovery_only);
 	assert_int_equal(p->listen_fd, -1);
 	assert_int_equal(p->nr_subsys, 2);
@@ -1230,10 +1231,12 @@ static void test_args_issue_form(void **state)
 	assert_int_equal(p->listen_fd, -1);
 	assert_int_equal(p->inline_data, TGT_INLINE_DATA);
 	assert_int_equal(p->max_queue_size, TGT_MAX_QUEUE_DEPTH);
+	assert_int_equal(p->trtype, NVMF_TRTYPE_TCP); /* from the table */
 	p = &t.ports[1];
 	assert_true(p->discovery_only);
 	assert_string_equal(p->traddr, "127.0.0.1");
 	assert_string_equal(p->trsvcid, "8009");
+	assert_int_equal(p->trtype, NVMF_TRTYPE_TCP);
 	assert_int_equal(p->nr_subsys, 0);
 	assert_int_equal(p->listen_fd, -1);
 	assert_int_not_equal(p->portid, t.ports[0].portid);

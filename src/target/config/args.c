@@ -611,6 +611,8 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 	if (!t->ports)
 		return tgt_err(err, errlen, "out of memory");
 	for (i = 0; i < nr_ports; i++) {
+		/* --listen is NVMe/TCP's A.B.C.D:PORT or [IPv6]:PORT */
+		t->ports[i].trtype = tgt_cfg_transport_default()->trtype;
 		t->ports[i].listen_fd = -1;
 		t->ports[i].inline_data = TGT_INLINE_DATA;
 		t->ports[i].max_queue_size = TGT_MAX_QUEUE_DEPTH;

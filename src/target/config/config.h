@@ -25,13 +25,16 @@
  */
 struct tgt_cfg_transport {
 	const char *name; /* as nvmetcli and configfs spell it */
-	uint8_t trtype; /* NVMF_TRTYPE_*: the discovery log's TRTYPE */
+	uint8_t trtype; /* NVMF_TRTYPE_*: tgt_port.trtype, the core's key */
 	uint16_t default_port; /* the NVMe-oF I/O port (4420) */
 };
 
 /* The row named len bytes of name, or NULL. */
 const struct tgt_cfg_transport *tgt_cfg_transport_find(const char *name,
 						       size_t len);
+
+/* The transport of the command line's --listen ports: tcp. */
+const struct tgt_cfg_transport *tgt_cfg_transport_default(void);
 
 /* "\"tcp\"" (or "\"tcp\", \"rdma\"") into buf, for messages. */
 void tgt_cfg_transport_names(char *buf, size_t len);

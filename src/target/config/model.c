@@ -16,15 +16,21 @@
 #include "json.h"
 
 /*
- * The transports a port may name. rdma is nvmet's other network
- * transport ({ "rdma", NVMF_TRTYPE_RDMA, 4420 }); it, fc and loop are
- * refused until the target has them.
+ * The transports a port may name, the first the command line's (--listen).
+ * rdma is nvmet's other network transport ({ "rdma", NVMF_TRTYPE_RDMA,
+ * 4420 }, with its ops in core/transport*.c); it, fc and loop are refused
+ * until the target has them.
  */
 static const struct tgt_cfg_transport transports[] = {
 	{ "tcp", NVMF_TRTYPE_TCP, 4420 },
 };
 
 #define NR_TRANSPORTS (sizeof(transports) / sizeof(transports[0]))
+
+const struct tgt_cfg_transport *tgt_cfg_transport_default(void)
+{
+	return &transports[0];
+}
 
 const struct tgt_cfg_transport *tgt_cfg_transport_find(const char *name,
 						       size_t len)

@@ -16,10 +16,12 @@
 
 #include "nvmetcli.h"
 
-/* "addr" of a port: a TCP listener we can open. */
+/* "addr" of a port: a listener of a transport we have (the table in
+ * model.c), at an address we can open. */
 static int load_port_addr(struct cfg *c, struct tgt_port *p,
 			  const struct json_object *addr)
 {
+	const struct tgt_cfg_transport *tr;
 	const struct json_object *v;
 	const char *s;
 	size_t len, old;
@@ -33,7 +35,8 @@ static int load_port_addr(struct cfg *c, struct tgt_port *p,
 	v = cfg_need(c, addr, "trtype", &old);
 	if (!v || cfg_get_str(c, v, 64, &s, &len))
 		return -1;
-	if (!tgt_cfg_transport_find(s, len)) {
+	tr = tgt_cfg_transport_find(s, len);
+	if (!tr) {
 		char names[64];
 
 		tgt_cfg_transport_names(names, sizeof(names));
@@ -41,6 +44,7 @@ static int load_port_addr(struct cfg *c, struct tgt_port *p,
 		return cfg_err(c, "transport %s is not supported (only %s)", q,
 			       names);
 	}
+	p->trtype = tr->trtype;
 	cfg_pop(c, old);
 
 	v = cfg_need(c, addr, "adrfam", &old);
