@@ -4,8 +4,8 @@
  * json or json+) of a base and a new side and prints, per job and
  * direction, IOPS, bandwidth and completion latency side by side, with
  * the change and whether it is beyond run-to-run noise (Welch's t-test).
- * Calls only libc, libm and the target's JSON parser (so the fuzzer can
- * link it alone).
+ * Calls only libc, libm and the target's strict JSON layer on json-c
+ * (src/target/config/json.h; so the fuzzer can link it alone).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "compare.h"
-#include "target/json.h"
+#include "target/config/json.h"
 
 #define CMP_ERRLEN 1024
 #define NAME_SHOW_MAX 40 /* a job name's width in the table, at most */
@@ -55,35 +55,35 @@ static size_t json_start(const char *buf, size_t len)
 
 /* A member of obj of this type: *out NULL when absent; -1 when it is
  * there with another type. */
-static int get_typed(const struct json_value *obj, const char *key,
-		     enum json_type type, const struct json_value **out)
+static int get_typed(const struct json_object *obj, const char *key,
+		     enum cj_type type, const struct json_object **out)
 {
-	*out = json_get(obj, key);
-	if (*out && (*out)->type != type)
+	*out = cj_get(obj, key);
+	if (*out && cj_type(*out) != type)
 		return -1;
 	return 0;
 }
 
 /* A number member of obj: 0 with *have false when absent, -1 when it is
  * there but not a number. */
-static int get_num(const struct json_value *obj, const char *key, double *out,
+static int get_num(const struct json_object *obj, const char *key, double *out,
 		   bool *have)
 {
-	const struct json_value *v;
+	const struct json_object *v;
 
-	if (get_typed(obj, key, JSON_NUMBER, &v))
+	if (get_typed(obj, key, CJ_NUMBER, &v))
 		return -1;
 	*have = v != NULL;
 	if (v)
-		*out = v->u.num.d;
+		cj_num(v, out);
 	return 0;
 }
 
-static int load_dir(const struct json_value *d, struct cmp_dir_vals *dv,
+static int load_dir(const struct json_object *d, struct cmp_dir_vals *dv,
 		    const char *name, size_t idx, const char *dkey, char *err,
 		    size_t errlen)
 {
-	const struct json_value *clat, *pct;
+	const struct json_object *clat, *pct;
 	const char *field;
 	double ios = 0, bytes = 0, kib;
 	bool have_ios, have_bytes, have_kib;
@@ -110,7 +110,7 @@ static int load_dir(const struct json_value *d, struct cmp_dir_vals *dv,
 		dv->have[CMP_BW] = true;
 	}
 	field = "clat_ns";
-	if (get_typed(d, field, JSON_OBJECT, &clat))
+	if (get_typed(d, field, CJ_OBJECT, &clat))
 		goto bad_obj;
 	if (!clat)
 		return 0;
@@ -119,7 +119,7 @@ static int load_dir(const struct json_value *d, struct cmp_dir_vals *dv,
 		    &dv->have[CMP_CLAT_MEAN]))
 		goto bad_num;
 	field = "clat_ns.percentile";
-	if (get_typed(clat, "percentile", JSON_OBJECT, &pct))
+	if (get_typed(clat, "percentile", CJ_OBJECT, &pct))
 		goto bad_obj;
 	if (!pct)
 		return 0;
@@ -143,21 +143,21 @@ bad_obj:
 	return -1;
 }
 
-static int load_job(const struct json_value *j, struct cmp_job *job,
+static int load_job(const struct json_object *j, struct cmp_job *job,
 		    const char *name, size_t idx, char *err, size_t errlen)
 {
-	const struct json_value *v, *d;
+	const struct json_object *v, *d;
 	const char *s;
 	size_t slen;
 	int i;
 
-	if (j->type != JSON_OBJECT) {
+	if (cj_type(j) != CJ_OBJECT) {
 		snprintf(err, errlen, "%s: jobs[%zu] is not an object", name,
 			 idx);
 		return -1;
 	}
-	v = json_get(j, "jobname");
-	s = json_str(v, &slen);
+	v = cj_get(j, "jobname");
+	s = cj_str(v, &slen);
 	if (!s) {
 		snprintf(err, errlen, "%s: jobs[%zu] has no \"jobname\" string",
 			 name, idx);
@@ -174,14 +174,14 @@ static int load_job(const struct json_value *j, struct cmp_job *job,
 		return -1;
 	}
 	job->doc_idx = idx;
-	v = json_get(j, "groupid");
-	if (v && json_int(v, &job->groupid)) {
+	v = cj_get(j, "groupid");
+	if (v && cj_int(v, &job->groupid)) {
 		snprintf(err, errlen, "%s: jobs[%zu].groupid is not an integer",
 			 name, idx);
 		return -1;
 	}
 	for (i = 0; i < CMP_NR_DIRS; i++) {
-		if (get_typed(j, dir_key[i], JSON_OBJECT, &d)) {
+		if (get_typed(j, dir_key[i], CJ_OBJECT, &d)) {
 			snprintf(err, errlen,
 				 "%s: jobs[%zu].%s is not an object", name, idx,
 				 dir_key[i]);
@@ -259,8 +259,8 @@ void cmp_run_free(struct cmp_run *run)
 int cmp_run_load_buf(struct cmp_run *run, const char *name, const char *buf,
 		     size_t len, char *err, size_t errlen)
 {
-	const struct json_value *jobs;
-	struct json_value *root = NULL;
+	const struct json_object *jobs;
+	struct json_object *root = NULL;
 	char perr[256], *text;
 	size_t start, i, n;
 
@@ -284,22 +284,22 @@ int cmp_run_load_buf(struct cmp_run *run, const char *name, const char *buf,
 	for (i = 0; i < start; i++)
 		if (text[i] != '\n')
 			text[i] = ' ';
-	if (json_parse(text, len, &root, perr, sizeof(perr))) {
+	if (cj_parse(text, len, &root, perr, sizeof(perr))) {
 		snprintf(err, errlen, "%s: not JSON: %s", name, perr);
 		goto out_free;
 	}
-	jobs = json_get(root, "jobs");
+	jobs = cj_get(root, "jobs");
 	if (!jobs) {
 		snprintf(err, errlen,
 			 "%s: no \"jobs\" in it (not a fio JSON report?)",
 			 name);
 		goto out_free;
 	}
-	if (jobs->type != JSON_ARRAY) {
+	if (cj_type(jobs) != CJ_ARRAY) {
 		snprintf(err, errlen, "%s: \"jobs\" is not an array", name);
 		goto out_free;
 	}
-	n = json_count(jobs);
+	n = cj_count(jobs);
 	if (!n) {
 		snprintf(err, errlen, "%s: \"jobs\" is empty", name);
 		goto out_free;
@@ -311,7 +311,7 @@ int cmp_run_load_buf(struct cmp_run *run, const char *name, const char *buf,
 	}
 	for (i = 0; i < n; i++) {
 		run->nr_jobs = i + 1; /* so cmp_run_free frees its name */
-		if (load_job(json_at(jobs, i), &run->jobs[i], name, i, err,
+		if (load_job(cj_at(jobs, i), &run->jobs[i], name, i, err,
 			     errlen))
 			goto out_free;
 	}
@@ -319,12 +319,12 @@ int cmp_run_load_buf(struct cmp_run *run, const char *name, const char *buf,
 		snprintf(err, errlen, "%s: out of memory", name);
 		goto out_free;
 	}
-	json_free(root);
+	cj_free(root);
 	free(text);
 	return 0;
 
 out_free:
-	json_free(root);
+	cj_free(root);
 	free(text);
 	cmp_run_free(run);
 	return -1;
@@ -338,7 +338,7 @@ int cmp_run_load_file(struct cmp_run *run, const char *path, char *err,
 	int ret;
 
 	memset(run, 0, sizeof(*run));
-	if (json_read_file(path, &buf, &len, err, errlen))
+	if (cj_read_file(path, &buf, &len, err, errlen))
 		return -1;
 	ret = cmp_run_load_buf(run, path, buf, len, err, errlen);
 	free(buf);
@@ -507,7 +507,7 @@ static void job_desc(char *out, size_t outlen, const struct cmp_job *job)
 {
 	char q[128];
 
-	json_quote(q, sizeof(q), job->name, strlen(job->name));
+	cj_quote(q, sizeof(q), job->name, strlen(job->name));
 	if (job->ordinal)
 		snprintf(out, outlen, "%s #%u (group %" PRId64 ")", q,
 			 job->ordinal + 1, job->groupid);

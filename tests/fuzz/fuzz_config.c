@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer harness: the input is an nvmetcli JSON file. It goes through
- * json_parse (the tree walked and checked) and tgt_config_load_buf (the
+ * cj_parse (json-c's tree walked and checked) and tgt_config_load_buf (the
  * model checked: ports, subsystems, namespaces, hosts), then everything
  * is freed (LeakSanitizer watches that). An input starting "ARGS\n" is
  * instead a NUL-separated `mqblk target` command line for
  * tgt_config_args.
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +15,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "target/json.h"
+#include "target/config/json.h"
 #include "target/target.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -61,48 +62,55 @@ static bool utf8_ok(const unsigned char *s, size_t len)
 	return true;
 }
 
-static void check_json(const struct json_value *v, unsigned depth)
+static void check_json(const struct json_object *v, unsigned depth)
 {
-	size_t i;
+	const char *str;
+	size_t i, n, len;
+	int64_t iv;
+	double d;
+	bool b;
 
 	FUZZ_CHECK(depth <= JSON_MAX_DEPTH + 1);
-	switch (v->type) {
-	case JSON_NULL:
-	case JSON_BOOL:
+	switch (cj_type(v)) {
+	case CJ_NULL:
 		break;
-	case JSON_NUMBER:
-		FUZZ_CHECK(v->u.num.d == v->u.num.d); /* not NaN */
-		if (v->u.num.is_int)
-			FUZZ_CHECK((double)v->u.num.i == v->u.num.d);
+	case CJ_BOOL:
+		FUZZ_CHECK(!cj_bool(v, &b));
 		break;
-	case JSON_STRING:
-		FUZZ_CHECK(v->u.str.s[v->u.str.len] == 0);
-		FUZZ_CHECK(v->u.str.len <= JSON_MAX_STRING);
-		FUZZ_CHECK(utf8_ok((const unsigned char *)v->u.str.s,
-				   v->u.str.len));
+	case CJ_NUMBER:
+		FUZZ_CHECK(!cj_num(v, &d));
+		FUZZ_CHECK(isfinite(d));
+		if (!cj_int(v, &iv))
+			FUZZ_CHECK((double)iv == d);
 		break;
-	case JSON_ARRAY:
-		for (i = 0; i < v->u.arr.n; i++) {
-			FUZZ_CHECK(json_at(v, i) == &v->u.arr.items[i]);
-			check_json(&v->u.arr.items[i], depth + 1);
-		}
-		FUZZ_CHECK(json_at(v, v->u.arr.n) == NULL);
+	case CJ_STRING:
+		str = cj_str(v, &len);
+		FUZZ_CHECK(str[len] == 0);
+		FUZZ_CHECK(len <= JSON_MAX_STRING);
+		FUZZ_CHECK(utf8_ok((const unsigned char *)str, len));
 		break;
-	case JSON_OBJECT:
-		for (i = 0; i < v->u.obj.n; i++) {
-			const struct json_member *m = &v->u.obj.members[i];
-
-			FUZZ_CHECK(m->key[m->key_len] == 0);
-			FUZZ_CHECK(utf8_ok((const unsigned char *)m->key,
-					   m->key_len));
+	case CJ_ARRAY:
+		n = cj_count(v);
+		for (i = 0; i < n; i++)
+			check_json(cj_at(v, i), depth + 1);
+		FUZZ_CHECK(cj_at(v, n) == NULL);
+		break;
+	case CJ_OBJECT:
+		n = 0;
+		json_object_object_foreach((struct json_object *)v, key, m)
+		{
+			FUZZ_CHECK(utf8_ok((const unsigned char *)key,
+					   strlen(key)));
 			/* keys are unique: the lookup finds this member */
-			if (strlen(m->key) == m->key_len)
-				FUZZ_CHECK(json_get(v, m->key) == &m->value);
-			if (i)
-				FUZZ_CHECK(v->u.obj.sorted[i - 1] !=
-					   v->u.obj.sorted[i]);
-			check_json(&m->value, depth + 1);
+			FUZZ_CHECK(cj_get(v, key) != NULL);
+			if (m)
+				FUZZ_CHECK(cj_get(v, key) == m);
+			else
+				FUZZ_CHECK(cj_type(cj_get(v, key)) == CJ_NULL);
+			check_json(cj_get(v, key), depth + 1);
+			n++;
 		}
+		FUZZ_CHECK(n == cj_count(v));
 		break;
 	default:
 		FUZZ_CHECK(!"bad json type");
@@ -255,7 +263,7 @@ out:
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct json_value *root;
+	struct json_object *root;
 	char err[256];
 	struct tgt t;
 
@@ -266,13 +274,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* the parser alone */
 	memset(err, 0x55, sizeof(err));
-	if (json_parse((const char *)data, size, &root, err, sizeof(err))) {
+	if (cj_parse((const char *)data, size, &root, err, sizeof(err))) {
 		FUZZ_CHECK(root == NULL);
 		check_error(err, sizeof(err));
 		FUZZ_CHECK(err[0] >= '1' && err[0] <= '9'); /* "LINE:COL: " */
 	} else {
 		check_json(root, 0);
-		json_free(root);
+		cj_free(root);
 	}
 
 	/* and the configuration it describes */

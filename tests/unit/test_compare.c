@@ -2,7 +2,8 @@
 /*
  * Unit tests of mqblk compare's statistics and reader (tools/compare.c):
  * Student's t critical values against the printed table, Welch's test
- * against hand-computed cases, --threshold values, and job matching.
+ * against hand-computed cases, --threshold values, job matching, and
+ * what reading the reports with json-c changes.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -120,6 +121,48 @@ static void test_load(void **state)
 	assert_non_null(strstr(err, "b: not JSON: 3:"));
 }
 
+/* What reading with json-c changes: json-c alone would keep the second
+ * of two equal keys and clamp integers beyond int64; the reader refuses
+ * the first and takes the second as the number it is. */
+static void test_load_strict(void **state)
+{
+	static const char dup[] =
+		"{\"jobs\": [{\"jobname\": \"c\",\n"
+		" \"read\": {\"total_ios\": 5, \"iops\": 100, \"iops\": 1}}]}";
+	static const char big[] =
+		"{\"jobs\": [{\"jobname\": \"c\", \"read\": {\"total_ios\": "
+		"18446744073709551616, \"iops\": 18446744073709551616}}]}";
+	static const char big_group[] =
+		"{\"jobs\": [{\"jobname\": \"c\", \"groupid\": "
+		"9223372036854775808}]}";
+	static const char null_iops[] =
+		"{\"jobs\": [{\"jobname\": \"c\", \"read\": {\"iops\": null}}]}";
+	struct cmp_run run;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(cmp_run_load_buf(&run, "d", dup, strlen(dup), err,
+					  sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "d: not JSON: 2:40: duplicate key "
+				    "\"iops\""));
+	assert_int_equal(cmp_run_load_buf(&run, "b", big, strlen(big), err,
+					  sizeof(err)),
+			 0);
+	assert_true(run.jobs[0].dir[CMP_READ].val[CMP_IOPS] ==
+		    18446744073709551616.0);
+	cmp_run_free(&run);
+	assert_int_equal(cmp_run_load_buf(&run, "g", big_group,
+					  strlen(big_group), err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "g: jobs[0].groupid is not an integer"));
+	/* null is there, not absent: refused like any other non-number */
+	assert_int_equal(cmp_run_load_buf(&run, "n", null_iops,
+					  strlen(null_iops), err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "n: jobs[0].read.iops"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -127,6 +170,7 @@ int main(void)
 		cmocka_unit_test(test_welch),
 		cmocka_unit_test(test_threshold),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_load_strict),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

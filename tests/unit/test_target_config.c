@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the target's configuration (src/target/config.c) and its
- * JSON parser (src/target/json.c): a file as `nvmetcli save` writes it,
- * every refusal with its message, and the `mqblk target` command line.
+ * Unit tests of the target's configuration (src/target/config/) and its
+ * strict JSON layer on json-c (config/json.c, json_check.c): a file as
+ * `nvmetcli save` writes it, every refusal with its message, and the
+ * `mqblk target` command line.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "target/json.h"
+#include "target/config/json.h"
 #include "target/target.h"
 
 static char err[512];
@@ -368,21 +369,21 @@ static void assert_uuid(const uint8_t *b, const char *hex32)
 
 /* ---- JSON --------------------------------------------------------------- */
 
-static struct json_value *parse_ok(const char *text)
+static struct json_object *parse_ok(const char *text)
 {
-	struct json_value *v;
+	struct json_object *v;
 
-	if (json_parse(text, strlen(text), &v, err, sizeof(err)))
+	if (cj_parse(text, strlen(text), &v, err, sizeof(err)))
 		fail_msg("refused: %s\n--- input ---\n%s", err, text);
 	return v;
 }
 
 static void parse_bad_len(const char *text, size_t len, const char *want)
 {
-	struct json_value *v = (struct json_value *)1;
+	struct json_object *v = (struct json_object *)&err;
 
 	memset(err, 0, sizeof(err));
-	if (!json_parse(text, len, &v, err, sizeof(err)))
+	if (!cj_parse(text, len, &v, err, sizeof(err)))
 		fail_msg("accepted, wanted '%s': %.*s", want, (int)len, text);
 	assert_null(v);
 	if (!strstr(err, want))
@@ -397,11 +398,12 @@ static void parse_bad(const char *text, const char *want)
 
 static void test_json_values(void **state)
 {
-	struct json_value *v;
-	const struct json_value *a;
+	struct json_object *v;
+	const struct json_object *a;
 	const char *s;
 	size_t len;
 	int64_t i;
+	double d;
 	bool b;
 
 	(void)state;
@@ -409,74 +411,87 @@ static void test_json_values(void **state)
 		q(" {'n': -12, 'f': 1.5e2, 'big': 18446744073709551616,"
 		  " 't': true, 'F': false, 'z': null, 'e': [], 'o': {},"
 		  " 'a': [1, 'x', [2]], 'min': -9223372036854775808}\r\n"));
-	assert_int_equal(v->type, JSON_OBJECT);
-	assert_int_equal(json_count(v), 10);
-	assert_int_equal(json_int(json_get(v, "n"), &i), 0);
+	assert_int_equal(cj_type(v), CJ_OBJECT);
+	assert_int_equal(cj_count(v), 10);
+	assert_int_equal(cj_int(cj_get(v, "n"), &i), 0);
 	assert_int_equal(i, -12);
-	assert_int_equal(json_int(json_get(v, "f"), &i), -1);
-	assert_true(json_get(v, "f")->u.num.d == 150.0);
-	assert_int_equal(json_int(json_get(v, "big"), &i), -1);
-	assert_int_equal(json_int(json_get(v, "min"), &i), 0);
+	assert_int_equal(cj_int(cj_get(v, "f"), &i), -1);
+	assert_int_equal(cj_num(cj_get(v, "f"), &d), 0);
+	assert_true(d == 150.0);
+	assert_int_equal(cj_int(cj_get(v, "big"), &i), -1);
+	assert_int_equal(cj_int(cj_get(v, "min"), &i), 0);
 	assert_true(i == INT64_MIN);
-	assert_int_equal(json_bool(json_get(v, "t"), &b), 0);
+	assert_int_equal(cj_bool(cj_get(v, "t"), &b), 0);
 	assert_true(b);
-	assert_int_equal(json_bool(json_get(v, "F"), &b), 0);
+	assert_int_equal(cj_bool(cj_get(v, "F"), &b), 0);
 	assert_false(b);
-	assert_int_equal(json_get(v, "z")->type, JSON_NULL);
-	assert_int_equal(json_count(json_get(v, "e")), 0);
-	assert_int_equal(json_get(v, "o")->type, JSON_OBJECT);
-	assert_null(json_get(v, "missing"));
-	assert_null(json_get(json_get(v, "a"), "x")); /* not an object */
-	a = json_get(v, "a");
-	assert_int_equal(json_count(a), 3);
-	s = json_str(json_at(a, 1), &len);
+	assert_int_equal(cj_type(cj_get(v, "z")), CJ_NULL);
+	assert_non_null(cj_get(v, "z")); /* null, not absent */
+	assert_int_equal(cj_count(cj_get(v, "e")), 0);
+	assert_int_equal(cj_type(cj_get(v, "o")), CJ_OBJECT);
+	assert_null(cj_get(v, "missing"));
+	assert_null(cj_get(cj_get(v, "a"), "x")); /* not an object */
+	a = cj_get(v, "a");
+	assert_int_equal(cj_count(a), 3);
+	s = cj_str(cj_at(a, 1), &len);
 	assert_string_equal(s, "x");
 	assert_int_equal(len, 1);
-	assert_int_equal(json_count(json_at(a, 2)), 1);
-	assert_null(json_at(a, 3));
-	assert_null(json_str(json_at(a, 0), NULL));
-	/* document order kept beside the sorted index */
-	assert_string_equal(json_member_at(v, 0)->key, "n");
-	assert_string_equal(json_member_at(v, 9)->key, "min");
-	json_free(v);
+	assert_int_equal(cj_count(cj_at(a, 2)), 1);
+	assert_null(cj_at(a, 3));
+	assert_null(cj_str(cj_at(a, 0), NULL));
+	/* document order: json-c iterates in insertion order */
+	{
+		const char *first = NULL, *last = NULL;
+
+		json_object_object_foreach(v, key, val)
+		{
+			(void)val;
+			if (!first)
+				first = key;
+			last = key;
+		}
+		assert_string_equal(first, "n");
+		assert_string_equal(last, "min");
+	}
+	cj_free(v);
 
 	v = parse_ok("7");
-	assert_int_equal(json_int(v, &i), 0);
+	assert_int_equal(cj_int(v, &i), 0);
 	assert_int_equal(i, 7);
-	json_free(v);
+	cj_free(v);
 	v = parse_ok("\xef\xbb\xbf\"bom\"");
-	assert_string_equal(json_str(v, NULL), "bom");
-	json_free(v);
+	assert_string_equal(cj_str(v, NULL), "bom");
+	cj_free(v);
 	v = parse_ok("-0.0e-5");
-	assert_int_equal(v->type, JSON_NUMBER);
-	json_free(v);
+	assert_int_equal(cj_type(v), CJ_NUMBER);
+	cj_free(v);
 }
 
 static void test_json_strings(void **state)
 {
-	struct json_value *v;
+	struct json_object *v;
 	size_t len;
 	const char *s;
 
 	(void)state;
 	v = parse_ok("\"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\"");
-	assert_string_equal(json_str(v, NULL), "a\"b\\c/d\b\f\n\r\t");
-	json_free(v);
+	assert_string_equal(cj_str(v, NULL), "a\"b\\c/d\b\f\n\r\t");
+	cj_free(v);
 	/* \u to UTF-8: 1, 2, 3 bytes and a surrogate pair (4) */
 	v = parse_ok("\"\\u0041\\u00e9\\u20AC\\ud83d\\ude00\"");
-	assert_string_equal(json_str(v, NULL),
+	assert_string_equal(cj_str(v, NULL),
 			    "A\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
-	json_free(v);
+	cj_free(v);
 	/* raw UTF-8 passes through */
 	v = parse_ok("\"\xc3\xa9\xf0\x9f\x98\x80\"");
-	assert_string_equal(json_str(v, NULL), "\xc3\xa9\xf0\x9f\x98\x80");
-	json_free(v);
+	assert_string_equal(cj_str(v, NULL), "\xc3\xa9\xf0\x9f\x98\x80");
+	cj_free(v);
 	/* \u0000: in the string, counted */
 	v = parse_ok("\"a\\u0000b\"");
-	s = json_str(v, &len);
+	s = cj_str(v, &len);
 	assert_int_equal(len, 3);
 	assert_memory_equal(s, "a\0b", 3);
-	json_free(v);
+	cj_free(v);
 }
 
 static void test_json_errors(void **state)
@@ -529,7 +544,96 @@ static void test_json_errors(void **state)
 		deep[64 + i] = ']';
 	}
 	deep[128] = 0;
-	json_free(parse_ok(deep));
+	cj_free(parse_ok(deep));
+}
+
+/*
+ * What json-c's tokener takes even with JSON_TOKENER_STRICT (or changes
+ * quietly), each refused or kept exact by the checking pass before it.
+ */
+static void test_json_stricter_than_jsonc(void **state)
+{
+	struct json_object *v, *a;
+	char deep[700];
+	int64_t i;
+	double d;
+	int k;
+
+	(void)state;
+	/* json-c: single quotes, NaN, "1.", "-01" in an array, raw control
+	 * characters, lone surrogates (U+FFFD), overlong UTF-8, 1e999 */
+	parse_bad("{'a':1}", "1:2: expected a string key, found '''");
+	parse_bad("NaN", "1:1: expected a value, found 'N'");
+	parse_bad("[1.]", "1:4: a fraction needs a digit");
+	parse_bad("[-01]", "1:2: leading zero");
+	parse_bad("[\"a\tb\"]", "1:4: control character 0x09");
+	parse_bad("[\"\\udc00\"]", "1:3: lone low surrogate \\udc00");
+	parse_bad("[\"\xc0\xaf\"]", "1:3: invalid UTF-8 byte 0xc0");
+	parse_bad("[1e999]", "1:2: number out of range");
+	parse_bad("[1] [2]", "1:5: '[' after the value");
+	parse_bad("[/*c*/1]", "1:2: expected a value, found '/'");
+
+	/* json-c keeps the last of duplicate keys: refused, at the second,
+	 * however deep, equal once decoded */
+	parse_bad("{\"a\":{\"b\":1,\n\"b\":2}}", "2:1: duplicate key \"b\"");
+	parse_bad("[{\"x\":1},{\"x\":2,\"\\u0078\":3}]",
+		  "1:17: duplicate key \"x\"");
+	cj_free(parse_ok("[{\"x\":1},{\"x\":2}]")); /* not across objects */
+	/* json-c keys are C strings: \u0000 in a key would cut it */
+	parse_bad("{\"a\\u0000b\":1}", "1:2: \\u0000 in a key");
+
+	/* json-c clamps integers to int64/uint64: out of int64 they are
+	 * doubles here, not integers */
+	v = parse_ok("{\"a\": [18446744073709551616, 9223372036854775808, "
+		     "-9223372036854775809, 9223372036854775807, null], "
+		     "\"b\": {\"c\": 18446744073709551615}, \"d\": 2}");
+	a = cj_get(v, "a");
+	assert_int_equal(cj_int(cj_at(a, 0), &i), -1);
+	assert_int_equal(cj_num(cj_at(a, 0), &d), 0);
+	assert_true(d == 18446744073709551616.0);
+	assert_int_equal(cj_int(cj_at(a, 1), &i), -1);
+	assert_int_equal(cj_num(cj_at(a, 1), &d), 0);
+	assert_true(d == 9223372036854775808.0);
+	assert_int_equal(cj_int(cj_at(a, 2), &i), -1);
+	assert_int_equal(cj_num(cj_at(a, 2), &d), 0);
+	assert_true(d == -9223372036854775808.0);
+	assert_int_equal(cj_int(cj_at(a, 3), &i), 0);
+	assert_true(i == INT64_MAX);
+	assert_int_equal(cj_type(cj_at(a, 4)), CJ_NULL);
+	assert_non_null(cj_at(a, 4)); /* null, not absent */
+	assert_int_equal(cj_int(cj_get(cj_get(v, "b"), "c"), &i), -1);
+	assert_int_equal(cj_int(cj_get(v, "d"), &i), 0);
+	assert_int_equal(i, 2);
+	cj_free(v);
+	v = parse_ok("18446744073709551616"); /* the whole document */
+	assert_int_equal(cj_type(v), CJ_NUMBER);
+	assert_int_equal(cj_int(v, &i), -1);
+	cj_free(v);
+	v = parse_ok("null");
+	assert_int_equal(cj_type(v), CJ_NULL);
+	cj_free(v);
+
+	/* depth: json-c's default tokener stops at 32; ours takes 64
+	 * objects deep and refuses 65 */
+	for (k = 0; k < 64; k++)
+		memcpy(deep + 5 * k, "{\"a\":", 5);
+	deep[320] = '1';
+	memset(deep + 321, '}', 64);
+	deep[385] = 0;
+	cj_free(parse_ok(deep));
+	memmove(deep + 5, deep, 386);
+	memcpy(deep, "{\"a\":", 5);
+	deep[391] = '}';
+	deep[392] = 0;
+	parse_bad(deep, "1:321: nested deeper than 64 levels");
+
+	/* and through the loader: the file name, then line:column */
+	load_bad("{\"ports\": [], \"ports\": []}",
+		 "config.json:1:15: duplicate key \"ports\"");
+	load_bad("{\"ports\": [{\"portid\": 18446744073709551616}]}",
+		 "config.json: ports[0].portid: expected an integer");
+	load_bad("{\"ports\": null}",
+		 "config.json: ports: expected an array, found null");
 }
 
 static void test_json_quote(void **state)
@@ -537,9 +641,9 @@ static void test_json_quote(void **state)
 	char out[16];
 
 	(void)state;
-	json_quote(out, sizeof(out), "ab\"\n", 4);
+	cj_quote(out, sizeof(out), "ab\"\n", 4);
 	assert_string_equal(out, "\"ab\\\"\\x0a\"");
-	json_quote(out, sizeof(out), "0123456789abcdef", 16);
+	cj_quote(out, sizeof(out), "0123456789abcdef", 16);
 	assert_string_equal(out, "\"0123456789...\"");
 	assert_true(strlen(out) < sizeof(out));
 }
@@ -622,6 +726,7 @@ static void test_nvmetcli_saved(void **state)
 	assert_int_equal(p->adrfam, NVMF_ADDR_FAMILY_IP4);
 	assert_string_equal(p->traddr, "127.0.0.1");
 	assert_string_equal(p->trsvcid, "4420");
+	assert_int_equal(p->trtype, NVMF_TRTYPE_TCP); /* addr.trtype "tcp" */
 	assert_false(p->discovery_only);
 	assert_int_equal(p->listen_fd, -1);
 	assert_int_equal(p->nr_subsys, 2);
@@ -873,6 +978,20 @@ static void test_refusals(void **state)
 		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
 		 "config.json: ports[0].addr.trtype: transport \"rdma\" is not "
 		 "supported (only \"tcp\")");
+	/* the transport table: one row (tcp); nvmet's others named */
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'fc',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
+		 "ports[0].addr.trtype: transport \"fc\" is not supported "
+		 "(only \"tcp\")");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'loop',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
+		 "transport \"loop\" is not supported (only \"tcp\")");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'TCP',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
+		 "transport \"TCP\" is not supported (only \"tcp\")");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcpx',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
+		 "transport \"tcpx\" is not supported (only \"tcp\")");
 	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
 		   "'adrfam':'fc','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
 		 "ports[0].addr.adrfam: address family \"fc\" is not supported "
@@ -1112,10 +1231,12 @@ static void test_args_issue_form(void **state)
 	assert_int_equal(p->listen_fd, -1);
 	assert_int_equal(p->inline_data, TGT_INLINE_DATA);
 	assert_int_equal(p->max_queue_size, TGT_MAX_QUEUE_DEPTH);
+	assert_int_equal(p->trtype, NVMF_TRTYPE_TCP); /* from the table */
 	p = &t.ports[1];
 	assert_true(p->discovery_only);
 	assert_string_equal(p->traddr, "127.0.0.1");
 	assert_string_equal(p->trsvcid, "8009");
+	assert_int_equal(p->trtype, NVMF_TRTYPE_TCP);
 	assert_int_equal(p->nr_subsys, 0);
 	assert_int_equal(p->listen_fd, -1);
 	assert_int_not_equal(p->portid, t.ports[0].portid);
@@ -1194,6 +1315,40 @@ static void test_args_help(void **state)
 	assert_null(t.ports);
 	tgt_config_free(&t);
 	assert_int_equal(args(&t, "target --listen 1.2.3.4:1 -h"), 1);
+	tgt_config_free(&t);
+}
+
+/* What getopt_long brings: unambiguous prefixes, clustered short
+ * options, "--" ending the options; each refusal still one line. */
+static void test_args_getopt(void **state)
+{
+	struct tgt t;
+
+	(void)state;
+	args_ok(&t, "target --lis 1.2.3.4:5 --nq nqn.a --ns a -vv "
+		    "--reac=3 --allow-any");
+	assert_int_equal(t.nr_ports, 1);
+	assert_string_equal(t.subsys[0]->nqn, "nqn.a");
+	assert_int_equal(t.nr_reactors, 3);
+	assert_true(t.verbose);
+	assert_true(t.subsys[0]->allow_any_host);
+	tgt_config_free(&t);
+	args_bad("target --an 1:1=optimized",
+		 "ambiguous option \"--an\" (--ana-group, --ana, --anatt)");
+	args_bad("target --allow 1", "ambiguous option \"--allow\"");
+	/* an exact name wins over the longer ones it begins */
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a --ana",
+		 "--ana needs a value");
+	args_bad("target -vx", "unknown option \"-x\"");
+	args_bad("target -v=1", "unknown option \"-=\"");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a -- b",
+		 "unexpected argument \"b\"");
+	args_bad("target --nq nqn.a --nqn nqn.b", "--nqn given twice");
+	args_bad("target --verb=1", "--verbose takes no value");
+	/* stops at the first operand: what follows is not read */
+	args_bad("target stray --bogus", "unexpected argument \"stray\"");
+	/* getopt's state starts over on every call */
+	args_ok(&t, "target --listen 1.2.3.4:5 --nqn nqn.a --ns a");
 	tgt_config_free(&t);
 }
 
@@ -1546,6 +1701,7 @@ int main(void)
 		cmocka_unit_test(test_json_values),
 		cmocka_unit_test(test_json_strings),
 		cmocka_unit_test(test_json_errors),
+		cmocka_unit_test(test_json_stricter_than_jsonc),
 		cmocka_unit_test(test_json_quote),
 		cmocka_unit_test(test_nvmetcli_saved),
 		cmocka_unit_test(test_nvmetcli_example),
@@ -1556,6 +1712,7 @@ int main(void)
 		cmocka_unit_test(test_args_stable_ids),
 		cmocka_unit_test(test_args_forms),
 		cmocka_unit_test(test_args_help),
+		cmocka_unit_test(test_args_getopt),
 		cmocka_unit_test(test_args_config),
 		cmocka_unit_test(test_args_port_params),
 		cmocka_unit_test(test_args_refusals),

@@ -1,0 +1,815 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `mqblk target`'s command line (getopt_long) into the model of target.h:
+ * --listen/--nqn/--ns/--allow-* build one subsystem, or --config loads
+ * nvmetcli's JSON; the run options (reactors, stall, sockets, coalescing,
+ * zero copy) either way.
+ */
+#include <arpa/inet.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "json.h"
+
+enum opt_id {
+	OPT_CONFIG,
+	OPT_LISTEN,
+	OPT_NQN,
+	OPT_NS,
+	OPT_ALLOW_HOST,
+	OPT_ALLOW_ANY_HOST,
+	OPT_DISCOVERY_PORT,
+	OPT_REACTORS,
+	OPT_STALL_MS,
+	OPT_STATS_SOCKET,
+	OPT_VERBOSE,
+	OPT_BUSY_POLL,
+	OPT_INLINE_DATA_SIZE,
+	OPT_MAX_QUEUE_SIZE,
+	OPT_COALESCE_COUNT,
+	OPT_COALESCE_USECS,
+	OPT_ZEROCOPY,
+	OPT_ANA_GROUP,
+	OPT_ANA,
+	OPT_CTL,
+	OPT_ANATT,
+	OPT_HELP,
+};
+
+struct opt {
+	const char *name; /* without "--" */
+	char short_name;
+	bool has_arg;
+	bool repeats; /* may be given more than once */
+	enum opt_id id;
+};
+
+static const struct opt opts[] = {
+	{ "config", 0, true, false, OPT_CONFIG },
+	{ "listen", 0, true, true, OPT_LISTEN },
+	{ "nqn", 0, true, false, OPT_NQN },
+	{ "ns", 0, true, true, OPT_NS },
+	{ "allow-host", 0, true, true, OPT_ALLOW_HOST },
+	{ "allow-any-host", 0, false, false, OPT_ALLOW_ANY_HOST },
+	{ "discovery-port", 0, true, false, OPT_DISCOVERY_PORT },
+	{ "reactors", 0, true, false, OPT_REACTORS },
+	{ "stall-ms", 0, true, false, OPT_STALL_MS },
+	{ "stats-socket", 0, true, false, OPT_STATS_SOCKET },
+	{ "verbose", 'v', false, true, OPT_VERBOSE },
+	{ "busy-poll", 0, false, false, OPT_BUSY_POLL },
+	{ "inline-data-size", 0, true, false, OPT_INLINE_DATA_SIZE },
+	{ "max-queue-size", 0, true, false, OPT_MAX_QUEUE_SIZE },
+	{ "coalesce-count", 0, true, false, OPT_COALESCE_COUNT },
+	{ "coalesce-usecs", 0, true, false, OPT_COALESCE_USECS },
+	{ "zerocopy", 0, true, false, OPT_ZEROCOPY },
+	{ "ana-group", 0, true, true, OPT_ANA_GROUP },
+	{ "ana", 0, true, true, OPT_ANA },
+	{ "ctl", 0, true, false, OPT_CTL },
+	{ "anatt", 0, true, false, OPT_ANATT },
+	{ "help", 'h', false, true, OPT_HELP },
+};
+
+#define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
+#define MAX_REACTORS 1024
+#define MAX_STALL_MS 3600000u /* an hour */
+#define MAX_COALESCE_USECS 100000u /* 100 ms */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mqblk target --listen ADDR:PORT [--listen ADDR:PORT ...] "
+		"--nqn NQN\n"
+		"                    --ns URI [--ns URI ...]\n"
+		"                    [--allow-host HOSTNQN ... | "
+		"--allow-any-host]\n"
+		"                    [--discovery-port PORT] [options]\n"
+		"       mqblk target --config FILE [options]\n"
+		"       mqblk target --stats [--stats-socket PATH]\n"
+		"\n"
+		"An NVMe/TCP target serving mqblk devices.\n"
+		"\n"
+		"  --listen ADDR:PORT     address to listen on: A.B.C.D:PORT "
+		"or [IPv6]:PORT;\n"
+		"                         repeat for more ports (port IDs 1, "
+		"2, ... in order),\n"
+		"                         each a path to the same subsystem\n"
+		"  --nqn NQN              the subsystem's NQN (nqn.YYYY-MM."
+		"reverse.domain:...)\n"
+		"  --ns URI               a namespace: a file, a block device "
+		"or an mqblk\n"
+		"                         device URI (null:...); NSIDs 1, 2, "
+		"... in order\n"
+		"  --ana-group NSID:GRP   put namespace NSID in ANA group GRP "
+		"(1..%u; default 1)\n"
+		"  --ana PORT:GRP=STATE   group GRP's initial ANA state on PORT "
+		"(a port ID or\n"
+		"                         its ADDR:PORT): optimized (default), "
+		"non-optimized,\n"
+		"                         inaccessible, persistent-loss or "
+		"change\n"
+		"  --allow-host HOSTNQN   a host that may connect (repeat for "
+		"more)\n"
+		"  --allow-any-host       any host may connect\n"
+		"  --discovery-port PORT  also listen on PORT (same address) "
+		"for discovery only\n"
+		"  --inline-data-size B   in-capsule write data the I/O "
+		"queues take (IOCCSZ),\n"
+		"                         0..%u (default %u, nvmet's "
+		"inline_data_size)\n"
+		"  --max-queue-size N     entries per queue (CAP.MQES + 1), "
+		"%u..%u (default %u)\n"
+		"  --config FILE          nvmetcli's saved JSON (`nvmetcli "
+		"save FILE`) instead\n"
+		"                         of --listen/--nqn/--ns/--allow-*/"
+		"--inline-data-size/\n"
+		"                         --max-queue-size/--ana-group/--ana (the file has\n"
+		"                         ana_grpid and ana_groups)\n"
+		"  --reactors N           reactor threads (0, the default: one "
+		"per online CPU)\n"
+		"  --stall-ms MS          log a command outstanding this long "
+		"(default %u)\n"
+		"  --stats-socket PATH    serve per-queue counters on this UNIX "
+		"socket\n"
+		"                         (default /tmp/mqblk-target.sock)\n"
+		"  --stats                print a running target's per-queue "
+		"counters\n"
+		"  --ctl PATH             serve `mqblk ctl PATH ...` on this "
+		"UNIX socket (ANA\n"
+		"                         states, ports down and up, stats)\n"
+		"  --anatt SECONDS        the ANA transition time Identify "
+		"reports (1..255,\n"
+		"                         default %u, nvmet's): a host resets "
+		"a controller whose\n"
+		"                         group stays in change past twice "
+		"this\n"
+		"  --busy-poll            reactors never sleep: they poll their "
+		"sockets and\n"
+		"                         devices (SPDK's way: lowest latency, "
+		"a CPU each)\n"
+		"  --coalesce-count N     response coalescing: a queue's "
+		"completions wait until N\n"
+		"                         are ready (2..%u) or the oldest "
+		"has waited\n"
+		"  --coalesce-usecs US    US microseconds (1..%u), then go "
+		"in one send; both\n"
+		"                         or neither (default: off, each "
+		"reactor pass sends)\n"
+		"  --zerocopy MODE        off (default), signalled or "
+		"unsignalled: sends of\n"
+		"                         16 KiB and more with MSG_ZEROCOPY; "
+		"its notification\n"
+		"                         read after every send (signalled) "
+		"or once per\n"
+		"                         reactor pass for all sends since "
+		"(unsignalled)\n"
+		"  -v, --verbose          log connections and controllers\n"
+		"  -h, --help             this text\n"
+		"\n"
+		"Without --allow-host or --allow-any-host no host may connect "
+		"to the subsystem\n"
+		"(discovery stays open to all).\n",
+		TGT_MAX_ANA_GROUPS, TGT_MAX_INLINE_DATA, TGT_INLINE_DATA,
+		TGT_MIN_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH,
+		TGT_CFG_DEFAULT_STALL_MS, TGT_ANATT, TGT_MAX_QUEUE_DEPTH,
+		MAX_COALESCE_USECS);
+}
+
+/* What the command line said, before it is checked and applied. */
+struct args {
+	const char *val[NR_OPTS]; /* single-valued options */
+	bool seen[NR_OPTS];
+	const char **ns; /* --ns values, in order */
+	unsigned nr_ns;
+	const char **hosts; /* --allow-host values */
+	unsigned nr_hosts;
+	const char **listens; /* --listen values, in order */
+	unsigned nr_listens;
+	const char **ana_groups; /* --ana-group values */
+	unsigned nr_ana_groups;
+	const char **anas; /* --ana values */
+	unsigned nr_anas;
+};
+
+/* getopt_long's val for opts[i]: past every short option character. */
+#define OPT_VAL 256
+
+/* The option getopt_long answered c for (a short letter or OPT_VAL + id),
+ * or NULL. */
+static const struct opt *opt_of(int c)
+{
+	size_t i;
+
+	if (c >= OPT_VAL && c < OPT_VAL + (int)NR_OPTS)
+		return &opts[c - OPT_VAL];
+	for (i = 0; i < NR_OPTS; i++)
+		if (opts[i].short_name && opts[i].short_name == c)
+			return &opts[i];
+	return NULL;
+}
+
+/*
+ * What getopt_long refused, as one line: with opterr 0 it says only '?'
+ * (unknown, ambiguous, or a value given to an option without one) or ':'
+ * (no value), optopt naming the option when it knows it.
+ */
+static int bad_option(int c, char **argv, char *err, size_t errlen)
+{
+	const struct opt *o = optopt ? opt_of(optopt) : NULL;
+	const char *arg = argv[optind - 1], *eq;
+	char q[80], names[160];
+	size_t len, i, n = 0, o_len = 0;
+
+	if (c == ':' && o)
+		return tgt_err(err, errlen, "--%s needs a value", o->name);
+	if (o)
+		return tgt_err(err, errlen, "--%s takes no value", o->name);
+	if (optopt) {
+		/* a short option we do not have */
+		q[0] = '-';
+		q[1] = (char)optopt;
+		cj_quote(names, sizeof(names), q, 2);
+		return tgt_err(err, errlen, "unknown option %s (see --help)",
+			       names);
+	}
+	eq = strchr(arg, '=');
+	len = eq ? (size_t)(eq - arg) : strlen(arg);
+	cj_quote(q, sizeof(q), arg, len);
+	/* getopt_long takes an unambiguous prefix: name the candidates */
+	names[0] = 0;
+	for (i = 0; len > 2 && i < NR_OPTS; i++) {
+		if (strncmp(opts[i].name, arg + 2, len - 2))
+			continue;
+		n++;
+		if (o_len < sizeof(names))
+			o_len += (size_t)snprintf(names + o_len,
+						  sizeof(names) - o_len,
+						  "%s--%s", o_len ? ", " : "",
+						  opts[i].name);
+	}
+	if (n > 1)
+		return tgt_err(err, errlen, "ambiguous option %s (%s)", q,
+			       names);
+	return tgt_err(err, errlen, "unknown option %s (see --help)", q);
+}
+
+/*
+ * argv into a (values point into argv), with getopt_long: "+" stops at
+ * the first word that is not an option (refused: the target takes no
+ * operands), ":" reports a missing value apart. getopt's state is global:
+ * optind = 0 starts it over, as the tests and the fuzzer call this
+ * again; only the main thread parses a command line.
+ */
+static int scan_args(int argc, char **argv, struct args *a, char *err,
+		     size_t errlen)
+{
+	struct option longopts[NR_OPTS + 1];
+	char shortopts[8 + NR_OPTS];
+	size_t i, s = 0;
+	char q[80];
+
+	a->ns = calloc((size_t)argc, sizeof(*a->ns));
+	a->hosts = calloc((size_t)argc, sizeof(*a->hosts));
+	a->listens = calloc((size_t)argc, sizeof(*a->listens));
+	a->ana_groups = calloc((size_t)argc, sizeof(*a->ana_groups));
+	a->anas = calloc((size_t)argc, sizeof(*a->anas));
+	if (!a->ns || !a->hosts || !a->listens || !a->ana_groups || !a->anas)
+		return tgt_err(err, errlen, "out of memory");
+
+	shortopts[s++] = '+';
+	shortopts[s++] = ':';
+	for (i = 0; i < NR_OPTS; i++) {
+		longopts[i].name = opts[i].name;
+		longopts[i].has_arg = opts[i].has_arg ? required_argument :
+							no_argument;
+		longopts[i].flag = NULL;
+		longopts[i].val = OPT_VAL + (int)i;
+		if (opts[i].short_name)
+			shortopts[s++] = opts[i].short_name; /* no values */
+	}
+	shortopts[s] = 0;
+	memset(&longopts[NR_OPTS], 0, sizeof(longopts[NR_OPTS]));
+
+	optind = 0;
+	opterr = 0;
+	for (;;) {
+		int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+		const struct opt *o;
+
+		if (c == -1)
+			break;
+		o = c == '?' || c == ':' ? NULL : opt_of(c);
+		if (!o)
+			return bad_option(c, argv, err, errlen);
+		if (a->seen[o->id] && !o->repeats)
+			return tgt_err(err, errlen, "--%s given twice",
+				       o->name);
+		a->seen[o->id] = true;
+		if (o->id == OPT_NS)
+			a->ns[a->nr_ns++] = optarg;
+		else if (o->id == OPT_ALLOW_HOST)
+			a->hosts[a->nr_hosts++] = optarg;
+		else if (o->id == OPT_LISTEN)
+			a->listens[a->nr_listens++] = optarg;
+		else if (o->id == OPT_ANA_GROUP)
+			a->ana_groups[a->nr_ana_groups++] = optarg;
+		else if (o->id == OPT_ANA)
+			a->anas[a->nr_anas++] = optarg;
+		else
+			a->val[o->id] = o->has_arg ? optarg : NULL;
+	}
+	if (optind < argc) {
+		cj_quote(q, sizeof(q), argv[optind], strlen(argv[optind]));
+		return tgt_err(err, errlen,
+			       "unexpected argument %s (options start with "
+			       "--; see --help)",
+			       q);
+	}
+	return 0;
+}
+
+/* A number in min..max for option name. */
+static int arg_uint(const char *name, const char *s, uint64_t min, uint64_t max,
+		    uint64_t *out, char *err, size_t errlen)
+{
+	char q[80];
+
+	cj_quote(q, sizeof(q), s, strlen(s));
+	if (tgt_cfg_parse_dec(s, strlen(s), UINT64_MAX, out))
+		return tgt_err(err, errlen,
+			       "--%s: %s is not a number (%" PRIu64 "..%" PRIu64
+			       ")",
+			       name, q, min, max);
+	if (*out < min || *out > max)
+		return tgt_err(err, errlen,
+			       "--%s: %s is out of range (%" PRIu64 "..%" PRIu64
+			       ")",
+			       name, q, min, max);
+	return 0;
+}
+
+/* A.B.C.D:PORT or [IPv6]:PORT into p. */
+static int parse_listen(const char *s, struct tgt_port *p, char *err,
+			size_t errlen)
+{
+	const char *addr, *colon;
+	size_t alen;
+	unsigned char bin[16];
+	uint64_t port;
+	char q[80];
+
+	cj_quote(q, sizeof(q), s, strlen(s));
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+
+		if (!close || close[1] != ':')
+			return tgt_err(err, errlen,
+				       "--listen: %s: expected [IPv6]:PORT", q);
+		addr = s + 1;
+		alen = (size_t)(close - addr);
+		colon = close + 1;
+		p->adrfam = NVMF_ADDR_FAMILY_IP6;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			return tgt_err(err, errlen,
+				       "--listen: %s: expected ADDR:PORT "
+				       "(A.B.C.D:PORT or [IPv6]:PORT)",
+				       q);
+		addr = s;
+		alen = (size_t)(colon - s);
+		p->adrfam = NVMF_ADDR_FAMILY_IP4;
+	}
+	if (alen >= sizeof(p->traddr))
+		return tgt_err(err, errlen, "--listen: %s: address too long",
+			       q);
+	memcpy(p->traddr, addr, alen);
+	p->traddr[alen] = 0;
+	if (inet_pton(p->adrfam == NVMF_ADDR_FAMILY_IP4 ? AF_INET : AF_INET6,
+		      p->traddr, bin) != 1)
+		return tgt_err(
+			err, errlen,
+			p->adrfam == NVMF_ADDR_FAMILY_IP4 ?
+				"--listen: %s: not an IPv4 address (IPv6: "
+				"[ADDR]:PORT)" :
+				"--listen: %s: not an IPv6 address",
+			q);
+	if (tgt_cfg_parse_dec(colon + 1, strlen(colon + 1), 65535, &port) ||
+	    !port)
+		return tgt_err(err, errlen,
+			       "--listen: %s: the port must be 1..65535", q);
+	snprintf(p->trsvcid, sizeof(p->trsvcid), "%u", (unsigned)port);
+	return 0;
+}
+
+/* The command line takes an NQN as the spec writes it: "nqn." ... */
+static int check_nqn_arg(const char *opt, const char *s, char *err,
+			 size_t errlen)
+{
+	const char *why = tgt_cfg_nqn_problem(s, strlen(s));
+	char q[80];
+	size_t i;
+
+	cj_quote(q, sizeof(q), s, strlen(s));
+	if (!why && (strncmp(s, "nqn.", 4) || !s[4]))
+		why = "an NQN starts with \"nqn.\" (nqn.2014-08.com.example:"
+		      "name or nqn.2014-08.org.nvmexpress:uuid:UUID)";
+	for (i = 0; !why && s[i]; i++)
+		if (s[i] == ' ')
+			why = "space in NQN";
+	if (why)
+		return tgt_err(err, errlen, "--%s: %s: %s", opt, q, why);
+	return 0;
+}
+
+/* --ana-group NSID:GRP: namespace NSID (an --ns) into group GRP. */
+static int parse_ana_group_arg(struct tgt_subsys *s, const char *arg, char *err,
+			       size_t errlen)
+{
+	const char *colon = strchr(arg, ':');
+	uint64_t nsid, grp;
+	char q[80];
+
+	cj_quote(q, sizeof(q), arg, strlen(arg));
+	if (!colon ||
+	    tgt_cfg_parse_dec(arg, (size_t)(colon - arg), UINT64_MAX, &nsid) ||
+	    tgt_cfg_parse_dec(colon + 1, strlen(colon + 1), UINT64_MAX, &grp))
+		return tgt_err(err, errlen,
+			       "--ana-group: %s: expected NSID:GROUP (two "
+			       "numbers)",
+			       q);
+	if (!nsid || nsid > s->nr_ns)
+		return tgt_err(err, errlen,
+			       "--ana-group: %s: no namespace %" PRIu64
+			       " (the --ns options give NSIDs 1..%u)",
+			       q, nsid, s->nr_ns);
+	if (!grp || grp > TGT_MAX_ANA_GROUPS)
+		return tgt_err(err, errlen,
+			       "--ana-group: %s: ANA group %" PRIu64
+			       " out of range (1..%u)",
+			       q, grp, TGT_MAX_ANA_GROUPS);
+	if (s->ns[nsid - 1].anagrpid)
+		return tgt_err(err, errlen,
+			       "--ana-group: namespace %" PRIu64 " given twice",
+			       nsid);
+	s->ns[nsid - 1].anagrpid = (uint32_t)grp;
+	return 0;
+}
+
+/* --ana PORT:GRP=STATE: a group's initial state on one port. */
+static int parse_ana_arg(struct tgt *t, const char *arg, char *err,
+			 size_t errlen)
+{
+	const char *eq = strrchr(arg, '='), *colon = NULL, *c;
+	struct tgt_port *p;
+	uint64_t grp;
+	uint8_t state;
+	char q[80], perr[256];
+
+	cj_quote(q, sizeof(q), arg, strlen(arg));
+	for (c = arg; eq && c < eq; c++)
+		if (*c == ':')
+			colon = c;
+	if (!eq || !colon)
+		return tgt_err(err, errlen,
+			       "--ana: %s: expected PORT:GROUP=STATE (PORT a "
+			       "port ID or ADDR:PORT)",
+			       q);
+	if (tgt_cfg_parse_dec(colon + 1, (size_t)(eq - colon - 1), UINT64_MAX,
+			      &grp) ||
+	    !grp || grp > TGT_MAX_ANA_GROUPS)
+		return tgt_err(err, errlen,
+			       "--ana: %s: the ANA group must be 1..%u", q,
+			       TGT_MAX_ANA_GROUPS);
+	state = nvme_ana_state_parse(eq + 1, strlen(eq + 1));
+	if (!state)
+		return tgt_err(err, errlen,
+			       "--ana: %s: not an ANA state (optimized, "
+			       "non-optimized, inaccessible, persistent-loss, "
+			       "change)",
+			       q);
+	p = tgt_port_find(t, arg, (size_t)(colon - arg), perr, sizeof(perr));
+	if (!p)
+		return tgt_err(err, errlen, "--ana: %s", perr);
+	if (p->discovery_only)
+		return tgt_err(err, errlen,
+			       "--ana: %s: port %u is the discovery port", q,
+			       p->portid);
+	if (!t->ana_group_used[grp])
+		return tgt_err(
+			err, errlen,
+			"--ana: %s: no namespace is in ANA group %" PRIu64
+			" (see --ana-group)",
+			q, grp);
+	atomic_store(&p->ana_state[grp], state);
+	return 0;
+}
+
+/* --listen / --nqn / --ns / --allow-* into t. */
+static int build_from_args(struct tgt *t, const struct args *a, char *err,
+			   size_t errlen)
+{
+	struct tgt_subsys *s;
+	struct tgt_port *p;
+	unsigned i, j, nr_ports;
+	uint64_t dport = 0, u = 0;
+	uint32_t inline_data, max_queue;
+	char missing[64] = "";
+	size_t m = 0;
+
+	/* 26 bytes at most: no check against sizeof(missing) needed */
+	if (!a->nr_listens)
+		m += (size_t)snprintf(missing + m, sizeof(missing) - m,
+				      ", --listen");
+	if (!a->val[OPT_NQN])
+		m += (size_t)snprintf(missing + m, sizeof(missing) - m,
+				      ", --nqn");
+	if (!a->nr_ns)
+		m += (size_t)snprintf(missing + m, sizeof(missing) - m,
+				      ", --ns");
+	if (missing[0])
+		return tgt_err(err, errlen,
+			       "missing %s (or --config FILE; see --help)",
+			       missing + 2);
+	if (a->seen[OPT_ALLOW_ANY_HOST] && a->nr_hosts)
+		return tgt_err(err, errlen,
+			       "--allow-host and --allow-any-host exclude each "
+			       "other");
+	if (a->nr_ns > TGT_MAX_NS)
+		return tgt_err(err, errlen, "--ns: more than %u namespaces",
+			       TGT_MAX_NS);
+	if (check_nqn_arg("nqn", a->val[OPT_NQN], err, errlen))
+		return -1;
+	if (!strcmp(a->val[OPT_NQN], NVME_DISC_SUBSYS_NAME))
+		return tgt_err(err, errlen,
+			       "--nqn: %s is the discovery subsystem's NQN",
+			       NVME_DISC_SUBSYS_NAME);
+	if (a->val[OPT_DISCOVERY_PORT] &&
+	    arg_uint("discovery-port", a->val[OPT_DISCOVERY_PORT], 1, 65535,
+		     &dport, err, errlen))
+		return -1;
+
+	if (tgt_cfg_disc_init(t))
+		return tgt_err(err, errlen, "out of memory");
+	t->subsys = calloc(1, sizeof(*t->subsys));
+	s = tgt_cfg_subsys_new();
+	if (!t->subsys || !s) {
+		free(s);
+		return tgt_err(err, errlen, "out of memory");
+	}
+	t->subsys[t->nr_subsys++] = s;
+	snprintf(s->nqn, sizeof(s->nqn), "%s", a->val[OPT_NQN]);
+	tgt_cfg_subsys_defaults(s);
+	s->next_cntlid = s->cntlid_min;
+	s->allow_any_host = a->seen[OPT_ALLOW_ANY_HOST];
+
+	if (a->nr_hosts) {
+		s->hosts = calloc(a->nr_hosts, sizeof(*s->hosts));
+		if (!s->hosts)
+			return tgt_err(err, errlen, "out of memory");
+	}
+	for (i = 0; i < a->nr_hosts; i++) {
+		if (check_nqn_arg("allow-host", a->hosts[i], err, errlen))
+			return -1;
+		/* a handful of hosts on a command line: O(n^2) is fine */
+		for (j = 0; j < i; j++)
+			if (!strcmp(a->hosts[i], a->hosts[j]))
+				return tgt_err(err, errlen,
+					       "--allow-host: %s given twice",
+					       a->hosts[i]);
+		snprintf(s->hosts[i].nqn, sizeof(s->hosts[i].nqn), "%s",
+			 a->hosts[i]);
+		s->nr_hosts++;
+	}
+
+	s->ns = calloc(a->nr_ns, sizeof(*s->ns));
+	if (!s->ns)
+		return tgt_err(err, errlen, "out of memory");
+	for (i = 0; i < a->nr_ns; i++) {
+		struct tgt_ns *ns = &s->ns[i];
+
+		if (!a->ns[i][0])
+			return tgt_err(err, errlen, "--ns: empty device");
+		ns->uri = strdup(a->ns[i]);
+		if (!ns->uri)
+			return tgt_err(err, errlen, "out of memory");
+		s->nr_ns++;
+		ns->nsid = i + 1;
+		ns->enabled = true;
+		tgt_cfg_derive_uuid(s->nqn, ns->nsid, ns->uuid);
+		tgt_cfg_derive_nguid(s->nqn, ns->nsid, ns->nguid);
+		ns->has_uuid = true;
+		ns->has_nguid = true;
+	}
+
+	nr_ports = a->nr_listens + (dport ? 1 : 0);
+	t->ports = calloc(nr_ports, sizeof(*t->ports));
+	if (!t->ports)
+		return tgt_err(err, errlen, "out of memory");
+	for (i = 0; i < nr_ports; i++) {
+		/* --listen is NVMe/TCP's A.B.C.D:PORT or [IPv6]:PORT */
+		t->ports[i].trtype = tgt_cfg_transport_default()->trtype;
+		t->ports[i].listen_fd = -1;
+		t->ports[i].inline_data = TGT_INLINE_DATA;
+		t->ports[i].max_queue_size = TGT_MAX_QUEUE_DEPTH;
+		tgt_cfg_port_ana_init(&t->ports[i]);
+	}
+	t->nr_ports = nr_ports;
+	if (a->val[OPT_INLINE_DATA_SIZE] &&
+	    arg_uint("inline-data-size", a->val[OPT_INLINE_DATA_SIZE], 0,
+		     TGT_MAX_INLINE_DATA, &u, err, errlen))
+		return -1;
+	inline_data = a->val[OPT_INLINE_DATA_SIZE] ? (uint32_t)u :
+						     TGT_INLINE_DATA;
+	if (a->val[OPT_MAX_QUEUE_SIZE] &&
+	    arg_uint("max-queue-size", a->val[OPT_MAX_QUEUE_SIZE],
+		     TGT_MIN_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH, &u, err, errlen))
+		return -1;
+	max_queue = a->val[OPT_MAX_QUEUE_SIZE] ? (uint32_t)u :
+						 TGT_MAX_QUEUE_DEPTH;
+	/* every --listen a port of the one subsystem: its paths */
+	for (i = 0; i < a->nr_listens; i++) {
+		p = &t->ports[i];
+		p->portid = (uint16_t)(i + 1);
+		p->inline_data = inline_data;
+		p->max_queue_size = max_queue;
+		if (parse_listen(a->listens[i], p, err, errlen))
+			return -1;
+		for (j = 0; j < i; j++)
+			if (tgt_cfg_same_addr(p, &t->ports[j]))
+				return tgt_err(err, errlen,
+					       "--listen: %s given twice",
+					       a->listens[i]);
+		p->subsys = calloc(1, sizeof(*p->subsys));
+		if (!p->subsys)
+			return tgt_err(err, errlen, "out of memory");
+		p->subsys[p->nr_subsys++] = s;
+	}
+	p = &t->ports[0];
+	if (dport) {
+		struct tgt_port *d = &t->ports[a->nr_listens];
+		char dsvc[32];
+
+		snprintf(dsvc, sizeof(dsvc), "%" PRIu64, dport);
+		for (i = 0; i < a->nr_listens; i++)
+			if (!strcmp(t->ports[i].trsvcid, dsvc) &&
+			    !strcmp(t->ports[i].traddr, p->traddr))
+				return tgt_err(err, errlen,
+					       "--discovery-port: %" PRIu64
+					       " is a --listen port",
+					       dport);
+		d->portid = (uint16_t)(a->nr_listens + 1);
+		d->adrfam = p->adrfam;
+		memcpy(d->traddr, p->traddr, sizeof(d->traddr));
+		snprintf(d->trsvcid, sizeof(d->trsvcid), "%s", dsvc);
+		d->discovery_only = true;
+	}
+	for (i = 0; i < a->nr_ana_groups; i++)
+		if (parse_ana_group_arg(s, a->ana_groups[i], err, errlen))
+			return -1;
+	tgt_cfg_ana_finish(t);
+	for (i = 0; i < a->nr_anas; i++)
+		if (parse_ana_arg(t, a->anas[i], err, errlen))
+			return -1;
+	return 0;
+}
+
+int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
+		    size_t errlen)
+{
+	struct args a;
+	uint64_t u;
+	int ret = -1;
+
+	memset(&a, 0, sizeof(a));
+	memset(t, 0, sizeof(*t));
+	t->stall_ms = TGT_CFG_DEFAULT_STALL_MS;
+	if (scan_args(argc, argv, &a, err, errlen))
+		goto out;
+	if (a.seen[OPT_HELP]) {
+		usage(stdout);
+		ret = 1;
+		goto out;
+	}
+	t->verbose = a.seen[OPT_VERBOSE];
+	t->busy_poll = a.seen[OPT_BUSY_POLL];
+	if (a.val[OPT_REACTORS]) {
+		if (arg_uint("reactors", a.val[OPT_REACTORS], 0, MAX_REACTORS,
+			     &u, err, errlen))
+			goto out;
+		t->nr_reactors = (unsigned)u;
+	}
+	if (a.val[OPT_STALL_MS]) {
+		if (arg_uint("stall-ms", a.val[OPT_STALL_MS], 1, MAX_STALL_MS,
+			     &u, err, errlen))
+			goto out;
+		t->stall_ms = (uint32_t)u;
+	}
+	if (!a.val[OPT_COALESCE_COUNT] != !a.val[OPT_COALESCE_USECS]) {
+		tgt_err(err, errlen,
+			"--coalesce-count and --coalesce-usecs go together (how "
+			"many completions, and how long the first may wait)");
+		goto out;
+	}
+	if (a.val[OPT_COALESCE_COUNT]) {
+		if (arg_uint("coalesce-count", a.val[OPT_COALESCE_COUNT], 2,
+			     TGT_MAX_QUEUE_DEPTH, &u, err, errlen))
+			goto out;
+		t->coal_count = (uint32_t)u;
+		if (arg_uint("coalesce-usecs", a.val[OPT_COALESCE_USECS], 1,
+			     MAX_COALESCE_USECS, &u, err, errlen))
+			goto out;
+		t->coal_usecs = (uint32_t)u;
+	}
+	if (a.val[OPT_ZEROCOPY]) {
+		const char *z = a.val[OPT_ZEROCOPY];
+		char q[48];
+
+		if (!strcmp(z, "off")) {
+			t->zerocopy = TGT_ZC_OFF;
+		} else if (!strcmp(z, "signalled")) {
+			t->zerocopy = TGT_ZC_SIGNALLED;
+		} else if (!strcmp(z, "unsignalled")) {
+			t->zerocopy = TGT_ZC_UNSIGNALLED;
+		} else {
+			cj_quote(q, sizeof(q), z, strlen(z));
+			tgt_err(err, errlen,
+				"--zerocopy: %s: expected off, signalled or "
+				"unsignalled",
+				q);
+			goto out;
+		}
+	}
+	if (a.val[OPT_ANATT]) {
+		if (arg_uint("anatt", a.val[OPT_ANATT], 1, 255, &u, err,
+			     errlen))
+			goto out;
+		t->anatt = (uint8_t)u;
+	}
+	if (a.val[OPT_CTL]) {
+		if (!a.val[OPT_CTL][0]) {
+			tgt_err(err, errlen, "--ctl: empty path");
+			goto out;
+		}
+		t->ctl_path = strdup(a.val[OPT_CTL]);
+		if (!t->ctl_path) {
+			tgt_err(err, errlen, "out of memory");
+			goto out;
+		}
+	}
+	if (a.val[OPT_STATS_SOCKET]) {
+		if (!a.val[OPT_STATS_SOCKET][0]) {
+			tgt_err(err, errlen, "--stats-socket: empty path");
+			goto out;
+		}
+		t->stats_path = strdup(a.val[OPT_STATS_SOCKET]);
+		if (!t->stats_path) {
+			tgt_err(err, errlen, "out of memory");
+			goto out;
+		}
+	}
+
+	if (a.val[OPT_CONFIG]) {
+		static const enum opt_id excl[] = {
+			OPT_LISTEN,
+			OPT_NQN,
+			OPT_NS,
+			OPT_ALLOW_HOST,
+			OPT_ALLOW_ANY_HOST,
+			OPT_DISCOVERY_PORT,
+			OPT_INLINE_DATA_SIZE,
+			OPT_MAX_QUEUE_SIZE,
+			OPT_ANA_GROUP,
+			OPT_ANA,
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(excl) / sizeof(excl[0]); i++) {
+			if (!a.seen[excl[i]])
+				continue;
+			tgt_err(err, errlen,
+				"--config and --%s exclude each other (the file "
+				"has the ports, subsystems and hosts)",
+				opts[excl[i]].name);
+			goto out;
+		}
+		if (tgt_config_load(t, a.val[OPT_CONFIG], err, errlen))
+			goto out;
+	} else if (build_from_args(t, &a, err, errlen)) {
+		goto out;
+	}
+	ret = 0;
+out:
+	free(a.ns);
+	free(a.hosts);
+	free(a.listens);
+	free(a.ana_groups);
+	free(a.anas);
+	if (ret)
+		tgt_config_free(t);
+	return ret;
+}
