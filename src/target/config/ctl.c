@@ -18,7 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "target.h"
+#include "target/target.h"
 
 #define CTL_MAX_WORDS 4
 #define CTL_TIMEOUT_MS 10000 /* a port-down waits for every reactor */
