@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The NVMe-oF target: ports, subsystems, namespaces (mqblk devices),
- * controllers and their queues. The model (what config.c fills and
+ * controllers and their queues. The model (what config/ fills and
  * core/admin_cmd.c reads) comes first; queues, requests, reactors and
  * the transport ops are the core's (core/nvmet.h).
  *
@@ -221,7 +221,7 @@ struct tgt {
 	uint8_t anatt;
 };
 
-/* ---- Admin commands (admin.c) ------------------------------------------ */
+/* ---- Admin commands (core/admin_cmd.c) ------------------------------------------ */
 
 /* tgt_admin_exec's "no completion now": the command stays outstanding
  * (an Asynchronous Event Request) until tgt_ctrl_aen() completes it. */
@@ -242,7 +242,7 @@ uint16_t tgt_admin_exec(struct tgt_ctrl *ctrl, const union nvme_command *sqe,
 /*
  * The data direction and length an admin command needs, checked against
  * what the SGL says (len): 0 = no data, 1 = to the host, 2 = from the
- * host. tcp.c uses it to size buffers before the handler runs.
+ * host. core/req.c uses it to size buffers before the handler runs.
  */
 int tgt_admin_data_dir(const union nvme_command *sqe);
 
@@ -272,7 +272,7 @@ bool tgt_host_allowed(const struct tgt_subsys *s, const char *hostnqn);
  * queue with DW0 dw0. */
 void tgt_queue_complete_aer(struct tgt_ctrl *ctrl, uint16_t cid, uint32_t dw0);
 
-/* ---- Configuration (config.c) ------------------------------------------- */
+/* ---- Configuration (config/) --------------------------------------------- */
 
 /*
  * Fill t from nvmetcli's saved JSON (`nvmetcli save`): ports (addr_*,
@@ -326,7 +326,7 @@ struct tgt_port *tgt_port_find(struct tgt *t, const char *spec, size_t len,
 int tgt_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* ---- Control socket (ctl.c; served by reactor.c) ----------------------- */
+/* ---- Control socket (config/ctl.c; served by core/run.c) ----------------------- */
 
 enum tgt_ctl_op {
 	TGT_CTL_ANA, /* ana GROUP PORT STATE */
@@ -362,7 +362,7 @@ struct tgt_port *tgt_ctl_port(struct tgt *t, const struct tgt_ctl_cmd *cmd,
  * status (0 ok, 1 refused or unreachable, 2 usage). */
 int tgt_ctl_client(int argc, char **argv);
 
-/* ---- Running (reactor.c) ----------------------------------------------- */
+/* ---- Running (core/run.c) ----------------------------------------------- */
 
 /* Open devices, listen, run reactors until SIGINT/SIGTERM; clean
  * shutdown. Returns the process exit status. */

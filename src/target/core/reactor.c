@@ -44,7 +44,7 @@ struct tgt_devq {
 	struct mqblk_queue *q;
 };
 
-/* Per-reactor state that tcp.c does not see. */
+/* Per-reactor state the transports do not see. */
 struct reactor_priv {
 	struct tgt_devq *devq;
 	unsigned nr_devq, cap_devq;
