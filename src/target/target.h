@@ -221,7 +221,7 @@ struct tgt {
 	uint8_t anatt;
 };
 
-/* ---- Admin commands (core/admin_cmd.c) ------------------------------------------ */
+/* ---- Admin commands (core/admin_cmd.c) -------------------------------- */
 
 /* tgt_admin_exec's "no completion now": the command stays outstanding
  * (an Asynchronous Event Request) until tgt_ctrl_aen() completes it. */
@@ -326,7 +326,7 @@ struct tgt_port *tgt_port_find(struct tgt *t, const char *spec, size_t len,
 int tgt_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* ---- Control socket (config/ctl.c; served by core/run.c) ----------------------- */
+/* ---- Control socket (config/ctl.c; served by core/run.c) -------------- */
 
 enum tgt_ctl_op {
 	TGT_CTL_ANA, /* ana GROUP PORT STATE */
