@@ -68,8 +68,11 @@
  * only if a success was sent for it, with exactly the data sent for it,
  * and fails only with a status sent for it or the host's path/abort
  * status; nothing changes a read's buffer after its completion or a
- * write's buffer ever; device close returns, no file descriptor stays
- * open and nothing leaks (ASan, -detect_leaks).
+ * write's buffer before it; a write's buffer is overwritten as soon as
+ * it completes, so H2CData sent from it after that fails the data check
+ * (and the driver asserts at each completion that the request is off its
+ * send list); device close returns, no file descriptor stays open and
+ * nothing leaks (ASan, -detect_leaks).
  *
  * FUZZ_HOST_VERBOSE=1 shows the driver's log and the script's ops;
  * FUZZ_HOST_STATS=1 prints at exit how often each path was taken;
@@ -121,6 +124,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 #define IN_CAP (160u << 10)
 /* crafted data PDUs send at most this much of what their header claims */
 #define CRAFT_DATA_MAX (260u << 10)
+
+/* what a write's buffer holds once it completed */
+#define WRITE_REUSED 0xa5
 
 #define MS 1000000ull
 #define OP_WAIT_NS (3 * MS) /* one script op waiting for commands */
@@ -1708,6 +1714,15 @@ static void complete_one(struct mqblk_rq *rq)
 	r->status = rq->nvme_status;
 	S.outstanding--;
 	verify(r);
+	if (r->s.kind == K_WRITE) {
+		/* the buffer is ours again: reuse it at once, as an
+		 * application would, so bytes the host sends from it after
+		 * this (the send path still holding it) fail the H2CData
+		 * check instead of going unseen */
+		CHECK(!memcmp(r->buf, pat_at(r->addr, true, S.round),
+			      r->s.len));
+		memset(r->buf, WRITE_REUSED, r->s.len);
+	}
 	pthread_mutex_unlock(&S.mu);
 	mqblk_rq_put(rq);
 }
@@ -1847,8 +1862,8 @@ static void run_round(struct host *h, unsigned round)
 		if (r->s.kind == K_READ)
 			CHECK(!memcmp(r->buf, r->snap, r->s.len));
 		if (r->s.kind == K_WRITE)
-			CHECK(!memcmp(r->buf, pat_at(r->addr, true, round),
-				      r->s.len));
+			CHECK(r->s.len && r->buf[0] == WRITE_REUSED &&
+			      !memcmp(r->buf, r->buf + 1, r->s.len - 1));
 		free(r->buf);
 		free(r->snap);
 		r->buf = r->snap = NULL;
@@ -2021,6 +2036,12 @@ static const struct seed seeds[] = {
 	     0x1a, 0x22, 0x3b, 0x02, 0x00),
 	/* refused with a Connect error after a close */
 	SEED("refuse", 0x08, 0x00, 0x01, 0x08, 0x1a, 0x19, 0x07, 0x00),
+	/* remote completions; a 68 KiB write gets an R2T for all of it and
+	 * at once an error CapsuleResp, before its H2CData can be out: the
+	 * host must not complete it while it still sends from its buffer
+	 * (it resets the controller and sends it again) */
+	SEED("rsp-before-h2cdata", 0x08, 0x00, 0x00, 0x23, 0x05, 0x09, 0x00,
+	     0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00),
 };
 
 static void write_seeds(const char *dir)
