@@ -637,6 +637,7 @@ int mqblk_queue_open(struct mqblk_dev *dev, struct mqblk_queue **qp)
 	q->epfd = -1;
 	rq_list_init(&q->plug);
 	rq_list_init(&q->done);
+	rq_list_init(&q->split_next);
 	q->waiter.wake = queue_waiter_wake;
 	q->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (q->wake_fd < 0) {
@@ -1242,15 +1243,19 @@ static inline void queue_pull_remote(struct mqblk_queue *q)
 }
 
 /* Pieces that carry on (split.c): issued as their requests come back */
-void queue_issue_pieces(struct mqblk_queue *q, struct rq_list *list)
+void queue_issue_pieces(struct mqblk_queue *q)
 {
-	queue_issue_list(q, list);
+	struct rq_list list = q->split_next;
+
+	if (!list.head)
+		return;
+	rq_list_init(&q->split_next);
+	queue_issue_list(q, &list);
 }
 
 static inline unsigned queue_collect(struct mqblk_queue *q,
 				     struct mqblk_rq **out, unsigned max)
 {
-	struct rq_list reissue = { .head = NULL, .tailp = &reissue.head };
 	unsigned n = 0;
 
 	if (q->done.nr < max)
@@ -1261,7 +1266,7 @@ static inline unsigned queue_collect(struct mqblk_queue *q,
 		if (!rq)
 			break;
 		if (__builtin_expect(rq->core_flags & RQF_SPLIT, 0)) {
-			rq = split_piece_done(q, rq, &reissue);
+			rq = split_piece_done(q, rq);
 			if (!rq)
 				continue;
 		}
@@ -1274,8 +1279,8 @@ static inline unsigned queue_collect(struct mqblk_queue *q,
 		out[n++] = rq;
 	}
 	q->inflight -= n;
-	if (__builtin_expect(reissue.head != NULL, 0))
-		queue_issue_list(q, &reissue);
+	if (__builtin_expect(q->split_next.head != NULL, 0))
+		queue_issue_pieces(q);
 	return n;
 }
 
@@ -1351,7 +1356,7 @@ int mqblk_reap(struct mqblk_queue *q, struct mqblk_rq **out, unsigned min,
 		hctx_run_dispatch(q->hctx, q);
 		if (!q->inflight)
 			break; /* nothing left that could complete */
-		if (__builtin_expect(q->done.nr != 0, 0)) {
+		if (__builtin_expect(q->nr_split != 0, 0) && q->done.nr) {
 			/* pieces of a split request issued by the last
 			 * collect completed inline: nothing to wait for */
 			n += queue_collect(q, out + n, max - n);

@@ -185,6 +185,8 @@ struct mqblk_queue {
 	 * or UINT32_MAX): one compare on the submit path */
 	uint32_t split_max;
 	unsigned split_held; /* of held: piece requests of split ones */
+	unsigned nr_split; /* split requests in flight */
+	struct rq_list split_next; /* pieces to issue next (collected) */
 	unsigned plug_depth;
 	struct rq_list plug;
 	struct rq_list done; /* completed on this thread, to be reaped */
@@ -263,14 +265,14 @@ struct mqblk_dev {
 void split_start(struct mqblk_queue *q, struct mqblk_rq *rq,
 		 struct rq_list *list);
 /* Piece r completed: NULL when it was taken in (and perhaps put on
- * reissue with the next piece), else the parent, whole now. */
-struct mqblk_rq *split_piece_done(struct mqblk_queue *q, struct mqblk_rq *r,
-				  struct rq_list *reissue);
+ * q->split_next with the next piece), else the parent, whole now. */
+struct mqblk_rq *split_piece_done(struct mqblk_queue *q, struct mqblk_rq *r);
 /* Take in the pieces q->done holds (a tag waiter's step). */
 void split_collect(struct mqblk_queue *q);
 /* blk.c, for split.c */
 struct mqblk_rq *queue_rq_get_nowait(struct mqblk_queue *q);
-void queue_issue_pieces(struct mqblk_queue *q, struct rq_list *list);
+/* Issue q->split_next, if it holds anything. */
+void queue_issue_pieces(struct mqblk_queue *q);
 
 /* tags.c */
 int tags_init(struct mqblk_tags *t, struct mqblk_dev *dev, unsigned depth);

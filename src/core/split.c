@@ -78,6 +78,7 @@ void split_start(struct mqblk_queue *q, struct mqblk_rq *rq,
 	ps->err = 0;
 	ps->status = 0;
 	rq->core_flags |= RQF_SPLIT;
+	q->nr_split++;
 	q->st.splits++;
 	rq_list_init(list);
 	/* the pieces before the last on requests of their own while tags
@@ -116,8 +117,7 @@ static void split_finish(struct mqblk_rq *parent)
 	parent->core_flags &= (uint8_t)~RQF_SPLIT;
 }
 
-struct mqblk_rq *split_piece_done(struct mqblk_queue *q, struct mqblk_rq *r,
-				  struct rq_list *reissue)
+struct mqblk_rq *split_piece_done(struct mqblk_queue *q, struct mqblk_rq *r)
 {
 	struct mqblk_rq *parent = rq_split(r)->parent;
 	struct split_rq *ps = rq_split(parent);
@@ -134,7 +134,7 @@ struct mqblk_rq *split_piece_done(struct mqblk_queue *q, struct mqblk_rq *r,
 		/* more to do: this request carries the next piece */
 		piece_reuse(r);
 		piece_next(q, parent, r);
-		rq_list_add_tail(reissue, r);
+		rq_list_add_tail(&q->split_next, r);
 		return NULL;
 	}
 	if (r != parent) {
@@ -150,6 +150,7 @@ struct mqblk_rq *split_piece_done(struct mqblk_queue *q, struct mqblk_rq *r,
 	if (r != parent)
 		parent->comp_path = r->comp_path;
 	split_finish(parent);
+	q->nr_split--;
 	return parent;
 }
 
@@ -161,16 +162,15 @@ struct mqblk_rq *split_piece_done(struct mqblk_queue *q, struct mqblk_rq *r,
  */
 void split_collect(struct mqblk_queue *q)
 {
-	struct rq_list keep, reissue;
+	struct rq_list keep;
 	struct mqblk_rq *r, *chain = rq_llist_del_all(&q->remote);
 
 	if (chain)
 		rq_list_splice_chain(&q->done, rq_chain_reverse(chain));
 	rq_list_init(&keep);
-	rq_list_init(&reissue);
 	while ((r = rq_list_pop(&q->done))) {
 		if (r->core_flags & RQF_SPLIT) {
-			r = split_piece_done(q, r, &reissue);
+			r = split_piece_done(q, r);
 			if (!r)
 				continue;
 		}
@@ -179,6 +179,5 @@ void split_collect(struct mqblk_queue *q)
 	q->done = keep;
 	if (!q->done.head)
 		rq_list_init(&q->done);
-	if (reissue.head)
-		queue_issue_pieces(q, &reissue);
+	queue_issue_pieces(q);
 }
