@@ -79,6 +79,15 @@
  * synchronous commands count in 1..7fffh). */
 #define NVT_AER_CID 0xfffe
 #define NVT_MAX_ABORTS 16 /* timed-out commands waiting for their Abort */
+/*
+ * The largest READ/WRITE sent to a controller that reports no MDTS (0:
+ * "no limit"; the kernel's nvmet-tcp does, having no get_mdts op). The
+ * Linux host then leaves max_hw_sectors unlimited and its block layer
+ * caps requests at BLK_DEF_MAX_SECTORS_CAP, 2560 sectors (1280 KiB; 4 MiB
+ * since Linux 6.17): so 1280 KiB is what such a controller is known to
+ * take from Linux, and what we send at most.
+ */
+#define NVT_NO_MDTS_MAX_BYTES (2560u * 512)
 
 /* One NVMe/TCP connection during set-up and the admin queue (blocking). */
 struct nvt_sock {
@@ -110,7 +119,10 @@ struct nvt_dev {
 	pthread_mutex_t admin_lock; /* the keep-alive thread and exit */
 	uint16_t cntlid;
 	uint64_t cap;
-	uint32_t mdts_bytes; /* 0 = no limit */
+	/* the largest READ/WRITE it takes (MDTS; when it reports none,
+	 * NVT_NO_MDTS_MAX_BYTES): the core's max_hw_bytes, fixed at open */
+	uint32_t mdts_bytes;
+	_Atomic bool mdts_logged; /* one past it was refused: said once */
 	uint32_t incap_max; /* in-capsule data bytes on I/O queues */
 	unsigned granted;
 	uint64_t nsze;
@@ -1602,8 +1614,15 @@ static int ctrl_setup(struct nvt_dev *d, char *err, size_t errlen)
 	ret = identify(d, NVME_ID_CNS_CTRL, 0, id);
 	if (ret)
 		goto fail_step;
-	if (id[77])
-		d->mdts_bytes = (4096u << mps) << id[77];
+	if (id[77]) {
+		/* 2^MDTS pages of CAP.MPSMIN; past 4 GiB, no limit we
+		 * could reach (a request's length is 32 bits) */
+		uint64_t b = (4096ull << mps) << (id[77] < 32 ? id[77] : 32);
+
+		d->mdts_bytes = b > 0x80000000u ? 0x80000000u : (uint32_t)b;
+	} else {
+		d->mdts_bytes = NVT_NO_MDTS_MAX_BYTES;
+	}
 	{
 		uint32_t ioccsz = nvme_get_le32(id + 1792);
 
@@ -1780,6 +1799,7 @@ static int nvt_init(struct mqblk_dev *dev, struct mqblk_params *params,
 	d->ka_running = true;
 	lim->capacity = d->nsze << d->lba_shift;
 	lim->logical_block_size = 1u << d->lba_shift;
+	lim->max_hw_bytes = d->mdts_bytes;
 	lim->max_hw_queues = d->granted;
 	lim->queue_depth = d->queue_size;
 	lim->shared_tags = false;
@@ -2135,9 +2155,22 @@ static enum mqblk_status nvt_queue_rq(struct mqblk_hctx *hctx,
 	}
 	if (rq->tag >= q->depth || d->discovery)
 		return MQBLK_STS_ERROR;
-	if (d->mdts_bytes && rq->len > d->mdts_bytes &&
-	    (rq->op == MQBLK_OP_READ || rq->op == MQBLK_OP_WRITE))
-		return MQBLK_STS_ERROR;
+	if (__builtin_expect(rq->len > d->mdts_bytes, 0) &&
+	    (rq->op == MQBLK_OP_READ || rq->op == MQBLK_OP_WRITE)) {
+		/* the core splits to the MDTS it was given at open: only a
+		 * controller that came back from a reset with a smaller one
+		 * gets here. Said, and failed as too long, not a bare EIO */
+		if (!atomic_exchange(&d->mdts_logged, true))
+			fprintf(stderr,
+				"mqblk: nvme-tcp: %s:%s: a %u-byte %s is past "
+				"the controller's MDTS (%u bytes): failed "
+				"(EMSGSIZE)\n",
+				d->host, d->port, rq->len,
+				rq->op == MQBLK_OP_READ ? "read" : "write",
+				d->mdts_bytes);
+		req_complete(rq, -EMSGSIZE, 0);
+		return MQBLK_STS_OK;
+	}
 	pthread_mutex_lock(&q->tx_lock);
 	if (state != NVT_LIVE || atomic_load(&q->dead)) {
 		/* in reset: the core retries it once the kick says so; a
