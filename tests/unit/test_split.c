@@ -313,6 +313,36 @@ static void test_split_plugged(void **state)
 	mqblk_dev_close(dev);
 }
 
+/* A stripe takes the smallest limit of its members, and its data is
+ * whole through both levels (stripe pieces, then per-member chunks). */
+static void test_split_stripe_smallest_member_limit(void **state)
+{
+	struct mqblk_dev *dev;
+	struct mqblk_queue *q;
+	struct mqblk_queue_stats st;
+	const uint32_t len = 200 * KIB;
+
+	(void)state;
+	dev = open_dev("stripe:chunk=64k,"
+		       "member0=null:size=2m;memory_backed=1;max_bytes=16k,"
+		       "member1=null:size=2m;memory_backed=1;max_bytes=8k",
+		       1);
+	assert_int_equal(mqblk_dev_max_transfer(dev), 8192);
+	q = open_queue(dev);
+	fill(wbuf, len, 5);
+	memset(rbuf, 0, len);
+	assert_int_equal(do_io(q, MQBLK_OP_WRITE, 12 * KIB, len, wbuf),
+			 (int)len);
+	assert_int_equal(do_io(q, MQBLK_OP_READ, 12 * KIB, len, rbuf),
+			 (int)len);
+	assert_memory_equal(wbuf, rbuf, len);
+	stats(q, &st);
+	assert_int_equal(st.splits, 2);
+	assert_int_equal(st.split_pieces, 50);
+	mqblk_queue_close(q);
+	mqblk_dev_close(dev);
+}
+
 /* Discards and write zeroes are not READ/WRITE transfers: not split. */
 static void test_split_not_for_discard(void **state)
 {
@@ -341,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_split_tag_exhaustion_progresses),
 		cmocka_unit_test(test_split_blocking_get_waits_for_pieces),
 		cmocka_unit_test(test_split_plugged),
+		cmocka_unit_test(test_split_stripe_smallest_member_limit),
 		cmocka_unit_test(test_split_not_for_discard),
 	};
 

@@ -83,9 +83,10 @@
  * The largest READ/WRITE sent to a controller that reports no MDTS (0:
  * "no limit"; the kernel's nvmet-tcp does, having no get_mdts op). The
  * Linux host then leaves max_hw_sectors unlimited and its block layer
- * caps requests at BLK_DEF_MAX_SECTORS_CAP, 2560 sectors (1280 KiB; 4 MiB
- * since Linux 6.17): so 1280 KiB is what such a controller is known to
- * take from Linux, and what we send at most.
+ * caps requests at BLK_DEF_MAX_SECTORS_CAP, 2560 sectors (1280 KiB, for
+ * years; recently raised to 4 MiB by "block: Increase
+ * BLK_DEF_MAX_SECTORS_CAP"): 1280 KiB is what such a controller is known
+ * to take from Linux, and what we send at most.
  */
 #define NVT_NO_MDTS_MAX_BYTES (2560u * 512)
 
