@@ -1260,27 +1260,34 @@ static inline unsigned queue_collect(struct mqblk_queue *q,
 
 	if (q->done.nr < max)
 		queue_pull_remote(q);
-	while (n < max) {
-		struct mqblk_rq *rq = rq_list_pop(&q->done);
+	for (;;) {
+		while (n < max) {
+			struct mqblk_rq *rq = rq_list_pop(&q->done);
 
-		if (!rq)
-			break;
-		if (__builtin_expect(rq->core_flags & RQF_SPLIT, 0)) {
-			rq = split_piece_done(q, rq);
 			if (!rq)
-				continue;
+				break;
+			if (__builtin_expect(rq->core_flags & RQF_SPLIT, 0)) {
+				rq = split_piece_done(q, rq);
+				if (!rq)
+					continue;
+			}
+			q->st.completions[rq->comp_path]++;
+			if (__builtin_expect(rq->res < 0, 0)) {
+				q->st.errors++;
+				if (rq->res == -ETIMEDOUT)
+					q->st.timeouts++;
+			}
+			out[n++] = rq;
 		}
-		q->st.completions[rq->comp_path]++;
-		if (__builtin_expect(rq->res < 0, 0)) {
-			q->st.errors++;
-			if (rq->res == -ETIMEDOUT)
-				q->st.timeouts++;
-		}
-		out[n++] = rq;
+		if (__builtin_expect(q->split_next.head == NULL, 1))
+			break;
+		/* pieces that carry on; a driver may complete them inline,
+		 * and nothing would wake us for those */
+		queue_issue_pieces(q);
+		if (!q->done.nr || n >= max)
+			break;
 	}
 	q->inflight -= n;
-	if (__builtin_expect(q->split_next.head != NULL, 0))
-		queue_issue_pieces(q);
 	return n;
 }
 
