@@ -41,6 +41,11 @@ run bench --name=big --filename="$(uri)" --rw=randwrite --bsrange=4k-2m \
 	--size=32m --verify=crc32c --do_verify=1 --iodepth=8
 ok "verify bsrange=4k-2m, past MDTS" &&
 	check "bsrange=4k-2m: no verify errors" has "verify_errors=0"
+run bench --name=bigp --filename="$(uri)" --hipri --rw=randwrite \
+	--bsrange=4k-2m --size=32m --verify=crc32c --do_verify=1 --iodepth=8
+ok "verify bsrange=4k-2m, past MDTS, --hipri (pieces polled)" &&
+	check "bsrange=4k-2m --hipri: no verify errors" has "verify_errors=0" &&
+	check "bsrange=4k-2m --hipri: completions were polled" has_re "polled=[1-9]"
 
 # The second namespace (a file) by nsid=, and the data is in the file.
 run bench --name=f --filename="$(uri nsid=2)" --rw=write --bs=128k \
