@@ -34,6 +34,12 @@ enum mqblk_timeout_ret {
 struct mqblk_dev_limits {
 	uint64_t capacity; /* bytes */
 	uint32_t logical_block_size; /* bytes, power of two >= 512 */
+	/* the largest READ/WRITE one request may carry (max_hw_sectors'
+	 * role, in bytes; 0: no limit). The core splits a bigger one into
+	 * pieces no larger (rounded down to whole blocks), each a request
+	 * of its own on the same hw queue, and completes the submitter's
+	 * once all pieces have, with the first error */
+	uint32_t max_hw_bytes;
 	unsigned max_hw_queues; /* how many hw queues it can offer */
 	unsigned queue_depth; /* tags per hw queue (or shared total) */
 	bool shared_tags; /* default tag layout: host-wide */

@@ -152,6 +152,13 @@ struct mqblk_queue_stats {
 	uint64_t dispatch_locks; /* hw queue lock acquisitions by its runs */
 	uint64_t dispatch_lock_contended; /* ... that found it held */
 	uint64_t poll_budget_hits; /* its poll passes that hit poll_budget */
+	/* READ/WRITEs longer than the device's maximum transfer, split by
+	 * the core; the pieces issued for them; and the splits that found
+	 * no free tag for a piece and went on, in part, a piece at a time
+	 * on the tags they held */
+	uint64_t splits;
+	uint64_t split_pieces;
+	uint64_t split_serial;
 };
 
 /* Device-wide counters (every thread, interrupt threads included). */
@@ -182,6 +189,9 @@ void mqblk_dev_close(struct mqblk_dev *dev);
 
 uint64_t mqblk_dev_size(const struct mqblk_dev *dev);
 uint32_t mqblk_dev_block_size(const struct mqblk_dev *dev);
+/* The largest READ/WRITE the device takes in one command (bytes; 0: no
+ * limit). Bigger requests are still accepted: the core splits them. */
+uint32_t mqblk_dev_max_transfer(const struct mqblk_dev *dev);
 unsigned mqblk_dev_nr_hw_queues(const struct mqblk_dev *dev);
 unsigned mqblk_dev_queue_depth(const struct mqblk_dev *dev);
 enum mqblk_comp_policy mqblk_dev_comp_policy(const struct mqblk_dev *dev);

@@ -113,6 +113,11 @@ uint32_t mqblk_dev_block_size(const struct mqblk_dev *dev)
 	return dev->lim.logical_block_size;
 }
 
+uint32_t mqblk_dev_max_transfer(const struct mqblk_dev *dev)
+{
+	return dev->lim.max_hw_bytes;
+}
+
 unsigned mqblk_dev_nr_hw_queues(const struct mqblk_dev *dev)
 {
 	return dev->nr_hw_queues;
@@ -415,6 +420,7 @@ int mqblk_dev_open(const char *uri, const struct mqblk_dev_opts *opts,
 	const char *name;
 	char dummy[8], *buf;
 	unsigned i, want_hw;
+	uint32_t max_hw_asked;
 	int ret;
 
 	if (!err) {
@@ -468,6 +474,7 @@ int mqblk_dev_open(const char *uri, const struct mqblk_dev_opts *opts,
 		dev->lim.queue_depth = o.queue_depth;
 	dev->open_flags = o.flags;
 	ret = dev->ops->init(dev, &params, &dev->lim, err, errlen);
+	max_hw_asked = dev->lim.max_hw_bytes;
 	if (ret)
 		goto out_free;
 	for (i = 0; i < params.nr; i++) {
@@ -486,6 +493,16 @@ int mqblk_dev_open(const char *uri, const struct mqblk_dev_opts *opts,
 	if (!dev->lim.logical_block_size || !dev->lim.queue_depth ||
 	    !dev->lim.max_hw_queues) {
 		snprintf(err, errlen, "driver %s: incomplete limits", name);
+		ret = -EINVAL;
+		goto out_exit;
+	}
+	/* pieces of a split request are whole blocks */
+	dev->lim.max_hw_bytes &= ~(dev->lim.logical_block_size - 1);
+	if (dev->lim.max_hw_bytes == 0 && max_hw_asked) {
+		snprintf(err, errlen,
+			 "driver %s: a maximum transfer of %u bytes is less "
+			 "than a %u-byte block",
+			 name, max_hw_asked, dev->lim.logical_block_size);
 		ret = -EINVAL;
 		goto out_exit;
 	}
@@ -615,9 +632,12 @@ int mqblk_queue_open(struct mqblk_dev *dev, struct mqblk_queue **qp)
 	q->dev = dev;
 	atomic_init(&q->tid, core_gettid());
 	q->policy = dev->policy;
+	q->split_max = dev->lim.max_hw_bytes ? dev->lim.max_hw_bytes :
+					       UINT32_MAX;
 	q->epfd = -1;
 	rq_list_init(&q->plug);
 	rq_list_init(&q->done);
+	rq_list_init(&q->split_next);
 	q->waiter.wake = queue_waiter_wake;
 	q->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (q->wake_fd < 0) {
@@ -863,11 +883,15 @@ struct mqblk_rq *mqblk_rq_get(struct mqblk_queue *q, unsigned flags)
 	for (;;) {
 		/* every tag is ours: only our own put can free one (a
 		 * completion does not), so waiting would never end, even
-		 * with requests in flight; the caller must reap and put */
-		if (q->held >= q->tags->depth) {
+		 * with requests in flight; the caller must reap and put.
+		 * Pieces of split requests are the exception: the core
+		 * puts them as it collects their completions. */
+		if (q->held >= q->tags->depth && !q->split_held) {
 			tag = -1;
 			break;
 		}
+		if (q->split_held)
+			split_collect(q);
 		sbitmap_queue_prepare_wait(sbq, &q->waiter, &ws_idx);
 		tag = sbitmap_queue_get(sbq, &q->tag_hint);
 		if (tag < 0) {
@@ -886,6 +910,17 @@ struct mqblk_rq *mqblk_rq_get(struct mqblk_queue *q, unsigned flags)
 		q->st.tag_waits++;
 		q->st.tag_wait_ns += clock_now_ns() - t0;
 	}
+	return tag >= 0 ? rq_init(q, tag) : NULL;
+}
+
+/* A tag for a piece of a split request, if one is free now. */
+struct mqblk_rq *queue_rq_get_nowait(struct mqblk_queue *q)
+{
+	int tag;
+
+	if (q->held >= q->tags->depth)
+		return NULL;
+	tag = sbitmap_queue_get(&q->tags->sbq, &q->tag_hint);
 	return tag >= 0 ? rq_init(q, tag) : NULL;
 }
 
@@ -1139,6 +1174,26 @@ int mqblk_submit(struct mqblk_rq *rq)
 		return ret;
 	q->st.submitted++;
 	q->inflight++;
+	if (__builtin_expect(rq->len > q->split_max, 0) &&
+	    (rq->op == MQBLK_OP_READ || rq->op == MQBLK_OP_WRITE)) {
+		struct rq_list pieces;
+
+		split_start(q, rq, &pieces);
+		if (!q->plug_depth) {
+			queue_issue_list(q, &pieces);
+			return 0;
+		}
+		*q->plug.tailp = pieces.head;
+		q->plug.tailp = pieces.tailp;
+		q->plug.nr += pieces.nr;
+		if (q->plug.nr >= PLUG_MAX) {
+			struct rq_list list = q->plug;
+
+			rq_list_init(&q->plug);
+			queue_issue_list(q, &list);
+		}
+		return 0;
+	}
 	if (q->plug_depth) {
 		rq_list_add_tail(&q->plug, rq);
 		if (q->plug.nr >= PLUG_MAX) {
@@ -1187,6 +1242,17 @@ static inline void queue_pull_remote(struct mqblk_queue *q)
 		rq_list_splice_chain(&q->done, rq_chain_reverse(chain));
 }
 
+/* Pieces that carry on (split.c): issued as their requests come back */
+void queue_issue_pieces(struct mqblk_queue *q)
+{
+	struct rq_list list = q->split_next;
+
+	if (!list.head)
+		return;
+	rq_list_init(&q->split_next);
+	queue_issue_list(q, &list);
+}
+
 static inline unsigned queue_collect(struct mqblk_queue *q,
 				     struct mqblk_rq **out, unsigned max)
 {
@@ -1194,18 +1260,32 @@ static inline unsigned queue_collect(struct mqblk_queue *q,
 
 	if (q->done.nr < max)
 		queue_pull_remote(q);
-	while (n < max) {
-		struct mqblk_rq *rq = rq_list_pop(&q->done);
+	for (;;) {
+		while (n < max) {
+			struct mqblk_rq *rq = rq_list_pop(&q->done);
 
-		if (!rq)
-			break;
-		q->st.completions[rq->comp_path]++;
-		if (__builtin_expect(rq->res < 0, 0)) {
-			q->st.errors++;
-			if (rq->res == -ETIMEDOUT)
-				q->st.timeouts++;
+			if (!rq)
+				break;
+			if (__builtin_expect(rq->core_flags & RQF_SPLIT, 0)) {
+				rq = split_piece_done(q, rq);
+				if (!rq)
+					continue;
+			}
+			q->st.completions[rq->comp_path]++;
+			if (__builtin_expect(rq->res < 0, 0)) {
+				q->st.errors++;
+				if (rq->res == -ETIMEDOUT)
+					q->st.timeouts++;
+			}
+			out[n++] = rq;
 		}
-		out[n++] = rq;
+		if (__builtin_expect(q->split_next.head == NULL, 1))
+			break;
+		/* pieces that carry on; a driver may complete them inline,
+		 * and nothing would wake us for those */
+		queue_issue_pieces(q);
+		if (!q->done.nr || n >= max)
+			break;
 	}
 	q->inflight -= n;
 	return n;
@@ -1283,6 +1363,14 @@ int mqblk_reap(struct mqblk_queue *q, struct mqblk_rq **out, unsigned min,
 		hctx_run_dispatch(q->hctx, q);
 		if (!q->inflight)
 			break; /* nothing left that could complete */
+		if (__builtin_expect(q->nr_split != 0, 0) && q->done.nr) {
+			/* pieces of a split request issued by the last
+			 * collect completed inline: nothing to wait for */
+			n += queue_collect(q, out + n, max - n);
+			if (n >= min)
+				break;
+			continue;
+		}
 		if (timeout_ns > 0) {
 			uint64_t now = clock_now_ns();
 

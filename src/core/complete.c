@@ -205,7 +205,7 @@ static void complete_merged(struct mqblk_rq *rq, int res, uint16_t status,
 	uint64_t start = rq->offset;
 
 	rq->len = s->own_len;
-	rq->core_flags = 0;
+	rq->core_flags &= (uint8_t)~RQF_MERGED;
 	rq->res = part_res(res, 0, rq->len);
 	rq->nvme_status = status;
 	rq_route(rq, c);

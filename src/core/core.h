@@ -35,6 +35,8 @@ enum rq_state {
 
 /* rq->core_flags */
 #define RQF_MERGED (1u << 0) /* carries absorbed requests (sched_rq) */
+/* a piece of a split request (split_rq), the parent included */
+#define RQF_SPLIT (1u << 1)
 
 /* I/O scheduler of a device (sched.c) */
 enum core_sched {
@@ -71,6 +73,22 @@ struct sched_rq {
 	uint32_t own_len; /* lead only: its length before merging */
 };
 
+/*
+ * Split state (split.c), in a side array of the tag set indexed by tag,
+ * touched only by the owner thread of the request's software queue.
+ */
+struct split_rq {
+	struct mqblk_rq *parent; /* a piece: what it is part of (or itself) */
+	/* the parent's: what was submitted, and the progress */
+	uint64_t offset;
+	void *buf;
+	uint32_t len;
+	uint32_t next; /* bytes handed to pieces so far */
+	unsigned pending; /* pieces in flight */
+	int err; /* the first piece error (-errno), 0 */
+	uint16_t status; /* its NVMe status */
+};
+
 /* mq-deadline's state for one hardware queue; under hctx->sched_lock */
 struct dd_queue {
 	struct mqblk_rq *sort_head[2]; /* ascending offset, per direction */
@@ -94,6 +112,7 @@ struct mqblk_tags {
 	/* rq->timing_out lives in a side array so the request stays small */
 	_Atomic uint8_t *timing_out;
 	struct sched_rq *sched; /* per tag, see struct sched_rq */
+	struct split_rq *split; /* per tag, see struct split_rq */
 	/* a host-wide set shared by devices (tagset=NAME), else NULL */
 	struct core_tagset *shared;
 	_Atomic unsigned nr_hctx; /* hardware queues using this set */
@@ -162,6 +181,12 @@ struct mqblk_queue {
 	unsigned tag_hint;
 	unsigned inflight; /* submitted, not yet reaped */
 	unsigned held; /* tags got and not yet put */
+	/* READ/WRITE longer than this are split (the device's max_hw_bytes,
+	 * or UINT32_MAX): one compare on the submit path */
+	uint32_t split_max;
+	unsigned split_held; /* of held: piece requests of split ones */
+	unsigned nr_split; /* split requests in flight */
+	struct rq_list split_next; /* pieces to issue next (collected) */
 	unsigned plug_depth;
 	struct rq_list plug;
 	struct rq_list done; /* completed on this thread, to be reaped */
@@ -234,6 +259,20 @@ struct mqblk_dev {
 	struct dd_tunables dd;
 	unsigned poll_budget; /* completions per poll pass per hctx */
 };
+
+/* split.c: requests bigger than max_hw_bytes (owner thread only) */
+/* Make rq a split parent: its pieces (rq last) onto list, to issue. */
+void split_start(struct mqblk_queue *q, struct mqblk_rq *rq,
+		 struct rq_list *list);
+/* Piece r completed: NULL when it was taken in (and perhaps put on
+ * q->split_next with the next piece), else the parent, whole now. */
+struct mqblk_rq *split_piece_done(struct mqblk_queue *q, struct mqblk_rq *r);
+/* Take in the pieces q->done holds (a tag waiter's step). */
+void split_collect(struct mqblk_queue *q);
+/* blk.c, for split.c */
+struct mqblk_rq *queue_rq_get_nowait(struct mqblk_queue *q);
+/* Issue q->split_next, if it holds anything. */
+void queue_issue_pieces(struct mqblk_queue *q);
 
 /* tags.c */
 int tags_init(struct mqblk_tags *t, struct mqblk_dev *dev, unsigned depth);

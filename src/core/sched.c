@@ -17,8 +17,8 @@
 #define DD_FIFO_BATCH 16
 /*
  * A merged request carries at most this many bytes (max_sectors_kb's
- * role): the core does not split requests, and NVMe/TCP controllers
- * refuse commands above their limit.
+ * role), and never more than the device takes (max_hw_bytes: the core
+ * split what was bigger; a merge must not undo that).
  */
 #define DD_MAX_MERGE_BYTES (128u << 10)
 #define DD_MAX_EXPIRE_MS (3600ull * 1000)
@@ -192,7 +192,8 @@ static bool rq_mergeable(const struct mqblk_rq *a, const struct mqblk_rq *b)
 	       (a->op == MQBLK_OP_READ || a->op == MQBLK_OP_WRITE) &&
 	       a->flags == b->flags && a->offset + a->len == b->offset &&
 	       (const char *)a->buf + a->len == (const char *)b->buf &&
-	       (uint64_t)a->len + b->len <= DD_MAX_MERGE_BYTES;
+	       (uint64_t)a->len + b->len <= DD_MAX_MERGE_BYTES &&
+	       (uint64_t)a->len + b->len <= a->q->split_max;
 }
 
 static void rq_make_lead(struct mqblk_rq *rq)
@@ -307,7 +308,7 @@ static void dd_insert(struct mqblk_hctx *h, struct mqblk_rq *rq,
 	struct mqblk_rq *prev = NULL, *cur = dd->sort_head[dir];
 	struct sched_rq *s = rq_sched(rq);
 
-	rq->core_flags = 0;
+	rq->core_flags &= (uint8_t)~RQF_MERGED; /* a split piece stays one */
 	while (cur && cur->offset < rq->offset) {
 		prev = cur;
 		cur = rq_sched(cur)->sort_next;

@@ -31,7 +31,8 @@ int tags_init(struct mqblk_tags *t, struct mqblk_dev *dev, unsigned depth)
 	memset(t->rq_mem, 0, t->rq_size * depth);
 	t->timing_out = calloc(depth, sizeof(*t->timing_out));
 	t->sched = calloc(depth, sizeof(*t->sched));
-	if (!t->timing_out || !t->sched) {
+	t->split = calloc(depth, sizeof(*t->split));
+	if (!t->timing_out || !t->sched || !t->split) {
 		ret = -ENOMEM;
 		goto out_free_flags;
 	}
@@ -49,6 +50,7 @@ int tags_init(struct mqblk_tags *t, struct mqblk_dev *dev, unsigned depth)
 	return 0;
 
 out_free_flags:
+	free(t->split);
 	free(t->sched);
 	free(t->timing_out);
 	free(t->rq_mem);
@@ -60,6 +62,7 @@ out_free_sbq:
 void tags_exit(struct mqblk_tags *t, struct mqblk_dev *dev)
 {
 	(void)dev;
+	free(t->split);
 	free(t->sched);
 	free(t->timing_out);
 	free(t->rq_mem);

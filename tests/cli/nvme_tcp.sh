@@ -5,7 +5,8 @@
 # with and without digests, 1 and 4 I/O queues, polled; bad URIs and
 # refused Connects give one line and exit 1; a target that goes away
 # mid-run and comes back is reconnected to with the data intact; one that
-# stays away fails the I/O after ctrl_loss_tmo, no hang.
+# stays away fails the I/O after ctrl_loss_tmo, no hang. Requests past
+# MDTS, or past the target's device's limit, are split and verify.
 # Usage: bash tests/cli/nvme_tcp.sh build/mqblk
 source "$(dirname "$0")/lib.sh"
 
@@ -32,6 +33,19 @@ for opts in "" "hdr_digest=1&data_digest=1" "nr_io_queues=4"; do
 		ok "$name" && check "$name: no verify errors" has "verify_errors=0"
 	done
 done
+
+# Requests past the controller's MDTS (mqblk's target: 1 MiB) are split
+# by the host's core into pieces it takes, as the kernel's block layer
+# splits to max_hw_sectors: a 4k-2m mix writes and verifies, no io_u error.
+run bench --name=big --filename="$(uri)" --rw=randwrite --bsrange=4k-2m \
+	--size=32m --verify=crc32c --do_verify=1 --iodepth=8
+ok "verify bsrange=4k-2m, past MDTS" &&
+	check "bsrange=4k-2m: no verify errors" has "verify_errors=0"
+run bench --name=bigp --filename="$(uri)" --hipri --rw=randwrite \
+	--bsrange=4k-2m --size=32m --verify=crc32c --do_verify=1 --iodepth=8
+ok "verify bsrange=4k-2m, past MDTS, --hipri (pieces polled)" &&
+	check "bsrange=4k-2m --hipri: no verify errors" has "verify_errors=0" &&
+	check "bsrange=4k-2m --hipri: completions were polled" has_re "polled=[1-9]"
 
 # The second namespace (a file) by nsid=, and the data is in the file.
 run bench --name=f --filename="$(uri nsid=2)" --rw=write --bs=128k \
@@ -305,5 +319,16 @@ kill_target
 wait "$BPID" || RC=$?
 failed "target gone for good: I/O errors after ctrl_loss_tmo, exit 1, no hang" \
 	"ctrl_loss_tmo" "Input/output error"
+
+# A namespace whose device takes 64 KiB at most (null max_sectors=128):
+# the target's core splits what the host sends it (mqblk's target has no
+# MDTS setting of its own: it always reports 1 MiB).
+start_target --ns null:size=256m,memory_backed=1,max_sectors=128 \
+	--allow-host "$HOST"
+run bench --name=small --filename="$(uri)" --rw=randwrite \
+	--bsrange=4k-256k --size=32m --verify=crc32c --do_verify=1 --iodepth=8
+ok "verify bsrange=4k-256k to a device of max_sectors=128" &&
+	check "max_sectors=128: no verify errors" has "verify_errors=0"
+stop_target
 
 finish

@@ -21,8 +21,8 @@
  * of requests less one, bits 6:4 how the controller answers once the
  * script is over. Then a byte per request: bits 2:0 the operation (read,
  * read, write, write, flush, discard, write zeroes, read), bits 5:3 the
- * size (a block, 4, 12, 64, 68, 128 KiB = MDTS, 256 KiB = past MDTS,
- * 8 KiB), bit 6 FUA; request i has the device's 256 KiB at i * 256 KiB.
+ * size (a block, 4, 12, 64, 68, 128 KiB = MDTS, 256 KiB = past MDTS: the
+ * host's core splits it into two commands, 8 KiB), bit 6 FUA; request i has the device's 256 KiB at i * 256 KiB.
  * The rest is the controller's script for its I/O queue connections, one
  * op per byte (bits 3:0 the op, 7:4 its argument k), some with bytes of
  * their own:
@@ -58,18 +58,22 @@
  * closed (three times, then refused) so every input ends in bounded time.
  *
  * Checked: the host's PDUs all decode (digests, PDA, MAXH2CDATA); every
- * command names a request in flight, with the right LBA range, length,
- * SGL, FUA and in-capsule data, no two live ones share a command id, no
- * read or write past MDTS leaves the host; every H2CData answers the
+ * command names a request in flight, with the right LBA range, length
+ * (a read or write past MDTS in MDTS-sized pieces from its start), SGL,
+ * FUA and in-capsule data, no two live ones share a command id, no read
+ * or write past MDTS leaves the host; every H2CData answers the
  * R2T in force in order and carries the request's bytes, LAST exactly at
  * the window's end. Every request completes exactly once and none is
  * missing; a request the controller answered only correctly (no raw or
  * built PDUs while it was in flight, none on its connections) succeeds
- * only if a success was sent for it, with exactly the data sent for it,
+ * only if a success was sent for it (for each of its pieces), with exactly the data sent for it,
  * and fails only with a status sent for it or the host's path/abort
  * status; nothing changes a read's buffer after its completion or a
- * write's buffer ever; device close returns, no file descriptor stays
- * open and nothing leaks (ASan, -detect_leaks).
+ * write's buffer before it; a write's buffer is overwritten as soon as
+ * it completes, so H2CData sent from it after that fails the data check
+ * (and the driver asserts at each completion that the request is off its
+ * send list); device close returns, no file descriptor stays open and
+ * nothing leaks (ASan, -detect_leaks).
  *
  * FUZZ_HOST_VERBOSE=1 shows the driver's log and the script's ops;
  * FUZZ_HOST_STATS=1 prints at exit how often each path was taken;
@@ -121,6 +125,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 #define IN_CAP (160u << 10)
 /* crafted data PDUs send at most this much of what their header claims */
 #define CRAFT_DATA_MAX (260u << 10)
+
+/* what a write's buffer holds once it completed */
+#define WRITE_REUSED 0xa5
 
 #define MS 1000000ull
 #define OP_WAIT_NS (3 * MS) /* one script op waiting for commands */
@@ -317,7 +324,7 @@ struct rec {
 	uint8_t *snap; /* a read's buffer as it completed */
 	bool submitted, reaped;
 	bool tainted; /* the controller sent more than correct answers */
-	bool success_sent;
+	uint8_t ok_pieces; /* a success was sent for piece i: bit i */
 	uint16_t errs_sent[8];
 	unsigned nr_errs;
 	int res;
@@ -544,12 +551,30 @@ static const uint16_t err_tab[8] = {
 	NVME_SC_ACCESS_DENIED, NVME_SC_INTERNAL_PATH_ERROR | NVME_SC_DNR,
 };
 
+/* A read or write past MDTS goes as MDTS-sized pieces from its start */
+static unsigned rec_pieces(const struct rec *r)
+{
+	if (r->s.kind != K_READ && r->s.kind != K_WRITE)
+		return 1;
+	return (r->s.len + MDTS_BYTES - 1) / MDTS_BYTES;
+}
+
+static bool success_sent(const struct rec *r)
+{
+	return r->ok_pieces == (1u << rec_pieces(r)) - 1;
+}
+
 static void mark_success(struct ccmd *m)
 {
 	struct rec *r = cmd_rec(m);
 
-	if (r)
-		r->success_sent = true;
+	if (!r)
+		return;
+	if (m->opcode == nvme_cmd_read || m->opcode == nvme_cmd_write)
+		r->ok_pieces |=
+			(uint8_t)(1u << ((m->addr - r->addr) / MDTS_BYTES));
+	else
+		r->ok_pieces = 1;
 }
 
 static void answer_err(struct cconn *c, struct ccmd *m, uint16_t status)
@@ -795,7 +820,9 @@ static int cmd_req(uint8_t opcode, uint64_t addr, uint32_t len)
 				return (int)i;
 			break;
 		default:
-			if (r->addr == addr && r->s.len == len &&
+			/* a piece of it (io_cmd checks which) */
+			if (addr >= r->addr &&
+			    addr + len <= r->addr + r->s.len &&
 			    r->s.kind == (opcode == nvme_cmd_read  ? K_READ :
 					  opcode == nvme_cmd_write ? K_WRITE :
 								     K_WZ))
@@ -857,6 +884,16 @@ static void io_cmd(struct cconn *c, const union nvme_command *cmd,
 	if (op == nvme_cmd_dsm) {
 		m->addr = r->addr;
 		m->len = r->s.len;
+	}
+	if (op == nvme_cmd_read || op == nvme_cmd_write) {
+		/* the whole request, or one of its MDTS-sized pieces */
+		uint64_t at = m->addr - r->addr;
+
+		CHECK(at % MDTS_BYTES == 0 &&
+		      m->len == (r->s.len - at < MDTS_BYTES ? r->s.len - at :
+							      MDTS_BYTES));
+	} else if (op == nvme_cmd_write_zeroes) {
+		CHECK(m->addr == r->addr && m->len == r->s.len);
 	}
 	m->xfer = op == nvme_cmd_dsm			      ? 16 :
 		  op == nvme_cmd_read || op == nvme_cmd_write ? m->len :
@@ -1640,18 +1677,18 @@ static void dump_recs(void)
 		const struct rec *r = &S.recs[i];
 
 		say("fuzz-host: request %u: kind %u, %u bytes at %llu: %s%s, "
-		    "res %d status 0x%x, success sent %d, %u errors sent%s\n",
+		    "res %d status 0x%x, success sent for pieces 0x%x, %u "
+		    "errors sent%s\n",
 		    i, r->s.kind, r->s.len, (unsigned long long)r->addr,
 		    r->submitted ? "submitted" : "not submitted",
 		    r->reaped ? ", completed" : "", r->res, r->status,
-		    r->success_sent, r->nr_errs, r->tainted ? ", tainted" : "");
+		    r->ok_pieces, r->nr_errs, r->tainted ? ", tainted" : "");
 	}
 }
 
 /* What one completion must be (under S.mu) */
 static void verify(struct rec *r)
 {
-	bool rw = r->s.kind == K_READ || r->s.kind == K_WRITE;
 	bool ok = r->res == (int)r->s.len && r->status == 0;
 	unsigned i;
 
@@ -1661,17 +1698,15 @@ static void verify(struct rec *r)
 		stats[ST_DONE_ERR]++;
 	/* bytes done, or -errno */
 	CHECK(ok || r->res < 0);
-	/* past MDTS: refused by the host, never sent */
-	CHECK(!ok || !rw || r->s.len <= MDTS_BYTES);
 	if (r->s.kind == K_READ)
 		memcpy(r->snap, r->buf, r->s.len);
 	if (r->tainted)
 		return;
 	stats[ST_VERIFIED]++;
 	if (ok) {
-		if (!r->success_sent)
+		if (!success_sent(r))
 			dump_recs();
-		CHECK(r->success_sent);
+		CHECK(success_sent(r));
 		if (r->s.kind == K_READ &&
 		    memcmp(r->buf, pat_at(r->addr, false, S.round), r->s.len)) {
 			dump_recs();
@@ -1680,9 +1715,8 @@ static void verify(struct rec *r)
 		return;
 	}
 	CHECK(r->res == -EIO);
-	/* the host's own refusal (no status): past MDTS, or a controller
-	 * gone for good */
-	if (r->status == 0 && ((rw && r->s.len > MDTS_BYTES) || S.refuse))
+	/* the host's own refusal (no status): a controller gone for good */
+	if (r->status == 0 && S.refuse)
 		return;
 	if (r->status == NVME_SC_HOST_PATH_ERROR ||
 	    r->status == NVME_SC_HOST_ABORTED_CMD)
@@ -1708,6 +1742,15 @@ static void complete_one(struct mqblk_rq *rq)
 	r->status = rq->nvme_status;
 	S.outstanding--;
 	verify(r);
+	if (r->s.kind == K_WRITE) {
+		/* the buffer is ours again: reuse it at once, as an
+		 * application would, so bytes the host sends from it after
+		 * this (the send path still holding it) fail the H2CData
+		 * check instead of going unseen */
+		CHECK(!memcmp(r->buf, pat_at(r->addr, true, S.round),
+			      r->s.len));
+		memset(r->buf, WRITE_REUSED, r->s.len);
+	}
 	pthread_mutex_unlock(&S.mu);
 	mqblk_rq_put(rq);
 }
@@ -1847,8 +1890,8 @@ static void run_round(struct host *h, unsigned round)
 		if (r->s.kind == K_READ)
 			CHECK(!memcmp(r->buf, r->snap, r->s.len));
 		if (r->s.kind == K_WRITE)
-			CHECK(!memcmp(r->buf, pat_at(r->addr, true, round),
-				      r->s.len));
+			CHECK(r->s.len && r->buf[0] == WRITE_REUSED &&
+			      !memcmp(r->buf, r->buf + 1, r->s.len - 1));
 		free(r->buf);
 		free(r->snap);
 		r->buf = r->snap = NULL;
@@ -2021,6 +2064,12 @@ static const struct seed seeds[] = {
 	     0x1a, 0x22, 0x3b, 0x02, 0x00),
 	/* refused with a Connect error after a close */
 	SEED("refuse", 0x08, 0x00, 0x01, 0x08, 0x1a, 0x19, 0x07, 0x00),
+	/* remote completions; a 68 KiB write gets an R2T for all of it and
+	 * at once an error CapsuleResp, before its H2CData can be out: the
+	 * host must not complete it while it still sends from its buffer
+	 * (it resets the controller and sends it again) */
+	SEED("rsp-before-h2cdata", 0x08, 0x00, 0x00, 0x23, 0x05, 0x09, 0x00,
+	     0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00),
 };
 
 static void write_seeds(const char *dir)

@@ -52,6 +52,10 @@ struct null_dev {
 	uint64_t completion_nsec;
 	bool memory_backed;
 	bool polled;
+	/* the largest READ/WRITE it takes (null_blk's max_sectors, in
+	 * bytes here; 0: none): the core splits bigger ones, and one that
+	 * still came would fail with -EMSGSIZE */
+	uint32_t max_bytes;
 	/* fault injection: every Nth request, 0 = off */
 	uint64_t requeue_every;
 	uint64_t timeout_every;
@@ -305,6 +309,15 @@ static int null_init(struct mqblk_dev *dev, struct mqblk_params *params,
 			r = mqblk_param_u64(p, 1, 0x7ff, false, &st, err,
 					    errlen);
 			nd->error_status = (uint16_t)st;
+		} else if (!strcmp(p->key, "max_sectors")) {
+			/* 512-byte sectors, as null_blk's */
+			r = mqblk_param_u64(p, 1, UINT32_MAX >> 9, false, &v,
+					    err, errlen);
+			nd->max_bytes = (uint32_t)(v << 9);
+		} else if (!strcmp(p->key, "max_bytes")) {
+			r = mqblk_param_u64(p, 512, UINT32_MAX, true, &v, err,
+					    errlen);
+			nd->max_bytes = (uint32_t)v;
 		} else if (!strcmp(p->key, "badblocks")) {
 			r = null_parse_badblocks(nd, p->val, err, errlen);
 		} else {
@@ -323,6 +336,15 @@ static int null_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		free(nd);
 		return -EINVAL;
 	}
+	if (nd->max_bytes && nd->max_bytes < nd->blocksize) {
+		snprintf(err, errlen,
+			 "max_bytes %u is less than blocksize %u (one "
+			 "block at least)",
+			 nd->max_bytes, nd->blocksize);
+		free(nd);
+		return -EINVAL;
+	}
+	nd->max_bytes &= ~(nd->blocksize - 1);
 	if ((nd->hugepages >= 0 || nd->nt_writes >= 0) && !nd->memory_backed) {
 		snprintf(err, errlen, "%s= needs memory_backed=1",
 			 nd->hugepages >= 0 ? "hugepages" : "nt_writes");
@@ -341,6 +363,7 @@ static int null_init(struct mqblk_dev *dev, struct mqblk_params *params,
 	}
 	lim->capacity = nd->size;
 	lim->logical_block_size = nd->blocksize;
+	lim->max_hw_bytes = nd->max_bytes;
 	lim->max_hw_queues = nd->submit_queues;
 	lim->queue_depth = nd->hw_queue_depth;
 	lim->shared_tags = shared_tags;
@@ -607,7 +630,11 @@ static enum mqblk_status null_queue_rq(struct mqblk_hctx *hctx,
 		__atomic_store_n(&cmd->lost, true, __ATOMIC_RELAXED);
 		return MQBLK_STS_OK;
 	}
-	if (__builtin_expect(nd->nr_bad != 0, 0) && null_is_bad(nd, rq))
+	if (__builtin_expect(nd->max_bytes != 0, 0) &&
+	    rq->len > nd->max_bytes &&
+	    (rq->op == MQBLK_OP_READ || rq->op == MQBLK_OP_WRITE))
+		res = -EMSGSIZE; /* the core should have split it */
+	else if (__builtin_expect(nd->nr_bad != 0, 0) && null_is_bad(nd, rq))
 		res = -EIO; /* nothing stored, nothing read */
 	else
 		res = null_do_io(nd, rq);

@@ -1390,6 +1390,7 @@ static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 	struct mqblk_dev_opts o;
 	unsigned nr_hw = mp_hw_queues(params), i, k, nr = 0, hw_min = ~0u;
 	unsigned depth_min = ~0u, joined = 0;
+	uint32_t xfer_min = 0; /* 0: no limit */
 	int first_ret = 0;
 	bool disc = false, have_hostid = false;
 	char q[2048] = "";
@@ -1581,6 +1582,9 @@ static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 			hw_min = mqblk_dev_nr_hw_queues(p->dev);
 		if (mqblk_dev_queue_depth(p->dev) < depth_min)
 			depth_min = mqblk_dev_queue_depth(p->dev);
+		if (mqblk_dev_max_transfer(p->dev) &&
+		    (!xfer_min || mqblk_dev_max_transfer(p->dev) < xfer_min))
+			xfer_min = mqblk_dev_max_transfer(p->dev);
 		atomic_store(&p->joined, true);
 	}
 	if (!joined) {
@@ -1612,6 +1616,12 @@ static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 	md->depth = depth_min;
 	lim->capacity = md->size;
 	lim->logical_block_size = md->bs;
+	/* the smallest MDTS of the paths that joined: requests are split
+	 * once, here, to fit any of them. A path that joins later with a
+	 * smaller one is still safe: a child goes to its path through
+	 * mqblk_submit, and the path's core splits it again (a second
+	 * level of pieces on that path only) */
+	lim->max_hw_bytes = xfer_min;
 	lim->max_hw_queues = hw_min;
 	/* one child per parent at a time, on the path's queue of the same
 	 * index: never more than the path's tags */

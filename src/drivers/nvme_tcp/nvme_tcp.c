@@ -38,6 +38,7 @@
  * Namespace again, changes the device's capacity to match, and sends the
  * next AER.
  */
+#include <assert.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -78,6 +79,16 @@
  * synchronous commands count in 1..7fffh). */
 #define NVT_AER_CID 0xfffe
 #define NVT_MAX_ABORTS 16 /* timed-out commands waiting for their Abort */
+/*
+ * The largest READ/WRITE sent to a controller that reports no MDTS (0:
+ * "no limit"; the kernel's nvmet-tcp does, having no get_mdts op). The
+ * Linux host then leaves max_hw_sectors unlimited and its block layer
+ * caps requests at BLK_DEF_MAX_SECTORS_CAP, 2560 sectors (1280 KiB, for
+ * years; recently raised to 4 MiB by "block: Increase
+ * BLK_DEF_MAX_SECTORS_CAP"): 1280 KiB is what such a controller is known
+ * to take from Linux, and what we send at most.
+ */
+#define NVT_NO_MDTS_MAX_BYTES (2560u * 512)
 
 /* One NVMe/TCP connection during set-up and the admin queue (blocking). */
 struct nvt_sock {
@@ -109,7 +120,10 @@ struct nvt_dev {
 	pthread_mutex_t admin_lock; /* the keep-alive thread and exit */
 	uint16_t cntlid;
 	uint64_t cap;
-	uint32_t mdts_bytes; /* 0 = no limit */
+	/* the largest READ/WRITE it takes (MDTS; when it reports none,
+	 * NVT_NO_MDTS_MAX_BYTES): the core's max_hw_bytes, fixed at open */
+	uint32_t mdts_bytes;
+	_Atomic bool mdts_logged; /* one past it was refused: said once */
 	uint32_t incap_max; /* in-capsule data bytes on I/O queues */
 	unsigned granted;
 	uint64_t nsze;
@@ -124,6 +138,9 @@ struct nvt_dev {
 	 * no completion for that long is logged once per stall */
 	uint32_t stall_ms;
 	_Atomic uint64_t stalls;
+	/* answers for a command whose data the host was still sending
+	 * (a protocol error: each one reset the controller) */
+	_Atomic uint64_t early_rsps;
 
 	pthread_t ka_thread; /* the control thread: keep alive, recovery */
 	bool ka_running;
@@ -161,6 +178,12 @@ struct nvt_req {
 	struct iovec iov[4];
 	uint8_t niov;
 	bool h2c; /* the queued train is H2CData, not the command */
+	/* on the send list: a PDU of it (command, in-capsule data or
+	 * H2CData) is not all handed to the kernel yet, so the send path
+	 * still reads its buffer. Written under tx_lock (cleared with
+	 * release once sent); read by the receive path before it completes
+	 * the request, never while this is set (tx_holds, req_complete) */
+	_Atomic bool queued;
 	uint16_t cid;
 	uint16_t ttag; /* the R2T's transfer tag */
 	uint8_t retries; /* times sent again after a reset */
@@ -985,6 +1008,53 @@ static void *ctrl_main(void *arg)
 	return NULL;
 }
 
+/* Forget what q's send list holds (the connection is gone or going):
+ * none of it will be read by the send path again. Under tx_lock. */
+static void tx_drop(struct nvt_queue *q)
+{
+	struct nvt_req *r;
+
+	for (r = q->tx_head; r; r = r->tx_next)
+		atomic_store_explicit(&r->queued, false, memory_order_release);
+	q->tx_head = q->tx_tail = NULL;
+	q->tx_off = 0;
+}
+
+/*
+ * Whether the send path still holds r (some of its PDUs unsent). Clear is
+ * final for the receive path: only it (R2T) or a new use of the tag sets
+ * it again. Set may be a sender between its sendmsg and its bookkeeping
+ * (it holds tx_lock throughout): then ask again under the lock, where
+ * set means not handed to the kernel. Receive path, no lock held.
+ */
+static bool tx_holds(struct nvt_queue *q, struct nvt_req *r)
+{
+	bool held;
+
+	if (!atomic_load_explicit(&r->queued, memory_order_acquire))
+		return false;
+	pthread_mutex_lock(&q->tx_lock);
+	held = atomic_load_explicit(&r->queued, memory_order_relaxed);
+	pthread_mutex_unlock(&q->tx_lock);
+	return held;
+}
+
+/*
+ * Complete rq to its submitter, who may free or reuse its buffer at once:
+ * so never while the send path may still read that buffer (a request on
+ * the send list). Every completion of an I/O request goes through here;
+ * the paths that can meet a queued request (an answer from the
+ * controller) check first and take the error path instead.
+ */
+static void req_complete(struct mqblk_rq *rq, int res, uint16_t status)
+{
+	struct nvt_req *r = mqblk_rq_pdu(rq);
+
+	assert(!atomic_load_explicit(&r->queued, memory_order_acquire));
+	(void)r;
+	mqblk_complete_rq(rq, res, status);
+}
+
 /* Close q's connection: no poll or send runs while it goes. */
 static void queue_disconnect(struct nvt_queue *q)
 {
@@ -996,8 +1066,9 @@ static void queue_disconnect(struct nvt_queue *q)
 		close(q->fd);
 		q->fd = -1;
 	}
-	q->tx_head = q->tx_tail = NULL;
-	q->tx_off = 0;
+	/* what was not sent never will be: its requests are held (resent
+	 * from scratch after the reconnect) or failed, both safe now */
+	tx_drop(q);
 	q->rx_start = q->rx_end = 0;
 	q->rx_state = NRX_HDR;
 	q->rx_rq = NULL;
@@ -1032,7 +1103,7 @@ static void complete_outstanding(struct nvt_dev *d, uint16_t status)
 
 			if (rq) {
 				q->rqs[t] = NULL;
-				mqblk_complete_rq(rq, -EIO, status);
+				req_complete(rq, -EIO, status);
 			}
 		}
 		pthread_mutex_unlock(&q->tx_lock);
@@ -1163,8 +1234,8 @@ static int reconnect_once(struct nvt_dev *d, char *err, size_t errlen)
 			    build_req(q, rq)) {
 				/* sent too often: it fails, as in Linux */
 				q->rqs[t] = NULL;
-				mqblk_complete_rq(rq, -EIO,
-						  NVME_SC_HOST_ABORTED_CMD);
+				req_complete(rq, -EIO,
+					     NVME_SC_HOST_ABORTED_CMD);
 				continue;
 			}
 			tx_enqueue(q, r);
@@ -1544,8 +1615,15 @@ static int ctrl_setup(struct nvt_dev *d, char *err, size_t errlen)
 	ret = identify(d, NVME_ID_CNS_CTRL, 0, id);
 	if (ret)
 		goto fail_step;
-	if (id[77])
-		d->mdts_bytes = (4096u << mps) << id[77];
+	if (id[77]) {
+		/* 2^MDTS pages of CAP.MPSMIN; past 4 GiB, no limit we
+		 * could reach (a request's length is 32 bits) */
+		uint64_t b = (4096ull << mps) << (id[77] < 32 ? id[77] : 32);
+
+		d->mdts_bytes = b > 0x80000000u ? 0x80000000u : (uint32_t)b;
+	} else {
+		d->mdts_bytes = NVT_NO_MDTS_MAX_BYTES;
+	}
 	{
 		uint32_t ioccsz = nvme_get_le32(id + 1792);
 
@@ -1722,6 +1800,7 @@ static int nvt_init(struct mqblk_dev *dev, struct mqblk_params *params,
 	d->ka_running = true;
 	lim->capacity = d->nsze << d->lba_shift;
 	lim->logical_block_size = 1u << d->lba_shift;
+	lim->max_hw_bytes = d->mdts_bytes;
 	lim->max_hw_queues = d->granted;
 	lim->queue_depth = d->queue_size;
 	lim->shared_tags = false;
@@ -1862,6 +1941,7 @@ static void nvt_exit_hctx(struct mqblk_hctx *hctx)
 static void tx_enqueue(struct nvt_queue *q, struct nvt_req *r)
 {
 	r->tx_next = NULL;
+	atomic_store_explicit(&r->queued, true, memory_order_relaxed);
 	if (q->tx_tail)
 		q->tx_tail->tx_next = r;
 	else
@@ -1963,8 +2043,13 @@ static void tx_flush(struct nvt_queue *q)
 				again = r;
 			} else {
 				/* this R2T's window is sent: the controller
-				 * may ask for more with another R2T */
+				 * may ask for more with another R2T. The
+				 * kernel has the bytes: the buffer is the
+				 * request's again (pairs with the acquire in
+				 * tx_holds) */
 				r->h2c = false;
+				atomic_store_explicit(&r->queued, false,
+						      memory_order_release);
 			}
 		}
 		q->tx_off = done;
@@ -2066,21 +2151,34 @@ static enum mqblk_status nvt_queue_rq(struct mqblk_hctx *hctx,
 	if (state == NVT_DEAD) {
 		/* the controller is gone for good: a path error, as Linux
 		 * fails a command for a controller that will not return */
-		mqblk_complete_rq(rq, -EIO, NVME_SC_HOST_PATH_ERROR);
+		req_complete(rq, -EIO, NVME_SC_HOST_PATH_ERROR);
 		return MQBLK_STS_OK;
 	}
 	if (rq->tag >= q->depth || d->discovery)
 		return MQBLK_STS_ERROR;
-	if (d->mdts_bytes && rq->len > d->mdts_bytes &&
-	    (rq->op == MQBLK_OP_READ || rq->op == MQBLK_OP_WRITE))
-		return MQBLK_STS_ERROR;
+	if (__builtin_expect(rq->len > d->mdts_bytes, 0) &&
+	    (rq->op == MQBLK_OP_READ || rq->op == MQBLK_OP_WRITE)) {
+		/* the core splits to the MDTS it was given at open: only a
+		 * controller that came back from a reset with a smaller one
+		 * gets here. Said, and failed as too long, not a bare EIO */
+		if (!atomic_exchange(&d->mdts_logged, true))
+			fprintf(stderr,
+				"mqblk: nvme-tcp: %s:%s: a %u-byte %s is past "
+				"the controller's MDTS (%u bytes): failed "
+				"(EMSGSIZE)\n",
+				d->host, d->port, rq->len,
+				rq->op == MQBLK_OP_READ ? "read" : "write",
+				d->mdts_bytes);
+		req_complete(rq, -EMSGSIZE, 0);
+		return MQBLK_STS_OK;
+	}
 	pthread_mutex_lock(&q->tx_lock);
 	if (state != NVT_LIVE || atomic_load(&q->dead)) {
 		/* in reset: the core retries it once the kick says so; a
 		 * path of a multipath device gives it back at once */
 		pthread_mutex_unlock(&q->tx_lock);
 		if (d->multipath) {
-			mqblk_complete_rq(rq, -EIO, NVME_SC_HOST_PATH_ERROR);
+			req_complete(rq, -EIO, NVME_SC_HOST_PATH_ERROR);
 			return MQBLK_STS_OK;
 		}
 		return MQBLK_STS_BUSY;
@@ -2147,12 +2245,41 @@ static struct mqblk_rq *cid_rq(struct nvt_queue *q, uint16_t cid)
 	return rq;
 }
 
+/*
+ * The controller ended rq (a CapsuleResp, or C2HData with SUCCESS or a
+ * bad digest): 1, or -1 when that cannot be taken. An answer to a command
+ * whose capsule or H2CData the host has not all sent yet (it is on the
+ * send list) breaks the protocol: the controller cannot have read the
+ * command, or asked for the data with an R2T and answers before taking
+ * it (the host's H2CData would then name a finished command). Completing
+ * it would hand the submitter a buffer the send path still reads (it
+ * would put freed or reused memory on the wire), and dropping the rest of
+ * a half-sent PDU would break the stream; so, as for any other protocol
+ * error, the connection goes (error recovery): the request stays held and
+ * is sent again from scratch after the reconnect, or goes back to the
+ * multipath layer, once nothing of it can be sent any more. (SPDK's host
+ * instead completes such a request only once its send is done as well,
+ * nvme_tcp_req_complete_safe; both keep the buffer safe, and only a
+ * broken controller sees the difference.)
+ */
 static int complete_tag(struct nvt_queue *q, struct mqblk_rq *rq,
 			uint16_t status)
 {
+	struct nvt_req *r = mqblk_rq_pdu(rq);
+
+	if (tx_holds(q, r)) {
+		char why[80];
+
+		atomic_fetch_add(&q->d->early_rsps, 1);
+		snprintf(why, sizeof(why),
+			 "command %u answered before the host sent its data",
+			 r->cid);
+		conn_fail(q, why);
+		return -1;
+	}
 	q->rqs[rq->tag] = NULL;
 	status &= 0x7ff;
-	mqblk_complete_rq(rq, status ? -EIO : (int)rq->len, status);
+	req_complete(rq, status ? -EIO : (int)rq->len, status);
 	return 1;
 }
 
@@ -2241,6 +2368,12 @@ static int rx_header(struct nvt_queue *q, const uint8_t *h)
 						"R2T out of range");
 			return -1;
 		}
+		if (tx_holds(q, r)) {
+			/* its command is not all sent: put on the send list
+			 * again, it would be linked in twice */
+			conn_fail(q, "R2T for a command not yet sent");
+			return -1;
+		}
 		r->ttag = nvme_get_le16(h + 10);
 		r->r2t_off = off;
 		r->r2t_end = off + len;
@@ -2318,7 +2451,10 @@ static int rx_process(struct nvt_queue *q, int *done)
 				q->rx_left = 4;
 				q->rx_dgst_have = 0;
 			} else {
-				*done += rx_data_done(q, true);
+				ret = rx_data_done(q, true);
+				if (ret < 0)
+					return -1;
+				*done += ret;
 			}
 			break;
 		case NRX_DDGST:
@@ -2329,10 +2465,13 @@ static int rx_process(struct nvt_queue *q, int *done)
 			q->rx_left -= n;
 			if (q->rx_left)
 				return 0;
-			*done += rx_data_done(
+			ret = rx_data_done(
 				q, !q->rx_data || nvme_tcp_ddgst_ok(
 							  q->rx_data, q->rx_len,
 							  q->rx_dgst));
+			if (ret < 0)
+				return -1;
+			*done += ret;
 			break;
 		}
 	}
@@ -2500,6 +2639,7 @@ int nvt_ctrl_info(const struct mqblk_dev *dev, struct nvt_ctrl_info *ci)
 	ci->resets = atomic_load(&d->resets);
 	ci->ana_gen = atomic_load(&d->ana_gen);
 	ci->stalls = atomic_load(&d->stalls);
+	ci->early_rsps = atomic_load(&d->early_rsps);
 	ci->reconnect_delay_ms = d->reconnect_delay_ms; /* set at init */
 	ci->ctrl_loss_tmo_ms = d->ctrl_loss_tmo_ms;
 	ci->nsid = d->nsid; /* set at init, never changed */

@@ -23,6 +23,9 @@ struct nvt_ctrl_info {
 	uint32_t ana_gen; /* ANA change notices received (multipath=1) */
 	uint32_t nsid; /* the namespace it does I/O to */
 	uint64_t stalls; /* stalls logged (stall_ms=) */
+	/* answers to a command whose capsule or H2CData was still being
+	 * sent: a protocol error, each one reset the controller */
+	uint64_t early_rsps;
 	uint32_t reconnect_delay_ms, ctrl_loss_tmo_ms; /* as opened */
 };
 

@@ -199,7 +199,7 @@ static int stripe_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		       struct mqblk_dev_limits *lim, char *err, size_t errlen)
 {
 	struct stripe_dev *sd = calloc(1, sizeof(*sd));
-	unsigned nr_hw = stripe_hw_queues(params);
+	unsigned nr_hw = stripe_hw_queues(params), i;
 	int ret;
 
 	if (!sd)
@@ -218,6 +218,14 @@ static int stripe_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		goto out_conf;
 	lim->capacity = sd->member_bytes * sd->nr;
 	lim->logical_block_size = (uint32_t)ret;
+	/* the smallest of the members' (a member's own core would split a
+	 * child past its limit anyway: this splits once, up front) */
+	for (i = 0; i < sd->nr; i++) {
+		uint32_t m = mqblk_dev_max_transfer(sd->member[i]);
+
+		if (m && (!lim->max_hw_bytes || m < lim->max_hw_bytes))
+			lim->max_hw_bytes = m;
+	}
 	lim->max_hw_queues = nr_hw;
 	if (!lim->queue_depth)
 		lim->queue_depth = STRIPE_DEFAULT_DEPTH;
