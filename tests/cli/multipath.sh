@@ -504,6 +504,21 @@ bad "bad iopolicy" "$(mp "" iopolicy=fastest)" \
 	"bad iopolicy 'fastest': expected numa, round-robin or queue-depth"
 bad "bad paths=" "$(mp "" paths=all)" "bad paths 'all'"
 bad "path without a port" "$(mp "127.0.0.1:$P1,127.0.0.1")" "no port in '127.0.0.1'"
+bad "path over a transport the host lacks" \
+	"$(mp "127.0.0.1:$P1,fc:127.0.0.1:$P2")" \
+	"path 127.0.0.1:$P2: no transport 'fc' \(this host has: tcp\)"
+# a path may name its transport (tcp: here, the URI's own): the same two
+# paths, and the job verifies over them
+run bench --name=trp --filename="$(mp "tcp:127.0.0.1:$P1,127.0.0.1:$P2" \
+	iopolicy=round-robin)" --rw=randwrite --bs=4k --size=4m --iodepth=4 \
+	--verify=crc32c --output-format=json
+if ok "paths by transport: write+verify over tcp:HOST:PORT and HOST:PORT"; then
+	paths_json >"$TMP/p"
+	read -r n1 _ _ c1 _ _ < <(sed -n 1p "$TMP/p")
+	read -r n2 _ _ c2 _ _ < <(sed -n 2p "$TMP/p")
+	check "paths by transport: both used, named without the default ($n1 $c1, $n2 $c2)" \
+		test "$n1.$n2" = "127.0.0.1:$P1.127.0.0.1:$P2" -a "$c1" -gt 0 -a "$c2" -gt 0
+fi
 DEAD=$(free_port)
 DEAD2=$(free_port)
 bad "no path answers" "$(mp "127.0.0.1:$DEAD,127.0.0.1:$DEAD2")" \

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer harness for NVMe multipath's parsers and selectors
- * (src/drivers/nvme_tcp/mpath_logic.c). Byte 0 picks what the rest is:
+ * (src/drivers/nvmf/mpath_logic.c). Byte 0 picks what the rest is:
  *   even: an ANA log page (LID 0Ch) as a controller returns it; checked:
  *         mp_ana_log_check and every lookup agree (a log that checks
  *         answers every group 0 or -ENOENT, one that does not answers
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drivers/nvme_tcp/mpath.h"
+#include "drivers/nvmf/mpath.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

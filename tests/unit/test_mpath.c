@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of NVMe multipath's pure part (src/drivers/nvme_tcp/mpath.h):
+ * Unit tests of NVMe multipath's pure part (src/drivers/nvmf/mpath.h):
  * the path list of a multipath URI, ANA log parsing on synthetic logs,
  * path-related status, and the numa / round-robin / queue-depth selectors
  * over synthetic path states (what the kernel's nvme_find_path picks).
@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "drivers/nvme_tcp/mpath.h"
+#include "drivers/nvmf/mpath.h"
 
 /* ---- path lists ---- */
 
@@ -48,6 +48,23 @@ static void test_addrs_ok(void **state)
 					sizeof(err)),
 			 0);
 	assert_int_equal(nr, 1);
+	assert_string_equal(a[0].tr, "");
+	/* a path over another transport names it; the same address over
+	 * two transports is two paths */
+	assert_int_equal(mp_parse_addrs("10.0.0.1:4420,rdma:10.0.0.1:4420,"
+					"tcp:[::1]:4420,localhost:4420/n",
+					a, MP_MAX_PATHS, &nr, nqn, err,
+					sizeof(err)),
+			 0);
+	assert_int_equal(nr, 4);
+	assert_string_equal(a[0].tr, "");
+	assert_string_equal(a[1].tr, "rdma");
+	assert_string_equal(a[1].host, "10.0.0.1");
+	assert_string_equal(a[1].port, "4420");
+	assert_string_equal(a[2].tr, "tcp");
+	assert_string_equal(a[2].host, "::1");
+	assert_string_equal(a[3].tr, "");
+	assert_string_equal(a[3].host, "localhost");
 }
 
 static void expect_bad(const char *s, const char *msg)
@@ -69,6 +86,8 @@ static void test_addrs_bad(void **state)
 	expect_bad(",a:1/n", "empty path");
 	expect_bad("a:1,/n", "empty path");
 	expect_bad("a:1,a:1/n", "given twice");
+	expect_bad("rdma:a:1,rdma:a:1/n", "given twice");
+	expect_bad("toolongname:a:1/n", "bad transport");
 	expect_bad("a:1,b/n", "no port in 'b'");
 	expect_bad("a:1,b:0/n", "bad port");
 	expect_bad("a:1,b:65536/n", "bad port");

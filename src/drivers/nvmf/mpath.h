@@ -34,15 +34,19 @@ enum {
 #define MP_ANA_DESC_SIZE 32 /* grpid u32, nnsids u32, chgcnt u64, state */
 
 struct mp_addr {
+	char tr[8]; /* its transport ("tcp", "rdma"); "" = the URI's */
 	char host[256];
 	char port[8];
 };
 
 /*
- * "HOST:PORT[,HOST:PORT...]/SUBNQN" (IPv6 hosts in brackets) into
- * addrs[0..*nr) and subnqn (NVME_NQN_SIZE bytes). An empty element, a
- * path given twice, a missing or bad port, more than max paths or no
- * SUBNQN: -EINVAL with a one-line reason in err.
+ * "[TR:]HOST:PORT[,[TR:]HOST:PORT...]/SUBNQN" (IPv6 hosts in brackets;
+ * TR a transport name, lowercase letters, for a path over another
+ * transport than the URI's: "rdma:10.0.0.2:4420") into addrs[0..*nr)
+ * and subnqn (NVME_NQN_SIZE bytes). An empty element, a path given twice
+ * (same transport, host and port), a missing or bad port, more than max
+ * paths or no SUBNQN: -EINVAL with a one-line reason in err. Whether a
+ * transport exists is the caller's to check.
  */
 int mp_parse_addrs(const char *s, struct mp_addr *addrs, unsigned max,
 		   unsigned *nr, char *subnqn, char *err, size_t errlen);

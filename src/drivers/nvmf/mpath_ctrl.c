@@ -1,40 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * NVMe multipath over NVMe/TCP: one device over several controllers of
- * one subsystem, the userspace counterpart of Linux's
- * drivers/nvme/host/multipath.c (the ns_head above per-controller queues).
- *
- *   nvme-tcp://A1:P1,A2:P2/SUBNQN?iopolicy=numa|round-robin|queue-depth
- *   nvme-tcp://DISCADDR:PORT/SUBNQN?paths=discover
- *
- * Each path is an nvme-tcp:// device of its own (its admin and I/O
- * queues, keep alive, reconnect until ctrl_loss_tmo), opened with
- * multipath=1 so a reset hands its outstanding requests back at once
- * (Host Aborted Command) instead of holding them, and I/O to a controller
- * that is not live fails with Host Path Error. This device is a client of
- * its paths through the public API, as the stripe driver is of its
- * members: each hardware queue opens one software queue on every path,
- * and a request goes out as one child request on the path the I/O policy
- * picks (mp_select: optimized paths first, non-optimized only when no
- * optimized one is usable, never inaccessible, persistent loss or change).
- *
- * Failover (nvme_failover_req): a child that ends with a path-related
- * status (SCT 3h, no DNR) is put back and its parent goes out again on
- * another path; an ANA status also marks its path pending until the
- * control thread has read the ANA log again. A parent completes only
- * from its last child's answer (or here with an error), so it completes
- * exactly once. With no usable path, requests wait on the hardware
- * queue's hold list (queue_if_no_path) while any path's controller may
- * come back; once every controller is past its ctrl_loss_tmo they fail
- * with Host Path Error (-EIO).
- *
- * The control thread reads each path's ANA log when its controller
- * reports an ANA change (AEN, log 0Ch), after a reconnect and after an
- * ANA error, logs path state changes, and kicks hardware queues that
- * hold requests or have children out (a child failed inline by a path
- * that is down wakes no fd).
+ * The multipath device's set-up and control thread (see multipath.c for
+ * the whole): the paths from the URI or a discovery log (every entry of
+ * a transport this host has), each path's namespace identity checked
+ * against the first, paths that join late, and the thread that reads
+ * ANA logs, follows path states and kicks hardware queues.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -42,24 +15,12 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include <mqblk/driver.h>
 
-#include "nvme/nvme.h"
-#include "mpath.h"
-#include "nvme_tcp.h"
-
-#define MP_REAP_BATCH 64
-#define MP_KICK MP_MAX_PATHS /* epoll tag of the kick fd */
-#define MP_TICK_MS 100 /* control thread period */
-#define MP_ANA_RETRY_MS 1000 /* re-read a pending path's log this often */
-/* The biggest ANA log this host reads (a controller whose NANAGRPID
- * and MNAN make more is refused at open). */
-#define MP_ANA_LOG_MAX (16u << 20)
-#define MP_MAX_HCTX 1024
-#define MP_DISC_MAX 64 /* discovery log records read */
+#include "host.h"
+#include "mpath_dev.h"
 
 /* URI keys handed to every path's nvme-tcp:// device */
 static const char *const pass_keys[] = {
@@ -67,570 +28,6 @@ static const char *const pass_keys[] = {
 	"ctrl_loss_tmo", "nsid",       "hdr_digest", "data_digest",
 	"hostnqn",	 "hostid",     "stall_ms",
 };
-
-struct mp_path {
-	char name[280]; /* HOST:PORT */
-	char *uri; /* its nvme-tcp:// device */
-	struct mqblk_dev *dev; /* NULL until it connects */
-	/* dev open and identified, and a queue of it in every hctx: only
-	 * then do other threads touch dev or pick the path */
-	_Atomic bool joined;
-	_Atomic bool given_up; /* never connected within ctrl_loss_tmo */
-	/* a path that did not answer at open: retried by the control
-	 * thread every reconnect_delay until ctrl_loss_tmo */
-	bool waiting;
-	uint64_t retry_ms, give_up_ms;
-	/* each retry connects on a thread of its own (path_connect_fn), so
-	 * the control thread goes on with the paths that are up; it joins
-	 * the thread once conn says MP_CONN_DONE. The connecting thread
-	 * alone touches dev, conn_ret and conn_err until then. */
-	struct mp_dev *md;
-	pthread_t conn_thread;
-	_Atomic int conn; /* MP_CONN_* */
-	int conn_ret;
-	char conn_err[512];
-	bool ana_supported; /* CMIC bit 3: the controller reports ANA */
-	uint32_t ana_log_len; /* the whole log at most (nvme_mpath_init_identify) */
-	uint32_t anagrpid;
-	uint8_t anatt; /* Identify's ANA transition time, seconds */
-	_Atomic uint8_t ana; /* MP_ANA_* */
-	_Atomic bool ana_pending; /* ANA error: unused until log re-read */
-	/* control thread only */
-	uint32_t ana_gen_seen;
-	uint64_t resets_seen;
-	int state_seen;
-	uint64_t ana_read_ms;
-	uint64_t change_ms; /* when its group entered ANA change, or 0 */
-	uint64_t resets_base; /* resets before the device was up */
-	/* counters: relaxed atomics, every hctx updates them */
-	_Atomic uint64_t sent, completed, failovers;
-	_Atomic unsigned inflight;
-};
-
-enum { MP_CONN_IDLE, MP_CONN_BUSY, MP_CONN_DONE };
-
-struct mp_dev {
-	struct mqblk_dev *dev;
-	enum mp_iopolicy pol;
-	unsigned nr;
-	struct mp_path path[MP_MAX_PATHS];
-	char subnqn[NVME_NQN_SIZE];
-	_Atomic int current; /* the policy's current path (one NUMA node) */
-	struct mqblk_dev_opts popts; /* how the paths were opened */
-	uint8_t ids[40]; /* the namespace's NGUID, EUI-64, UUID */
-	unsigned ref; /* the path they were read from first */
-	uint64_t size;
-	uint32_t bs;
-	unsigned depth; /* every path's queues take this many */
-	uint32_t reconnect_ms, loss_ms; /* reconnect_delay, ctrl_loss_tmo */
-	_Atomic uint64_t no_path_fails;
-
-	pthread_t thread;
-	bool running;
-	int efd; /* wakes the control thread */
-	_Atomic bool stop;
-	_Atomic bool ana_reread; /* some path's log wants reading now */
-	pthread_mutex_t lock; /* hctx[] */
-	struct mp_hctx *hctx[MP_MAX_HCTX];
-};
-
-struct mp_hctx {
-	struct mp_dev *md;
-	pthread_mutex_t lock; /* path queues, plug state, hold list */
-	int epfd; /* the irq fd: path queue fds + kick_fd */
-	int kick_fd;
-	_Atomic bool kicked;
-	bool plugged;
-	uint32_t touched; /* paths with children since the plug */
-	struct mqblk_queue *q[MP_MAX_PATHS];
-	struct mqblk_rq *hold_head, *hold_tail; /* parents with no path */
-	_Atomic unsigned nr_held;
-	_Atomic unsigned children; /* children out on any path */
-};
-
-/* Per parent request. Touched only under its hctx's lock. */
-struct mp_cmd {
-	struct mqblk_rq *hold_next;
-	unsigned failovers;
-	uint8_t path;
-};
-
-enum { MP_SENT, MP_DONE, MP_HELD, MP_BUSY };
-
-static uint64_t mp_now_ms(void)
-{
-	return mqblk_clock_ns() / 1000000;
-}
-
-static void mp_wake(struct mp_dev *md)
-{
-	uint64_t one = 1;
-
-	if (write(md->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		abort();
-}
-
-static void mp_kick(struct mp_hctx *mh)
-{
-	uint64_t one = 1;
-
-	atomic_store(&mh->kicked, true);
-	if (write(mh->kick_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		abort();
-}
-
-/* ---- path selection ---------------------------------------------------- */
-
-static bool path_joined(const struct mp_path *p)
-{
-	return atomic_load_explicit(&p->joined, memory_order_acquire);
-}
-
-static bool path_usable(const struct mp_path *p)
-{
-	return path_joined(p) && nvt_ctrl_state(p->dev) == NVT_CTRL_LIVE &&
-	       !atomic_load_explicit(&p->ana_pending, memory_order_relaxed);
-}
-
-static int mp_pick(struct mp_dev *md)
-{
-	struct mp_path_view v[MP_MAX_PATHS];
-	int cur = atomic_load_explicit(&md->current, memory_order_relaxed);
-	int old = cur, pick;
-	unsigned i;
-
-	for (i = 0; i < md->nr; i++) {
-		v[i].usable = path_usable(&md->path[i]);
-		v[i].ana = atomic_load_explicit(&md->path[i].ana,
-						memory_order_relaxed);
-		v[i].inflight =
-			md->pol == MP_IOPOLICY_QD ?
-				atomic_load_explicit(&md->path[i].inflight,
-						     memory_order_relaxed) :
-				0;
-	}
-	pick = mp_select(md->pol, v, md->nr, &cur);
-	if (cur != old)
-		atomic_store_explicit(&md->current, cur, memory_order_relaxed);
-	return pick;
-}
-
-/* Could a path still come back? (nvme_available_path: a controller that
- * is live or reconnecting; only one past ctrl_loss_tmo is gone. A path
- * not connected yet may still come, until its ctrl_loss_tmo.) */
-static bool mp_any_alive(struct mp_dev *md)
-{
-	unsigned i;
-
-	for (i = 0; i < md->nr; i++) {
-		struct mp_path *p = &md->path[i];
-
-		if (path_joined(p) ? nvt_ctrl_state(p->dev) != NVT_CTRL_DEAD :
-				     !atomic_load(&p->given_up))
-			return true;
-	}
-	return false;
-}
-
-/* ---- issue, complete, fail over (hctx lock held) ------------------------ */
-
-static void hold(struct mp_hctx *mh, struct mqblk_rq *rq)
-{
-	struct mp_cmd *cmd = mqblk_rq_pdu(rq);
-
-	cmd->hold_next = NULL;
-	if (mh->hold_tail)
-		((struct mp_cmd *)mqblk_rq_pdu(mh->hold_tail))->hold_next = rq;
-	else
-		mh->hold_head = rq;
-	mh->hold_tail = rq;
-	atomic_fetch_add(&mh->nr_held, 1);
-}
-
-static int mp_issue(struct mp_hctx *mh, struct mqblk_rq *rq)
-{
-	struct mp_dev *md = mh->md;
-	struct mp_cmd *cmd = mqblk_rq_pdu(rq);
-	struct mqblk_rq *c;
-	struct mp_path *path;
-	int p = mp_pick(md), ret;
-
-	if (p < 0) {
-		if (mp_any_alive(md))
-			return MP_HELD;
-		if (!atomic_fetch_add(&md->no_path_fails, 1))
-			fprintf(stderr,
-				"mqblk: nvme-mpath: %s: no path left (every "
-				"controller past ctrl_loss_tmo): failing I/O "
-				"with Host Path Error\n",
-				md->subnqn);
-		mqblk_complete_rq(rq, -EIO, NVME_SC_HOST_PATH_ERROR);
-		return MP_DONE;
-	}
-	path = &md->path[p];
-	c = mqblk_rq_get(mh->q[p], MQBLK_RQ_NOWAIT);
-	if (!c)
-		return MP_BUSY;
-	c->op = rq->op;
-	c->flags = rq->flags;
-	c->offset = rq->offset;
-	c->len = rq->len;
-	c->buf = rq->buf;
-	c->private = rq;
-	cmd->path = (uint8_t)p;
-	ret = mqblk_submit(c);
-	if (ret) {
-		/* cannot happen for what the core let through to us */
-		mqblk_rq_put(c);
-		mqblk_complete_rq(rq, ret, 0);
-		return MP_DONE;
-	}
-	atomic_fetch_add_explicit(&path->sent, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&path->inflight, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&mh->children, 1, memory_order_relaxed);
-	mh->touched |= 1u << p;
-	return MP_SENT;
-}
-
-/* Send the held parents again, in order, while paths take them. Returns
- * the parents completed (failed: no path left); *resent when any went
- * out. Still held: the control thread's tick comes back for them (a kick
- * here would spin for as long as no path is usable). */
-static int retry_held(struct mp_hctx *mh, bool *resent)
-{
-	struct mqblk_rq *rq;
-	int done = 0;
-
-	while ((rq = mh->hold_head)) {
-		struct mp_cmd *cmd = mqblk_rq_pdu(rq);
-		int r;
-
-		mh->hold_head = cmd->hold_next;
-		if (!mh->hold_head)
-			mh->hold_tail = NULL;
-		atomic_fetch_sub(&mh->nr_held, 1);
-		r = mp_issue(mh, rq);
-		if (r == MP_DONE) {
-			done++;
-			continue;
-		}
-		if (r == MP_SENT) {
-			*resent = true;
-			continue;
-		}
-		/* back at the head: still no path, or no tag */
-		cmd->hold_next = mh->hold_head;
-		mh->hold_head = rq;
-		if (!mh->hold_tail)
-			mh->hold_tail = rq;
-		atomic_fetch_add(&mh->nr_held, 1);
-		break;
-	}
-	return done;
-}
-
-/* A child is back. Returns 1 when its parent completed. */
-static int child_done(struct mp_hctx *mh, struct mqblk_rq *c, bool *resent)
-{
-	struct mp_dev *md = mh->md;
-	struct mqblk_rq *rq = c->private;
-	struct mp_cmd *cmd = mqblk_rq_pdu(rq);
-	struct mp_path *path = &md->path[cmd->path];
-	int res = c->res;
-	uint16_t st = c->nvme_status;
-	int r;
-
-	mqblk_rq_put(c);
-	atomic_fetch_sub_explicit(&path->inflight, 1, memory_order_relaxed);
-	atomic_fetch_sub_explicit(&mh->children, 1, memory_order_relaxed);
-	if (res < 0 && mp_status_fails_over(st) &&
-	    ++cmd->failovers <= 8 * md->nr + 8) {
-		uint8_t ana = mp_status_ana_state(st);
-
-		atomic_fetch_add_explicit(&path->failovers, 1,
-					  memory_order_relaxed);
-		if (ana || (st & 0x7ff) == NVME_SC_INTERNAL_PATH_ERROR) {
-			/* the path's ANA state is in doubt: off until the
-			 * control thread has read its log again (the
-			 * kernel's NVME_NS_ANA_PENDING; the state itself
-			 * comes from the log) */
-			atomic_store(&path->ana_pending, true);
-			atomic_store(&md->ana_reread, true);
-			mp_wake(md);
-		}
-		r = mp_issue(mh, rq);
-		if (r == MP_SENT)
-			*resent = true;
-		if (r == MP_HELD || r == MP_BUSY)
-			hold(mh, rq);
-		return r == MP_DONE;
-	}
-	if (res >= 0 && (uint32_t)res != c->len)
-		res = -EIO;
-	atomic_fetch_add_explicit(&path->completed, 1, memory_order_relaxed);
-	mqblk_complete_rq(rq, res, st);
-	return 1;
-}
-
-/* Reap what path p has ready (a peek: never sleeps). */
-static int reap_path(struct mp_hctx *mh, unsigned p, bool *resent)
-{
-	struct mqblk_rq *rqs[MP_REAP_BATCH];
-	int n, j, done = 0;
-
-	for (;;) {
-		n = mqblk_reap(mh->q[p], rqs, 1, MP_REAP_BATCH, 0);
-		if (n <= 0)
-			break;
-		for (j = 0; j < n; j++)
-			done += child_done(mh, rqs[j], resent);
-		if (n < MP_REAP_BATCH)
-			break;
-	}
-	return done;
-}
-
-static void mp_unplug(struct mp_hctx *mh)
-{
-	struct mp_dev *md = mh->md;
-	bool kick = false;
-	unsigned i;
-
-	if (!mh->plugged)
-		return;
-	mh->plugged = false;
-	for (i = 0; i < md->nr; i++)
-		if (mh->q[i])
-			mqblk_unplug(mh->q[i]);
-	for (i = 0; i < md->nr; i++)
-		if ((mh->touched & (1u << i)) &&
-		    (nvt_ctrl_state(md->path[i].dev) != NVT_CTRL_LIVE ||
-		     mqblk_queue_completed(mh->q[i])))
-			kick = true; /* failed inline: no fd says so */
-	mh->touched = 0;
-	if (kick)
-		mp_kick(mh);
-}
-
-static enum mqblk_status mp_queue_rq(struct mqblk_hctx *hctx,
-				     struct mqblk_rq *rq, bool last)
-{
-	struct mp_hctx *mh = mqblk_hctx_data(hctx);
-	struct mp_cmd *cmd = mqblk_rq_pdu(rq);
-	unsigned i;
-	int r;
-
-	pthread_mutex_lock(&mh->lock);
-	if (!mh->plugged) {
-		/* one doorbell per path for the core's whole batch */
-		for (i = 0; i < mh->md->nr; i++)
-			if (mh->q[i])
-				mqblk_plug(mh->q[i]);
-		mh->plugged = true;
-	}
-	cmd->failovers = 0;
-	/* behind what is held: keep the order */
-	r = mh->hold_head ? MP_HELD : mp_issue(mh, rq);
-	if (r == MP_BUSY) {
-		mp_unplug(mh);
-		pthread_mutex_unlock(&mh->lock);
-		return MQBLK_STS_BUSY;
-	}
-	if (r == MP_HELD) {
-		hold(mh, rq);
-		mp_kick(mh); /* poll retries it, or fails it when all died */
-	}
-	if (last)
-		mp_unplug(mh);
-	pthread_mutex_unlock(&mh->lock);
-	return MQBLK_STS_OK;
-}
-
-static void mp_commit_rqs(struct mqblk_hctx *hctx)
-{
-	struct mp_hctx *mh = mqblk_hctx_data(hctx);
-
-	pthread_mutex_lock(&mh->lock);
-	mp_unplug(mh);
-	pthread_mutex_unlock(&mh->lock);
-}
-
-/* Every path queue of this hctx that has children out or a readable fd,
- * then the hold list. Polled (hipri) or not, each path's queue is reaped
- * with a peek, which polls a path's socket itself. */
-static int mp_poll(struct mqblk_hctx *hctx, unsigned budget)
-{
-	struct mp_hctx *mh = mqblk_hctx_data(hctx);
-	struct mp_dev *md = mh->md;
-	struct epoll_event ev[MP_MAX_PATHS + 1];
-	uint32_t ready = 0;
-	bool resent = false, idle = false;
-	uint64_t v;
-	int n, i, done = 0;
-
-	(void)budget; /* children already answered must be taken */
-	pthread_mutex_lock(&mh->lock);
-	if (atomic_load_explicit(&mh->kicked, memory_order_relaxed) &&
-	    atomic_exchange(&mh->kicked, false) &&
-	    read(mh->kick_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-		abort();
-	for (i = 0; i < (int)md->nr; i++)
-		if (mh->q[i] && !mqblk_queue_inflight(mh->q[i]))
-			idle = true;
-	/* a path with children out is reaped whatever its fd says: ask
-	 * the fds only when some path has none out */
-	if (idle && mqblk_dev_comp_policy(md->dev) != MQBLK_COMP_POLLED) {
-		n = epoll_wait(mh->epfd, ev, MP_MAX_PATHS + 1, 0);
-		for (i = 0; i < n; i++)
-			if (ev[i].data.u32 < MP_KICK)
-				ready |= 1u << ev[i].data.u32;
-	}
-	for (i = 0; i < (int)md->nr; i++) {
-		if (!mh->q[i])
-			continue;
-		/* what this pass completes stays on this thread: the path
-		 * queues were opened at set-up (or by the control thread),
-		 * and a completion there would be handed over to that
-		 * thread with a wake-up this thread then reads back */
-		mqblk_queue_claim(mh->q[i]);
-		if ((ready & (1u << i)) || mqblk_queue_inflight(mh->q[i]))
-			done += reap_path(mh, (unsigned)i, &resent);
-	}
-	if (mh->hold_head)
-		done += retry_held(mh, &resent);
-	if (resent) {
-		/* a child sent again may have failed inline: come back */
-		mp_kick(mh);
-	}
-	pthread_mutex_unlock(&mh->lock);
-	return done;
-}
-
-/* Children carry the paths' own deadlines (abort, reset, failover); a
- * held parent waits for ctrl_loss_tmo, not for the core's timer. */
-static enum mqblk_timeout_ret mp_timeout(struct mqblk_rq *rq)
-{
-	(void)rq;
-	return MQBLK_EH_RESET_TIMER;
-}
-
-/* ---- hardware queues --------------------------------------------------- */
-
-static void hctx_free(struct mp_hctx *mh)
-{
-	unsigned i;
-
-	for (i = 0; i < mh->md->nr; i++)
-		if (mh->q[i])
-			mqblk_queue_close(mh->q[i]);
-	if (mh->epfd >= 0)
-		close(mh->epfd);
-	if (mh->kick_fd >= 0)
-		close(mh->kick_fd);
-	pthread_mutex_destroy(&mh->lock);
-	free(mh);
-}
-
-static int mp_start(struct mp_dev *md, bool polled);
-
-/* Path i's queue in hctx mh (its lock held, or mh not published yet): the
- * path queue opened k-th maps to the path's hw queue k, so each hctx's
- * are opened in hctx order. 0 or -errno. */
-static int hctx_add_path(struct mp_hctx *mh, unsigned i)
-{
-	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
-	struct mqblk_queue *q;
-	int ret, fd;
-
-	ret = mqblk_queue_open(mh->md->path[i].dev, &q);
-	if (ret)
-		return ret;
-	fd = mqblk_queue_fd(q);
-	/* fd < 0: polled, reaped with a peek while it has children out */
-	if (fd >= 0 && epoll_ctl(mh->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		ret = -errno;
-		mqblk_queue_close(q);
-		return ret;
-	}
-	if (mh->plugged)
-		mqblk_plug(q); /* unplugged with the others */
-	mh->q[i] = q;
-	return 0;
-}
-
-static int mp_init_hctx(struct mqblk_hctx *hctx, unsigned idx)
-{
-	struct mp_dev *md = mqblk_dev_data(mqblk_hctx_dev(hctx));
-	struct mp_hctx *mh = calloc(1, sizeof(*mh));
-	struct epoll_event ev = { .events = EPOLLIN };
-	unsigned i;
-	int ret;
-
-	if (!mh)
-		return -ENOMEM;
-	if (idx >= MP_MAX_HCTX) {
-		free(mh);
-		return -EINVAL;
-	}
-	if (!idx) {
-		/* the paths as the device's policy wants them, then the
-		 * control thread */
-		ret = mp_start(md, mqblk_dev_comp_policy(mqblk_hctx_dev(
-					   hctx)) == MQBLK_COMP_POLLED);
-		if (ret) {
-			free(mh);
-			return ret;
-		}
-	}
-	mh->md = md;
-	pthread_mutex_init(&mh->lock, NULL);
-	mh->kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	mh->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (mh->kick_fd < 0 || mh->epfd < 0)
-		goto out_errno;
-	ev.data.u32 = MP_KICK;
-	if (epoll_ctl(mh->epfd, EPOLL_CTL_ADD, mh->kick_fd, &ev))
-		goto out_errno;
-	/* the paths joined so far; one joining later adds its queue to
-	 * every hctx under md->lock, once all are here */
-	pthread_mutex_lock(&md->lock);
-	for (i = 0; i < md->nr; i++) {
-		if (!path_joined(&md->path[i]))
-			continue;
-		ret = hctx_add_path(mh, i);
-		if (ret) {
-			pthread_mutex_unlock(&md->lock);
-			goto out_free;
-		}
-	}
-	mqblk_hctx_set_data(hctx, mh);
-	mqblk_hctx_set_irq_fd(hctx, mh->epfd);
-	md->hctx[idx] = mh;
-	pthread_mutex_unlock(&md->lock);
-	return 0;
-
-out_errno:
-	ret = -errno;
-out_free:
-	hctx_free(mh);
-	return ret;
-}
-
-static void mp_exit_hctx(struct mqblk_hctx *hctx)
-{
-	struct mp_hctx *mh = mqblk_hctx_data(hctx);
-	struct mp_dev *md;
-	unsigned idx = mqblk_hctx_idx(hctx);
-
-	if (!mh)
-		return;
-	md = mh->md;
-	pthread_mutex_lock(&md->lock);
-	if (idx < MP_MAX_HCTX)
-		md->hctx[idx] = NULL;
-	pthread_mutex_unlock(&md->lock);
-	hctx_free(mh);
-}
 
 /* ---- the control thread: ANA, path states, kicks ----------------------- */
 
@@ -711,9 +108,9 @@ static int ana_read(struct mp_dev *md, struct mp_path *p)
 
 static const char *state_name(int s)
 {
-	return s == NVT_CTRL_LIVE ? "live" :
-	       s == NVT_CTRL_DEAD ? "dead" :
-				    "resetting";
+	return s == NVMF_CTRL_LIVE ? "live" :
+	       s == NVMF_CTRL_DEAD ? "dead" :
+				     "resetting";
 }
 
 static bool path_retry(struct mp_dev *md, unsigned i);
@@ -726,15 +123,15 @@ static void control_pass(struct mp_dev *md)
 
 	for (i = 0; i < md->nr; i++) {
 		struct mp_path *p = &md->path[i];
-		struct nvt_ctrl_info ci;
+		struct nvmf_ctrl_info ci;
 		bool want = false;
 
-		if (!path_joined(p)) {
+		if (!mp_path_joined(p)) {
 			if (p->waiting && path_retry(md, i))
 				kick_all = true;
 			continue;
 		}
-		if (nvt_ctrl_info(p->dev, &ci))
+		if (nvmf_ctrl_info(p->dev, &ci))
 			continue;
 		if (ci.state != p->state_seen) {
 			fprintf(stderr,
@@ -743,7 +140,7 @@ static void control_pass(struct mp_dev *md)
 				state_name(ci.state));
 			p->state_seen = ci.state;
 			kick_all = true;
-			if (ci.state == NVT_CTRL_LIVE)
+			if (ci.state == NVMF_CTRL_LIVE)
 				want = true; /* back: its ANA state anew */
 		}
 		if (ci.ana_gen != p->ana_gen_seen) {
@@ -753,9 +150,9 @@ static void control_pass(struct mp_dev *md)
 		if (atomic_load(&p->ana_pending) &&
 		    (reread || mp_now_ms() - p->ana_read_ms >= MP_ANA_RETRY_MS))
 			want = true;
-		if (want && ci.state == NVT_CTRL_LIVE && !ana_read(md, p))
+		if (want && ci.state == NVMF_CTRL_LIVE && !ana_read(md, p))
 			kick_all = true;
-		if (ci.state == NVT_CTRL_LIVE && p->change_ms &&
+		if (ci.state == NVMF_CTRL_LIVE && p->change_ms &&
 		    mp_now_ms() - p->change_ms >= mp_anatt_ms(p->anatt)) {
 			char why[96];
 
@@ -765,7 +162,7 @@ static void control_pass(struct mp_dev *md)
 				 "ANA group %u in change past 2 x ANATT (%u s)",
 				 p->anagrpid, p->anatt);
 			p->change_ms = 0; /* again after the reconnect */
-			nvt_ctrl_reset(p->dev, why);
+			nvmf_ctrl_reset(p->dev, why);
 		}
 	}
 	pthread_mutex_lock(&md->lock);
@@ -818,22 +215,33 @@ static unsigned mp_hw_queues(const struct mqblk_params *params)
 
 static void host_str(char *out, size_t len, const struct mp_addr *a)
 {
+	/* a path over another transport than the default shows it */
+	snprintf(out, len, strchr(a->host, ':') ? "%s%s[%s]:%s" : "%s%s%s:%s",
+		 a->tr[0] && strcmp(a->tr, MP_DEFAULT_TR) ? a->tr : "",
+		 a->tr[0] && strcmp(a->tr, MP_DEFAULT_TR) ? ":" : "", a->host,
+		 a->port);
+}
+
+/* host_str without the transport: what its own URI names */
+static void addr_str(char *out, size_t len, const struct mp_addr *a)
+{
 	snprintf(out, len, strchr(a->host, ':') ? "[%s]:%s" : "%s:%s", a->host,
 		 a->port);
 }
 
-/* The nvme-tcp:// URI of one path: the passed-through keys in q. */
+/* The nvme-TR:// URI of one path: the passed-through keys in q. */
 static char *path_uri(const struct mp_addr *a, const char *nqn, const char *q)
 {
 	char hp[280];
 	size_t len;
 	char *s;
 
-	host_str(hp, sizeof(hp), a);
+	addr_str(hp, sizeof(hp), a);
 	len = strlen(hp) + strlen(nqn) + strlen(q) + 64;
 	s = malloc(len);
 	if (s)
-		snprintf(s, len, "nvme-tcp://%s/%s?multipath=1%s", hp, nqn, q);
+		snprintf(s, len, "nvme-%s://%s/%s?multipath=1%s",
+			 a->tr[0] ? a->tr : MP_DEFAULT_TR, hp, nqn, q);
 	return s;
 }
 
@@ -846,14 +254,15 @@ static void trim(char *s, size_t n)
 	s[i < n ? i : n - 1] = '\0';
 }
 
-/* paths=discover: every TCP entry of the discovery log at a for nqn. */
+/* paths=discover: every entry of the discovery log at a for nqn whose
+ * transport the host has (TCP, ...). */
 static int discover(const struct mp_addr *a, const char *nqn, const char *q,
 		    struct mp_addr *addrs, unsigned *nr, char *err,
 		    size_t errlen)
 {
 	struct mqblk_dev *dd;
 	struct mqblk_dev_opts o;
-	char hp[280], derr[200], uri[2048];
+	char hp[280], ap[280], derr[200], uri[2048];
 	struct nvmf_disc_log_header *h = NULL;
 	uint64_t numrec, i;
 	uint8_t *log = NULL;
@@ -861,9 +270,11 @@ static int discover(const struct mp_addr *a, const char *nqn, const char *q,
 	int ret;
 
 	host_str(hp, sizeof(hp), a);
+	addr_str(ap, sizeof(ap), a);
 	/* the host identity keys only: a discovery controller has no I/O */
-	snprintf(uri, sizeof(uri), "nvme-tcp://%s/%s%s%s", hp,
-		 NVME_DISC_SUBSYS_NAME, q[0] ? "?" : "", q[0] ? q + 1 : "");
+	snprintf(uri, sizeof(uri), "nvme-%s://%s/%s%s%s",
+		 a->tr[0] ? a->tr : MP_DEFAULT_TR, ap, NVME_DISC_SUBSYS_NAME,
+		 q[0] ? "?" : "", q[0] ? q + 1 : "");
 	mqblk_dev_opts_init(&o);
 	derr[0] = '\0';
 	ret = mqblk_dev_open(uri, &o, &dd, derr, sizeof(derr));
@@ -894,13 +305,14 @@ static int discover(const struct mp_addr *a, const char *nqn, const char *q,
 		struct nvmf_disc_log_entry *e =
 			(void *)(log + i * NVME_DISC_ENTRY_SIZE);
 		char sn[NVME_NQN_SIZE], ta[257], ts[33];
+		const char *tr = nvmf_transport_name(e->trtype);
 		unsigned k;
 		bool dup = false;
 
 		memcpy(sn, e->subnqn, sizeof(sn));
 		sn[sizeof(sn) - 1] = '\0';
 		trim(sn, sizeof(sn));
-		if (e->trtype != NVMF_TRTYPE_TCP || strcmp(sn, nqn))
+		if (!tr || strcmp(sn, nqn))
 			continue;
 		memcpy(ta, e->traddr, 256);
 		ta[256] = '\0';
@@ -911,10 +323,12 @@ static int discover(const struct mp_addr *a, const char *nqn, const char *q,
 		if (!ta[0] || !ts[0] || strlen(ts) >= sizeof(addrs[n].port))
 			continue;
 		memset(&addrs[n], 0, sizeof(addrs[n]));
+		snprintf(addrs[n].tr, sizeof(addrs[n].tr), "%s", tr);
 		snprintf(addrs[n].host, sizeof(addrs[n].host), "%s", ta);
 		snprintf(addrs[n].port, sizeof(addrs[n].port), "%s", ts);
 		for (k = 0; k < n; k++)
-			if (!strcmp(addrs[k].host, ta) &&
+			if (!strcmp(addrs[k].tr, tr) &&
+			    !strcmp(addrs[k].host, ta) &&
 			    !strcmp(addrs[k].port, ts))
 				dup = true;
 		if (!dup)
@@ -922,8 +336,8 @@ static int discover(const struct mp_addr *a, const char *nqn, const char *q,
 	}
 	if (!n) {
 		snprintf(err, errlen,
-			 "nvme-mpath: the discovery log at %s lists no TCP "
-			 "port for %s",
+			 "nvme-mpath: the discovery log at %s lists no port "
+			 "for %s over a transport this host has",
 			 hp, nqn);
 		ret = -ENODEV;
 		goto out;
@@ -953,9 +367,9 @@ _Static_assert(sizeof(struct ns_ids) == sizeof(((struct mp_dev *)0)->ids),
  * what changes from now on (a freshly opened or reopened path). */
 static void path_baseline(struct mp_path *p)
 {
-	struct nvt_ctrl_info ci;
+	struct nvmf_ctrl_info ci;
 
-	nvt_ctrl_info(p->dev, &ci);
+	nvmf_ctrl_info(p->dev, &ci);
 	p->resets_base = p->resets_seen = ci.resets;
 	p->ana_gen_seen = ci.ana_gen;
 	p->state_seen = ci.state;
@@ -966,7 +380,7 @@ static void path_baseline(struct mp_path *p)
 static int path_identify(struct mp_dev *md, struct mp_path *p,
 			 struct ns_ids *ids, char *err, size_t errlen)
 {
-	struct nvt_ctrl_info ci;
+	struct nvmf_ctrl_info ci;
 	struct nvme_id_ctrl *idc;
 	struct nvme_id_ns *idn;
 	uint8_t *buf;
@@ -977,7 +391,7 @@ static int path_identify(struct mp_dev *md, struct mp_path *p,
 	if (!buf)
 		return -ENOMEM;
 	memset(ids, 0, sizeof(*ids));
-	nvt_ctrl_info(p->dev, &ci);
+	nvmf_ctrl_info(p->dev, &ci);
 	ret = identify(p->dev, NVME_ID_CNS_CTRL, 0, buf);
 	if (ret)
 		goto fail;
@@ -1227,7 +641,7 @@ static bool path_retry(struct mp_dev *md, unsigned i)
 				break;
 			}
 			pthread_mutex_lock(&mh->lock);
-			ret = hctx_add_path(mh, i);
+			ret = mp_hctx_add_path(mh, i);
 			pthread_mutex_unlock(&mh->lock);
 		}
 		if (!ret) {
@@ -1306,7 +720,7 @@ static void mp_free(struct mp_dev *md)
  * with the local policy for init, which cannot know the device's policy.
  * Then the control thread starts.
  */
-static int mp_start(struct mp_dev *md, bool polled)
+int mp_start(struct mp_dev *md, bool polled)
 {
 	struct mqblk_dev_opts o = md->popts;
 	char err[512];
@@ -1317,7 +731,7 @@ static int mp_start(struct mp_dev *md, bool polled)
 		struct mp_path *p = &md->path[i];
 		struct ns_ids ids;
 
-		if (!path_joined(p))
+		if (!mp_path_joined(p))
 			continue; /* opened polled when it joins */
 		mqblk_dev_close(p->dev);
 		p->dev = NULL;
@@ -1354,7 +768,7 @@ static int mp_start(struct mp_dev *md, bool polled)
 		}
 		path_baseline(p);
 	}
-	for (i = 0; i < md->nr && !path_joined(&md->path[i]); i++)
+	for (i = 0; i < md->nr && !mp_path_joined(&md->path[i]); i++)
 		;
 	if (i == md->nr) {
 		fprintf(stderr,
@@ -1372,7 +786,7 @@ static int mp_start(struct mp_dev *md, bool polled)
 	return 0;
 }
 
-static void mp_exit(struct mqblk_dev *dev)
+void mp_exit(struct mqblk_dev *dev)
 {
 	struct mp_dev *md = mqblk_dev_data(dev);
 
@@ -1380,8 +794,8 @@ static void mp_exit(struct mqblk_dev *dev)
 		mp_free(md);
 }
 
-static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
-		   struct mqblk_dev_limits *lim, char *err, size_t errlen)
+int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
+	    struct mqblk_dev_limits *lim, char *err, size_t errlen)
 {
 	struct mp_dev *md = calloc(1, sizeof(*md));
 	struct mp_addr addrs[MP_MAX_PATHS];
@@ -1412,6 +826,20 @@ static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 					     md->subnqn, err, errlen);
 			if (ret)
 				goto fail;
+			for (k = 0; k < nr; k++) {
+				if (addrs[k].tr[0] &&
+				    !nvmf_transport_known(addrs[k].tr)) {
+					snprintf(err, errlen,
+						 "nvme-mpath: path %s:%s: no "
+						 "transport '%s' (this host "
+						 "has: %s)",
+						 addrs[k].host, addrs[k].port,
+						 addrs[k].tr,
+						 nvmf_transport_names());
+					ret = -EINVAL;
+					goto fail;
+				}
+			}
 		} else if (!strcmp(p->key, "iopolicy")) {
 			p->used = true;
 			if (mp_parse_iopolicy(p->val, &md->pol)) {
@@ -1562,11 +990,11 @@ static int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		if (ret)
 			goto fail;
 		if (!joined++) {
-			struct nvt_ctrl_info ci;
+			struct nvmf_ctrl_info ci;
 
 			/* a path not yet connected is retried as this
 			 * controller reconnects (same URI keys) */
-			nvt_ctrl_info(p->dev, &ci);
+			nvmf_ctrl_info(p->dev, &ci);
 			md->reconnect_ms = ci.reconnect_delay_ms;
 			md->loss_ms = ci.ctrl_loss_tmo_ms;
 			md->ref = i;
@@ -1637,8 +1065,8 @@ fail:
 	return ret;
 }
 
-static int mp_get_paths(const struct mqblk_dev *dev,
-			struct mqblk_path_stats *out, unsigned max)
+int mp_get_paths(const struct mqblk_dev *dev, struct mqblk_path_stats *out,
+		 unsigned max)
 {
 	struct mp_dev *md = mqblk_dev_data(dev);
 	int cur = atomic_load(&md->current);
@@ -1647,13 +1075,13 @@ static int mp_get_paths(const struct mqblk_dev *dev,
 	for (i = 0; i < md->nr && i < max; i++) {
 		struct mp_path *p = &md->path[i];
 		struct mqblk_path_stats *s = &out[i];
-		struct nvt_ctrl_info ci;
+		struct nvmf_ctrl_info ci;
 
 		memset(s, 0, sizeof(*s));
 		memset(&ci, 0, sizeof(ci));
 		snprintf(s->name, sizeof(s->name), "%s", p->name);
-		if (path_joined(p)) {
-			nvt_ctrl_info(p->dev, &ci);
+		if (mp_path_joined(p)) {
+			nvmf_ctrl_info(p->dev, &ci);
 			snprintf(s->state, sizeof(s->state), "%s",
 				 state_name(ci.state));
 		} else {
@@ -1678,45 +1106,30 @@ static int mp_get_paths(const struct mqblk_dev *dev,
 /* An admin command to the device goes to one controller: the current
  * path if it is live, else the first live one (nvme-cli on a multipath
  * head node reaches a controller of the subsystem the same way). */
-static int mp_nvme_admin(struct mqblk_dev *dev, void *sqe, void *data,
-			 uint32_t len, bool to_dev, uint32_t *result,
-			 uint16_t *status)
+int mp_nvme_admin(struct mqblk_dev *dev, void *sqe, void *data, uint32_t len,
+		  bool to_dev, uint32_t *result, uint16_t *status)
 {
 	struct mp_dev *md = mqblk_dev_data(dev);
 	int cur = atomic_load(&md->current);
 	unsigned i;
 
-	if (cur >= 0 && (unsigned)cur < md->nr && path_joined(&md->path[cur]) &&
-	    nvt_ctrl_state(md->path[cur].dev) == NVT_CTRL_LIVE)
+	if (cur >= 0 && (unsigned)cur < md->nr &&
+	    mp_path_joined(&md->path[cur]) &&
+	    nvmf_ctrl_state(md->path[cur].dev) == NVMF_CTRL_LIVE)
 		return mqblk_dev_nvme_admin(md->path[cur].dev, sqe, data, len,
 					    to_dev, result, status);
 	for (i = 0; i < md->nr; i++)
-		if (path_joined(&md->path[i]) &&
-		    nvt_ctrl_state(md->path[i].dev) == NVT_CTRL_LIVE)
+		if (mp_path_joined(&md->path[i]) &&
+		    nvmf_ctrl_state(md->path[i].dev) == NVMF_CTRL_LIVE)
 			return mqblk_dev_nvme_admin(md->path[i].dev, sqe, data,
 						    len, to_dev, result,
 						    status);
 	return -EIO;
 }
 
-static const char *mp_iopolicy_of(const struct mqblk_dev *dev)
+const char *mp_iopolicy_of(const struct mqblk_dev *dev)
 {
 	struct mp_dev *md = mqblk_dev_data(dev);
 
 	return mp_iopolicy_name(md->pol);
 }
-
-const struct mqblk_driver_ops mqblk_nvme_mpath_driver = {
-	.name = "nvme_mpath",
-	.init = mp_init,
-	.exit = mp_exit,
-	.init_hctx = mp_init_hctx,
-	.exit_hctx = mp_exit_hctx,
-	.queue_rq = mp_queue_rq,
-	.commit_rqs = mp_commit_rqs,
-	.poll = mp_poll,
-	.timeout = mp_timeout,
-	.nvme_admin = mp_nvme_admin,
-	.get_paths = mp_get_paths,
-	.iopolicy = mp_iopolicy_of,
-};

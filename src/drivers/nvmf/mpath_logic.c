@@ -45,6 +45,22 @@ static int parse_one(const char *s, size_t len, struct mp_addr *a, char *err,
 			 "nvme-tcp URI: empty path in the address list");
 		return -EINVAL;
 	}
+	/* "TR:" ahead of "HOST:PORT" or "[V6]:PORT": letters, then a colon
+	 * that is not the port's (another colon or a bracket follows) */
+	for (i = 0; i < len && s[i] >= 'a' && s[i] <= 'z'; i++)
+		;
+	if (i && i < len && s[i] == ':' &&
+	    (memchr(s + i + 1, ':', len - i - 1) || s[i + 1] == '[')) {
+		if (i >= sizeof(a->tr)) {
+			snprintf(err, errlen,
+				 "nvme-tcp URI: bad transport in '%s'",
+				 mp_printable(s, len, b, sizeof(b)));
+			return -EINVAL;
+		}
+		memcpy(a->tr, s, i);
+		s += i + 1;
+		len -= i + 1;
+	}
 	for (i = 0; i < len; i++) {
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
 			snprintf(err, errlen, "nvme-tcp URI: bad address '%s'",
@@ -155,7 +171,8 @@ int mp_parse_addrs(const char *s, struct mp_addr *addrs, unsigned max,
 		if (ret)
 			return ret;
 		for (i = 0; i < n; i++) {
-			if (!strcmp(addrs[i].host, addrs[n].host) &&
+			if (!strcmp(addrs[i].tr, addrs[n].tr) &&
+			    !strcmp(addrs[i].host, addrs[n].host) &&
 			    !strcmp(addrs[i].port, addrs[n].port)) {
 				char h[96];
 
