@@ -416,39 +416,41 @@ PY
 		fail "mqblk-id-ns" "nsze '${nsze:-}', want $want: $(tail_of id-ns)"
 	fi
 
-	# bytes_written: the malloc bdev's write counter
-	bytes_written()
+	# bdev_bytes: "BYTES_READ BYTES_WRITTEN", the malloc bdev's counters
+	bdev_bytes()
 	{
 		rpc bdev_get_iostat -b Malloc0 2>/dev/null |
-			python3 -c 'import json, sys; print(json.load(sys.stdin)["bdevs"][0]["bytes_written"])'
+			python3 -c 'import json, sys; b = json.load(sys.stdin)["bdevs"][0]; print(b["bytes_read"], b["bytes_written"])'
 	}
 
 	# verify_run NAME QUERY BENCH-ARGS...: randwrite 16 MiB + crc32c
 	# verify through URI?QUERY; exit 0, err=0, no I/O or verify errors
-	# in the report, and the bdev took at least 16 MiB of writes.
+	# in the report, and the bdev took at least 16 MiB of writes and
+	# gave at least 16 MiB of reads (the verify pass).
 	verify_run()
 	{
-		local name=$1 q=$2 before after why=
+		local name=$1 q=$2 r0 w0 r1 w1 why="" want=$((16 << 20))
 		shift 2
-		before=$(bytes_written)
+		read -r r0 w0 < <(bdev_bytes)
 		mqblk "$name" bench --name="$name" --filename="$URI${q:+?$q}" --eta=never \
 			--rw=randwrite --size=16m --iodepth=8 --verify=crc32c --do_verify=1 \
 			--verify_fatal=1 "$@"
-		after=$(bytes_written)
+		read -r r1 w1 < <(bdev_bytes)
 		((RC == 124 || RC == 137)) && why="timed out after 120 s"
 		[[ -z $why ]] && ((RC != 0)) && why="exit status $RC"
 		[[ -z $why ]] && grep -qE 'err= *[1-9]' "$TMP/$name.out" && why="a job has err != 0"
 		[[ -z $why ]] && ! grep -q 'err= *0' "$TMP/$name.out" && why="no job report"
 		[[ -z $why ]] && grep -qE '(errors|timeouts|verify_errors)=[1-9]' "$TMP/$name.out" &&
 			why=$(grep -oE '(errors|timeouts|verify_errors)=[1-9][0-9]*' "$TMP/$name.out" | sort -u | tr '\n' ' ')
-		[[ -z $why && ! ($before =~ ^[0-9]+$ && $after =~ ^[0-9]+$) ]] &&
-			why="bdev_get_iostat unreadable ('$before', '$after')"
-		[[ -z $why ]] && ((after - before < 16 << 20)) &&
-			why="the bdev took $((after - before)) bytes of writes, want >= $((16 << 20))"
+		[[ -z $why ]] && ! [[ ${r0:-} =~ ^[0-9]+$ && ${w0:-} =~ ^[0-9]+$ &&
+			${r1:-} =~ ^[0-9]+$ && ${w1:-} =~ ^[0-9]+$ ]] &&
+			why="bdev_get_iostat unreadable"
+		[[ -z $why ]] && ((w1 - w0 < want || r1 - r0 < want)) &&
+			why="the bdev took $((w1 - w0)) bytes of writes and gave $((r1 - r0)) of reads, want >= $want each"
 		if [[ -n $why ]]; then
 			fail "$name" "$why: $(grep -m 3 -iE 'mqblk|error|verify' "$TMP/$name.out" | tr '\n' '|' | cut -c1-400)"
 		else
-			pass "$name: 16 MiB written and crc32c-verified; the bdev took $((after - before)) bytes"
+			pass "$name: 16 MiB written and crc32c-verified; the bdev took $((w1 - w0)) bytes, gave $((r1 - r0))"
 		fi
 	}
 
