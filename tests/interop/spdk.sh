@@ -12,9 +12,12 @@
 #   spdk-perf-*    SPDK's perf, randread and randwrite, 4 KiB, 64 KiB and
 #                  256 KiB (above 128 KiB), QD16, PERF_S seconds, without
 #                  and with header+data digests (-H -I), on both
-#                  namespaces: exit 0, IOPS > 0, no error line; the
-#                  target's I/O queues counted the reads or writes, with
-#                  no errors and no data digest errors
+#                  namespaces, through a relay that reads each
+#                  connection's ICReq/ICResp: exit 0, IOPS > 0, no error
+#                  line; the target's I/O queues counted the reads or
+#                  writes, with no errors and no data digest errors; every
+#                  connection asked for and was granted the digests (or
+#                  none)
 # mqblk host -> SPDK's nvmf_tgt (set up with scripts/rpc.py: a TCP
 # transport with its defaults, so max_io_size 128 KiB; a 64 MiB malloc
 # bdev, 512-byte blocks; a subsystem with a known serial and model; a
@@ -71,6 +74,7 @@ SPDK_BS=512
 # ---- clean-up: SPDK processes, mqblk's target, hugepages ----
 SPDK_PIDS=()
 SAMPLER=
+RELAY=
 HP_ORIG=
 HP_MOUNTED=0
 HP_MKDIR=0
@@ -99,6 +103,7 @@ cleanup()
 {
 	local p
 	[[ -n $SAMPLER ]] && kill "$SAMPLER" 2>/dev/null && wait "$SAMPLER" 2>/dev/null
+	[[ -n $RELAY ]] && kill "$RELAY" 2>/dev/null && wait "$RELAY" 2>/dev/null
 	for p in "${SPDK_PIDS[@]}"; do
 		stop_pid "$p"
 	done
@@ -110,7 +115,11 @@ cleanup()
 		((HP_MKDIR)) && rmdir /dev/hugepages
 	fi
 	[[ -n $HP_ORIG ]] && echo "$HP_ORIG" >/proc/sys/vm/nr_hugepages
-	rm -rf "$TMP"
+	if ((nr_fail > 0)); then
+		echo "$TEST_NAME: outputs kept in $TMP"
+	else
+		rm -rf "$TMP"
+	fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -188,6 +197,67 @@ start_target --ns "null:size=$NS1_BYTES,memory_backed=1" --ns "$TMP/ns2.img" \
 # shellcheck disable=SC2153 # PORT and TPID: set by start_target
 TRID="trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:$PORT subnqn:$NQN"
 
+# perf goes through a relay that records, per connection, the digest
+# byte (offset 11) of the host's ICReq and of the target's ICResp: what
+# was asked for and what was granted (1 header, 2 data digest).
+RELAY_LOG=$TMP/relay.log
+: >"$RELAY_LOG"
+python3 - "$PORT" "$RELAY_LOG" >"$TMP/relay.out" 2>&1 <<'PY' &
+import socket, sys, threading
+tport, log = int(sys.argv[1]), sys.argv[2]
+lock = threading.Lock()
+def pump(src, dst, n, tag):
+    head = b""
+    while True:
+        try:
+            b = src.recv(65536)
+        except OSError:
+            b = b""
+        if not b:
+            break
+        if head is not None:
+            head += b
+            if len(head) >= 12:
+                with lock, open(log, "a") as f:
+                    f.write("%d %s type %d digest %d\n" % (n, tag, head[0], head[11]))
+                head = None
+        try:
+            dst.sendall(b)
+        except OSError:
+            break
+    for s in (dst, src):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+l = socket.socket()
+l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("127.0.0.1", 0))
+l.listen(64)
+print("ready", l.getsockname()[1], flush=True)
+n = 0
+while True:
+    c, _ = l.accept()
+    t = socket.create_connection(("127.0.0.1", tport))
+    for s in (c, t):
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    n += 1
+    threading.Thread(target=pump, args=(c, t, n, "icreq"), daemon=True).start()
+    threading.Thread(target=pump, args=(t, c, n, "icresp"), daemon=True).start()
+PY
+RELAY=$!
+RPORT=
+for _ in $(seq 100); do
+	RPORT=$(awk '$1 == "ready" { print $2 }' "$TMP/relay.out")
+	[[ -n $RPORT ]] && break
+	sleep 0.1
+done
+[[ -n $RPORT ]] || {
+	echo "FAIL setup: the relay did not start: $(head -n 3 "$TMP/relay.out")"
+	exit 1
+}
+RELAY_TRID="trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:$RPORT subnqn:$NQN"
+
 # mqblk's own host reads the serial the target derives from the NQN
 SN=
 if timeout -k 5 20 "$MQBLK" id-ctrl "nvme-tcp://127.0.0.1:$PORT/$NQN" \
@@ -249,14 +319,16 @@ io_queue_sums()
 			END { if (n) print r, w, e, d }'
 }
 
-# perf_run NAME RW BS PERF-ARGS...: SPDK perf against both namespaces;
-# the target's I/O-queue counters are sampled while it runs (the queues
-# go away with the connection), the last sample kept in $TMP/NAME.stats.
+# perf_run NAME RW BS PERF-ARGS...: SPDK perf against both namespaces,
+# through the relay (its log lines for this run in $TMP/NAME.relay); the
+# target's I/O-queue counters are sampled while it runs (the queues go
+# away with the connection), the last sample kept in $TMP/NAME.stats.
 perf_run()
 {
-	local name=$1 rw=$2 bs=$3 s
+	local name=$1 rw=$2 bs=$3 s n0
 	shift 3
 	: >"$TMP/$name.stats"
+	n0=$(wc -l <"$RELAY_LOG")
 	(
 		while :; do
 			s=$(io_queue_sums)
@@ -266,17 +338,20 @@ perf_run()
 	) &
 	SAMPLER=$!
 	spdk "$name" $((PERF_S + 60)) "$SPDK_PERF" -q 16 -o "$bs" -w "$rw" \
-		-t "$PERF_S" -c 0x1 -r "$TRID" "$@"
+		-t "$PERF_S" -c 0x1 -r "$RELAY_TRID" "$@"
 	kill "$SAMPLER" 2>/dev/null
 	wait "$SAMPLER" 2>/dev/null
 	SAMPLER=
+	tail -n +$((n0 + 1)) "$RELAY_LOG" >"$TMP/$name.relay"
 }
 
-# perf_check NAME RW: perf exited 0, printed a Total line with IOPS > 0
-# and no error line; the target counted the I/O, with no errors.
+# perf_check NAME RW DIGEST: perf exited 0, printed a Total line with
+# IOPS > 0 and no error line; the target counted the I/O, with no
+# errors; at least 2 connections (admin + I/O) each asked for and were
+# granted digest byte DIGEST (0 none, 3 header and data).
 perf_check()
 {
-	local name=$1 rw=$2 out=$TMP/$1.out iops why="" r w e d
+	local name=$1 rw=$2 dgst=$3 out=$TMP/$1.out iops why="" r w e d nc bad
 	iops=$(awk -F: '/^Total *:/ { split($2, a, " "); print a[1] }' "$out")
 	read -r r w e d <"$TMP/$name.stats"
 	((RC == 0)) || why="exit status $RC"
@@ -295,21 +370,26 @@ perf_check()
 			why="target counted $e errors, $d data digest errors"
 		fi
 	fi
+	nc=$(grep -c ' icresp type 1 ' "$TMP/$name.relay")
+	bad=$(awk -v d="$dgst" '$2 ~ /^ic/ && ($4 != ($2 == "icreq" ? 0 : 1) || $6 != d)' "$TMP/$name.relay" | head -n 1)
+	[[ -z $why && -n $bad ]] && why="relay saw '$bad', want type 0/1 digest $dgst"
+	[[ -z $why ]] && ((nc < 2)) && why="the relay saw $nc connections, want >= 2"
 	if [[ -n $why ]]; then
 		fail "$name" "$why: $(tail_of "$name")"
 	else
-		pass "$name: $iops IOPS; target I/O queues: $r reads, $w writes, 0 errors"
+		pass "$name: $iops IOPS; target I/O queues: $r reads, $w writes, 0 errors; $nc connections, digest byte $dgst asked and granted"
 	fi
 }
 
 for dg in none digests; do
 	dargs=()
-	[[ $dg == digests ]] && dargs=(-H -I)
+	dbyte=0
+	[[ $dg == digests ]] && dargs=(-H -I) dbyte=3
 	for rw in randread randwrite; do
 		for bs in 4096 65536 262144; do
 			n=spdk-perf-$rw-$((bs >> 10))k-$dg
 			perf_run "$n" "$rw" "$bs" "${dargs[@]}"
-			perf_check "$n" "$rw"
+			perf_check "$n" "$rw" "$dbyte"
 		done
 	done
 done
@@ -318,6 +398,9 @@ if kill -0 "$TPID" 2>/dev/null; then
 else
 	fail "mqblk-target-alive" "the target exited: $(tail -n 2 "$TLOG" | tr '\n' '|')"
 fi
+kill "$RELAY" 2>/dev/null
+wait "$RELAY" 2>/dev/null
+RELAY=
 stop_target
 
 # ====================================================================
