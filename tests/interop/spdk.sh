@@ -80,8 +80,8 @@ HP_MOUNTED=0
 HP_MKDIR=0
 
 # stop_pid PID: SIGINT (SPDK apps shut down on it), SIGKILL after 10 s;
-# then the hugepage files and DPDK run directory a killed SPDK process
-# leaves behind (its file prefix is spdk_pid<PID>).
+# then the hugepage files a killed SPDK process leaves behind and the
+# DPDK run directory every one does (its file prefix is spdk_pid<PID>).
 stop_pid()
 {
 	local p=$1 i
@@ -144,7 +144,8 @@ if [[ $(id -u) == 0 ]]; then
 	fi
 fi
 
-# forget_pid PID: drop PID from SPDK_PIDS (it has been stopped or reaped)
+# forget_pid PID: drop PID from SPDK_PIDS (it has been stopped or
+# reaped), and its DPDK run directory
 forget_pid()
 {
 	local p keep=()
@@ -152,6 +153,7 @@ forget_pid()
 		[[ $p != "$1" ]] && keep+=("$p")
 	done
 	SPDK_PIDS=("${keep[@]}")
+	rm -rf /var/run/dpdk/spdk_pid"$1" 2>/dev/null
 }
 
 # spdk NAME SECONDS PROGRAM ARGS...: run an SPDK program (its PID known
