@@ -191,6 +191,7 @@ tail_of()
 # SPDK's host against mqblk's target
 # ====================================================================
 truncate -s "$NS2_BYTES" "$TMP/ns2.img"
+: >"$TLOG" # (wait_ready may look before the target's redirection opens it)
 start_target --ns "null:size=$NS1_BYTES,memory_backed=1" --ns "$TMP/ns2.img" \
 	--allow-any-host --reactors 1 || {
 	echo "FAIL setup: mqblk target did not start"
@@ -204,6 +205,7 @@ TRID="trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:$PORT subnqn:$NQN"
 # was asked for and what was granted (1 header, 2 data digest).
 RELAY_LOG=$TMP/relay.log
 : >"$RELAY_LOG"
+: >"$TMP/relay.out"
 python3 - "$PORT" "$RELAY_LOG" >"$TMP/relay.out" 2>&1 <<'PY' &
 import socket, sys, threading
 tport, log = int(sys.argv[1]), sys.argv[2]
