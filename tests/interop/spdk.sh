@@ -7,8 +7,8 @@
 # SPDK host -> `mqblk target` (nsid 1 null:memory_backed=1 64 MiB, nsid 2
 # a 48 MiB file, any host):
 #   spdk-identify  SPDK's identify example reads the controller (model
-#                  "mqblk", the serial mqblk's own id-ctrl reads, MDTS
-#                  1 MiB) and both namespaces' sizes (LBAs x LBA size)
+#                  "mqblk", the serial and MDTS mqblk's own id-ctrl
+#                  reads) and both namespaces' sizes (LBAs x LBA size)
 #   spdk-perf-*    SPDK's perf, randread and randwrite, 4 KiB, 64 KiB and
 #                  256 KiB (above 128 KiB), QD16, PERF_S seconds, without
 #                  and with header+data digests (-H -I), on both
@@ -98,28 +98,36 @@ stop_pid()
 	rm -rf /var/run/dpdk/spdk_pid"$p" 2>/dev/null
 }
 
+# cleanup: at exit, whatever the way out. A target that does not stop
+# cleanly (stop_target's check) fails the test, as lib.sh's own trap
+# would have it; outputs are kept when anything failed.
 # shellcheck disable=SC2317 # run by the EXIT trap
 cleanup()
 {
-	local p
+	local rc=$? p
+	trap - EXIT
 	[[ -n $SAMPLER ]] && kill "$SAMPLER" 2>/dev/null && wait "$SAMPLER" 2>/dev/null
 	[[ -n $RELAY ]] && kill "$RELAY" 2>/dev/null && wait "$RELAY" 2>/dev/null
 	for p in "${SPDK_PIDS[@]}"; do
 		stop_pid "$p"
 	done
 	SPDK_PIDS=()
-	stop_target
+	# shellcheck disable=SC2119 # no arguments: TPID and TLOG
+	if [[ -n ${TPID:-} ]] && ! stop_target && ((rc == 0)); then
+		rc=1
+	fi
 	if ((HP_MOUNTED)); then
 		umount /dev/hugepages ||
 			echo "$TEST_NAME: could not unmount /dev/hugepages"
 		((HP_MKDIR)) && rmdir /dev/hugepages
 	fi
 	[[ -n $HP_ORIG ]] && echo "$HP_ORIG" >/proc/sys/vm/nr_hugepages
-	if ((nr_fail > 0)); then
+	if ((nr_fail > 0 || rc != 0)); then
 		echo "$TEST_NAME: outputs kept in $TMP"
 	else
 		rm -rf "$TMP"
 	fi
+	exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -262,13 +270,22 @@ done
 }
 RELAY_TRID="trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:$RPORT subnqn:$NQN"
 
-# mqblk's own host reads the serial the target derives from the NQN
-SN=
+# mqblk's own host reads the serial the target derives from the NQN and
+# the MDTS it reports (SPDK's identify prints 4 KiB << mdts, "Unlimited"
+# for 0: CAP.MPSMIN is 0)
+SN="" MDTS=""
 if timeout -k 5 20 "$MQBLK" id-ctrl "nvme-tcp://127.0.0.1:$PORT/$NQN" \
 	>"$TMP/mqblk-id-ctrl.out" 2>&1 </dev/null; then
 	SN=$(awk -F' *: *' '$1 == "sn" { sub(/ +$/, "", $2); print $2 }' "$TMP/mqblk-id-ctrl.out")
+	MDTS=$(awk -F' *: *' '$1 == "mdts" { print $2 + 0 }' "$TMP/mqblk-id-ctrl.out")
 fi
-[[ -n $SN ]] || fail "mqblk-target-serial" "mqblk id-ctrl: $(head -n 1 "$TMP/mqblk-id-ctrl.out")"
+if [[ -z $SN || -z $MDTS ]]; then
+	fail "mqblk-id-ctrl-target" "mqblk id-ctrl: $(head -n 1 "$TMP/mqblk-id-ctrl.out")"
+elif ((MDTS == 0)); then
+	MDTS_SPDK=Unlimited
+else
+	MDTS_SPDK=$((4096 << MDTS))
+fi
 
 # identify_field LABEL: the value after "LABEL:" in identify's output
 identify_field()
@@ -302,7 +319,8 @@ else
 	why=
 	[[ $mn == mqblk ]] || why+=" model '$mn', want 'mqblk';"
 	[[ -n $SN && $sn == "$SN" ]] || why+=" serial '$sn', mqblk id-ctrl read '$SN';"
-	[[ $mdts == 1048576 ]] || why+=" max data transfer size '$mdts', want 1048576;"
+	[[ -n ${MDTS_SPDK:-} && $mdts == "$MDTS_SPDK" ]] ||
+		why+=" max data transfer size '$mdts', want ${MDTS_SPDK:-?} (mqblk id-ctrl: mdts ${MDTS:-?});"
 	[[ $b1 == "$NS1_BYTES" ]] || why+=" nsid 1 '$b1' bytes, want $NS1_BYTES;"
 	[[ $b2 == "$NS2_BYTES" ]] || why+=" nsid 2 '$b2' bytes, want $NS2_BYTES;"
 	if [[ -n $why ]]; then
@@ -405,6 +423,7 @@ fi
 kill "$RELAY" 2>/dev/null
 wait "$RELAY" 2>/dev/null
 RELAY=
+# shellcheck disable=SC2119 # no arguments: TPID and TLOG
 stop_target
 
 # ====================================================================
