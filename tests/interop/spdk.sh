@@ -40,8 +40,11 @@
 set -uo pipefail
 
 SPDK_DIR=${SPDK_DIR:-/work/spdk}
+# v23.05's names; later releases call them spdk_nvme_identify/_perf
 SPDK_IDENTIFY=$SPDK_DIR/build/examples/identify
+[[ -x $SPDK_IDENTIFY ]] || SPDK_IDENTIFY=$SPDK_DIR/build/bin/spdk_nvme_identify
 SPDK_PERF=$SPDK_DIR/build/examples/perf
+[[ -x $SPDK_PERF ]] || SPDK_PERF=$SPDK_DIR/build/bin/spdk_nvme_perf
 SPDK_TGT=$SPDK_DIR/build/bin/nvmf_tgt
 SPDK_RPC=$SPDK_DIR/scripts/rpc.py
 for f in "$SPDK_IDENTIFY" "$SPDK_PERF" "$SPDK_TGT" "$SPDK_RPC"; do
