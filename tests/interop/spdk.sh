@@ -26,10 +26,13 @@
 #   mqblk-id-ctrl  model, serial and mdts (5: 128 KiB) as configured
 #   mqblk-id-ns    nsze = 64 MiB / 512
 #   mqblk-verify-* `mqblk bench` randwrite + crc32c verify, 4 KiB and
-#                  128 KiB, without and with digests; the bdev's write
-#                  counter (bdev_get_iostat) grew by at least the bytes
-#   mqblk-bsrange  randwrite --bsrange=4k-256k + crc32c verify: commands
-#                  above the target's MDTS must be split by the host
+#                  128 KiB, 16 MiB, without and with digests; the bdev's
+#                  counters (bdev_get_iostat) grew by at least 16 MiB
+#                  written and 16 MiB read (the verify pass)
+#   mqblk-bsrange  the same with --bsrange=4k-256k: commands above the
+#                  target's MDTS must be split by the host
+# and both targets must still be up at the end (mqblk's must then stop
+# cleanly on SIGTERM: lib.sh's stop_target check).
 #
 # SPDK needs hugepages: fewer than 1024 are raised to 1024 and hugetlbfs
 # is mounted on /dev/hugepages when it is not; both are undone at exit,
