@@ -42,6 +42,27 @@ static inline bool bench_rw_is_mixed(enum bench_rw rw)
 	return rw == RW_RW || rw == RW_RANDRW;
 }
 
+/* Where a job's I/O goes (options.c job_fixup_target decides). */
+enum bench_target {
+	/* no --filename and no --ioengine: the null device, and the
+	 * report says so (fio would lay out a file here) */
+	TARGET_NULL_DEFAULT,
+	TARGET_URI, /* --filename names a device (null, stripe, path...) */
+	/* a file engine and a path --filename: a file that does not exist
+	 * yet is laid out first, as fio does */
+	TARGET_PATH,
+	/* a file engine and no --filename: fio's jobname.jobnum.filenum
+	 * in --directory, one per clone, laid out before the timed phase */
+	TARGET_JOBFILES,
+};
+
+/* fio's --file_service_type */
+enum bench_file_service {
+	FILE_SERVICE_ROUNDROBIN,
+	FILE_SERVICE_SEQUENTIAL,
+	FILE_SERVICE_RANDOM,
+};
+
 /* --verify types */
 enum bench_verify_type {
 	BENCH_VERIFY_NONE = 0,
@@ -82,6 +103,17 @@ struct bench_job {
 	struct bench_bssplit bssplit[DDIR_NR][BENCH_BSSPLIT_MAX];
 	bool bs_is_seq_rand; /* bs R,W mean sequential,random */
 	uint64_t size; /* bytes; 0 = whole device */
+	unsigned size_pct; /* fio's size=N%: of the device; 0 = bytes */
+	/* files as fio makes them (TARGET_PATH, TARGET_JOBFILES) */
+	enum bench_target target; /* set by bench_config_finish */
+	char *directory; /* --directory: where jobname.jobnum.filenum go */
+	uint64_t filesize; /* --filesize; 0 = size / nrfiles */
+	unsigned nrfiles; /* --nrfiles, default 1 */
+	enum bench_file_service file_service;
+	unsigned file_service_nr; /* fio's file_service_type=TYPE:N */
+	bool create_on_open; /* create at open, no layout */
+	bool unlink; /* remove the job's files when it ends */
+	bool zero_buffers; /* write (and lay out) zeroes */
 	uint64_t offset; /* bytes */
 	unsigned iodepth; /* default 1 */
 	unsigned numjobs; /* default 1 */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -41,6 +42,7 @@ void bench_job_defaults(struct bench_job *job)
 	job->clat_percentiles = true;
 	job->loops = 1;
 	job->do_verify = true;
+	job->nrfiles = 1;
 }
 
 void bench_job_free(struct bench_job *job)
@@ -49,8 +51,9 @@ void bench_job_free(struct bench_job *job)
 	free(job->ioengine);
 	free(job->description);
 	free(job->ioscheduler);
+	free(job->directory);
 	job->filename = job->ioengine = job->description = NULL;
-	job->ioscheduler = NULL;
+	job->ioscheduler = job->directory = NULL;
 }
 
 static int dup_str(char **dst, const char *src)
@@ -67,7 +70,8 @@ int bench_job_copy(struct bench_job *dst, const struct bench_job *src)
 	if (dup_str(&dst->filename, src->filename) ||
 	    dup_str(&dst->ioengine, src->ioengine) ||
 	    dup_str(&dst->description, src->description) ||
-	    dup_str(&dst->ioscheduler, src->ioscheduler)) {
+	    dup_str(&dst->ioscheduler, src->ioscheduler) ||
+	    dup_str(&dst->directory, src->directory)) {
 		bench_job_free(dst);
 		return -1;
 	}
@@ -138,7 +142,14 @@ static const struct opt job_opts[] = {
 	{ "bs_is_seq_rand", OT_BOOL, J(bs_is_seq_rand), 0, 0 },
 	{ "bs_unaligned", OT_SPECIAL, 0, 0, 0 },
 	{ "blocksize_unaligned", OT_SPECIAL, 0, 0, 0 },
-	{ "size", OT_SIZE, J(size), 0, 0 },
+	{ "size", OT_SPECIAL, 0, 0, 0 },
+	{ "directory", OT_SPECIAL, 0, 0, 0 },
+	{ "filesize", OT_SPECIAL, 0, 0, 0 },
+	{ "nrfiles", OT_U32, J(nrfiles), 1, 1u << 20 },
+	{ "file_service_type", OT_SPECIAL, 0, 0, 0 },
+	{ "create_on_open", OT_BOOL, J(create_on_open), 0, 0 },
+	{ "unlink", OT_BOOL, J(unlink), 0, 0 },
+	{ "zero_buffers", OT_BOOL, J(zero_buffers), 0, 0 },
 	{ "offset", OT_SIZE, J(offset), 0, 0 },
 	{ "iodepth", OT_U32, J(iodepth), 1, MAX_IODEPTH },
 	{ "iodepth_low", OT_U32, J(iodepth_low), 0, MAX_IODEPTH },
@@ -708,6 +719,129 @@ static int set_cpus_allowed(struct bench_job *job, const char *val, char *err,
 	return 0;
 }
 
+/* fio's size=: bytes, or N% of the device or file --filename names. */
+static int set_size(struct bench_job *job, const char *val, char *err,
+		    size_t errlen)
+{
+	size_t len = strlen(val);
+	char buf[160], num[32];
+	uint64_t v;
+
+	if (len && val[len - 1] == '%') {
+		if (len - 1 >= sizeof(num) || len == 1)
+			return bench_err(
+				err, errlen,
+				"size=%s: expected N%% with N 1 to 100", val);
+		memcpy(num, val, len - 1);
+		num[len - 1] = 0;
+		if (bench_parse_uint(num, 1, 100, &v, buf, sizeof(buf)))
+			return bench_err(err, errlen,
+					 "size=%s: the percentage must be 1 "
+					 "to 100",
+					 val);
+		job->size_pct = (unsigned)v;
+		job->size = 0;
+		return 0;
+	}
+	if (bench_parse_size(val, &v, buf, sizeof(buf)))
+		return bench_err(err, errlen, "size: %s", buf);
+	job->size = v;
+	job->size_pct = 0;
+	return 0;
+}
+
+/*
+ * fio's directory=: checked when parsed, as fio does ("/x is not a
+ * directory"). fio's DIR1:DIR2 spreads files over several directories;
+ * mqblk takes one.
+ */
+static int set_directory(struct bench_job *job, const char *val, char *err,
+			 size_t errlen)
+{
+	struct stat st;
+	char *d;
+
+	if (!*val)
+		return bench_err(err, errlen, "directory: empty value");
+	if (strchr(val, ':'))
+		return bench_err(err, errlen,
+				 "directory=%s: several directories (':') "
+				 "are not supported, name one",
+				 val);
+	if (stat(val, &st))
+		return bench_err(err, errlen,
+				 "directory=%s: %s is not a directory (%s)",
+				 val, val, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return bench_err(err, errlen,
+				 "directory=%s: %s is not a directory", val,
+				 val);
+	d = strdup(val);
+	if (!d)
+		return bench_err(err, errlen, "out of memory");
+	free(job->directory);
+	job->directory = d;
+	return 0;
+}
+
+/* fio's file_service_type=roundrobin|sequential|random[:N]. */
+static int set_file_service(struct bench_job *job, const char *val, char *err,
+			    size_t errlen)
+{
+	static const struct {
+		const char *name;
+		enum bench_file_service fs;
+	} names[] = {
+		{ "roundrobin", FILE_SERVICE_ROUNDROBIN },
+		{ "sequential", FILE_SERVICE_SEQUENTIAL },
+		{ "random", FILE_SERVICE_RANDOM },
+	};
+	const char *colon = strchr(val, ':');
+	size_t len = colon ? (size_t)(colon - val) : strlen(val), i;
+	char buf[160];
+	uint64_t n = 1;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i].name) == len &&
+		    !strncmp(val, names[i].name, len))
+			break;
+	if (i == sizeof(names) / sizeof(names[0]))
+		return bench_err(err, errlen,
+				 "failed parsing file_service_type=%s "
+				 "(roundrobin, sequential, random[:N]; "
+				 "zipf, pareto, normal, gauss are not "
+				 "supported)",
+				 val);
+	if (colon &&
+	    bench_parse_uint(colon + 1, 1, UINT32_MAX, &n, buf, sizeof(buf)))
+		return bench_err(err, errlen, "file_service_type=%s: %s", val,
+				 buf);
+	job->file_service = names[i].fs;
+	job->file_service_nr = (unsigned)n;
+	return 0;
+}
+
+/* fio's filesize=SIZE; its LOW-HIGH range is refused. */
+static int set_filesize(struct bench_job *job, const char *val, char *err,
+			size_t errlen)
+{
+	char buf[160];
+	uint64_t v;
+
+	if (strchr(val, '-') || strchr(val, ':'))
+		return bench_err(err, errlen,
+				 "filesize=%s: size ranges are not supported "
+				 "(each clone's file gets one size)",
+				 val);
+	if (bench_parse_size(val, &v, buf, sizeof(buf)))
+		return bench_err(err, errlen, "filesize: %s", buf);
+	if (!v)
+		return bench_err(err, errlen, "filesize=%s: must be above 0",
+				 val);
+	job->filesize = v;
+	return 0;
+}
+
 static int set_special(struct bench_job *job, const struct opt *o,
 		       const char *val, char *err, size_t errlen)
 {
@@ -733,6 +867,14 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		return set_bssplit(job, val, err, errlen);
 	if (!strcmp(o->name, "ioengine"))
 		return set_ioengine(job, val, err, errlen);
+	if (!strcmp(o->name, "size"))
+		return set_size(job, val, err, errlen);
+	if (!strcmp(o->name, "directory"))
+		return set_directory(job, val, err, errlen);
+	if (!strcmp(o->name, "filesize"))
+		return set_filesize(job, val, err, errlen);
+	if (!strcmp(o->name, "file_service_type"))
+		return set_file_service(job, val, err, errlen);
 	if (!strcmp(o->name, "percentile_list"))
 		return set_percentiles(job, val, err, errlen);
 	if (!strncmp(o->name, "verify", 6))
@@ -1058,6 +1200,124 @@ static int job_fixup_verify(struct bench_job *job, char *err, size_t errlen)
 	return 0;
 }
 
+/* fio's engines that do I/O to files: mqblk's path driver plays them. */
+static bool engine_is_file(const char *engine)
+{
+	return engine && strcmp(engine, "null") && strcmp(engine, "mqblk");
+}
+
+/* A --filename that names a file by a relative path with no "./": fio
+ * opens it in the working directory; mqblk's URIs need the "./". */
+static bool filename_is_bare_path(const char *f)
+{
+	return f[0] != '/' && f[0] != '.' && !strchr(f, ':') &&
+	       strcmp(f, "null") && strncmp(f, "nvme-tcp://", 11);
+}
+
+/*
+ * Where the job's I/O goes (enum bench_target). fio with a file engine and
+ * no --filename makes jobname.jobnum.filenum in --directory; so does
+ * mqblk, instead of measuring the null device while naming libaio. For
+ * TARGET_JOBFILES, filename becomes clone 0's file (DIR/NAME.0.0) so the
+ * URI keys the fixups after this one add follow it; the runner makes
+ * clone N's from it (bench_clone_uri).
+ */
+static int job_fixup_target(struct bench_job *job, char *err, size_t errlen)
+{
+	bool file_engine = engine_is_file(job->ioengine);
+	const char *dir = job->directory ? job->directory : ".";
+	size_t len;
+	char *p;
+
+	if (job->nrfiles > 1)
+		return bench_err(err, errlen,
+				 "%s: nrfiles=%u: more than one file per job "
+				 "is not supported (a job thread drives one "
+				 "device)",
+				 job->name, job->nrfiles);
+	if (!job->filename) {
+		if (!file_engine) {
+			/* an explicit ioengine=null is asked for; no engine
+			 * at all is the default the report names plainly */
+			job->target = job->ioengine && !strcmp(job->ioengine,
+							       "null") ?
+					      TARGET_URI :
+					      TARGET_NULL_DEFAULT;
+			goto no_files;
+		}
+		job->target = TARGET_JOBFILES;
+		if (!job->size && !job->filesize)
+			return bench_err(
+				err, errlen,
+				"%s: you need to specify size=", job->name);
+		if (!job->filesize) {
+			if (job->size_pct)
+				return bench_err(err, errlen,
+						 "%s: you need to specify "
+						 "size= (size=%u%% of a file "
+						 "not made yet)",
+						 job->name, job->size_pct);
+			job->filesize = job->size;
+		}
+		if (job->size_pct) {
+			job->size = job->filesize * job->size_pct / 100;
+			job->size_pct = 0;
+		}
+		len = strlen(dir) + strlen(job->name) + 32;
+		p = malloc(len);
+		if (!p)
+			return bench_err(err, errlen, "out of memory");
+		/* "./" keeps a relative directory a path URI */
+		snprintf(p, len, "%s%s/%s.0.0",
+			 dir[0] == '/' || dir[0] == '.' ? "" : "./", dir,
+			 job->name);
+		job->filename = p;
+		return 0;
+	}
+	if (job->ioengine && !strcmp(job->ioengine, "mqblk")) {
+		job->target = TARGET_URI;
+		goto no_files;
+	}
+	if (filename_is_bare_path(job->filename) ||
+	    (job->directory && job->filename[0] == '.')) {
+		/* fio: directory/filename for a relative filename */
+		len = strlen(dir) + strlen(job->filename) + 4;
+		p = malloc(len);
+		if (!p)
+			return bench_err(err, errlen, "out of memory");
+		snprintf(p, len, "%s%s/%s",
+			 dir[0] == '/' || dir[0] == '.' ? "" : "./", dir,
+			 job->filename);
+		free(job->filename);
+		job->filename = p;
+	}
+	if (job->filename[0] == '/' || job->filename[0] == '.') {
+		job->target = TARGET_PATH;
+		if (job->size_pct && job->filesize)
+			return bench_err(err, errlen,
+					 "%s: size=%u%% and filesize= together",
+					 job->name, job->size_pct);
+		return 0;
+	}
+	job->target = TARGET_URI;
+no_files:
+	if (job->directory)
+		return bench_err(err, errlen,
+				 "%s: --directory is for files, and '%s' is "
+				 "not one",
+				 job->name,
+				 job->filename ? job->filename : "null");
+	if (job->filesize || job->create_on_open || job->unlink)
+		return bench_err(err, errlen,
+				 "%s: --%s is for files, and '%s' is not one",
+				 job->name,
+				 job->filesize	     ? "filesize" :
+				 job->create_on_open ? "create_on_open" :
+						       "unlink",
+				 job->filename ? job->filename : "null");
+	return 0;
+}
+
 static int job_fixup(struct bench_job *job, char *err, size_t errlen)
 {
 	unsigned depth = job->iodepth;
@@ -1102,7 +1362,8 @@ static int job_fixup(struct bench_job *job, char *err, size_t errlen)
 				 "%s: ioengine=null runs the null device, not "
 				 "filename '%s'",
 				 job->name, job->filename);
-	if (job_fixup_uring(job, err, errlen) ||
+	if (job_fixup_target(job, err, errlen) ||
+	    job_fixup_uring(job, err, errlen) ||
 	    job_fixup_sched(job, err, errlen) ||
 	    job_fixup_verify(job, err, errlen))
 		return -1;

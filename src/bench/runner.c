@@ -21,6 +21,7 @@
 
 #include "bench.h"
 #include "core/clock.h"
+#include "files.h"
 #include "rand.h"
 #include "runner.h"
 #include "stats.h"
@@ -29,6 +30,9 @@
 #define BENCH_VERSION "mqblk-0.1.0"
 #define SAMPLE_NS (500ull * 1000 * 1000) /* fio's bw_avg_time */
 #define MAX_BUF_TOTAL (4ull << 30) /* per job: iodepth x bs */
+/* devices open at once in a group (each clone of a job on fio's own
+ * jobname files has its own) */
+#define MAX_GROUP_DEVS 1024
 
 /* One I/O unit: a buffer and the bookkeeping of the request using it. */
 struct io_u {
@@ -45,7 +49,7 @@ struct io_u {
 
 /* A device shared by the jobs of one group that name the same file. */
 struct bench_dev {
-	char *uri;
+	char *uri; /* owned */
 	struct mqblk_dev *dev;
 	unsigned nr_threads;
 	int hipri; /* -1 unset, else all users agree */
@@ -900,7 +904,7 @@ static void *job_thread_fn(void *arg)
 		vctx.seed =
 			job_seed(jt) - jt->clone_idx * 0x9e3779b97f4a7c15ull;
 		vctx.interval = job->verify_interval;
-		vctx.file = job_uri(job);
+		vctx.file = jt->bdev->uri;
 		wslot = bench_job_bs_slot(job, DDIR_WRITE);
 		g.vbs = job->bs[wslot];
 		g.track = job->rw != RW_READ && job->rw != RW_RANDREAD &&
@@ -976,9 +980,13 @@ static void *job_thread_fn(void *arg)
 			goto out;
 		}
 	}
-	/* write buffers carry non-zero, non-repeating data, as fio's do */
-	for (i = 0; i < stride * depth / 8; i++)
-		((uint64_t *)bufmem)[i] = bench_rng_next(&g.rng);
+	/* write buffers carry non-zero, non-repeating data, as fio's do,
+	 * unless --zero_buffers */
+	if (job->zero_buffers)
+		memset(bufmem, 0, (size_t)(stride * depth));
+	else
+		for (i = 0; i < stride * depth / 8; i++)
+			((uint64_t *)bufmem)[i] = bench_rng_next(&g.rng);
 	for (i = 0; i < depth; i++) {
 		/* pushed from the top so the first I/Os get ascending,
 		 * contiguous buffers: a scheduler can merge sequential
@@ -1037,8 +1045,8 @@ static void *job_thread_fn(void *arg)
 			if (n.stamp)
 				verify_stamp(&vctx, u->buf, n.off, n.len,
 					     job->loops - g.loops_left);
-			else if (job->refill_buffers && n.d == DDIR_WRITE &&
-				 !n.sync)
+			else if (job->refill_buffers && !job->zero_buffers &&
+				 n.d == DDIR_WRITE && !n.sync)
 				refill(&g, u->buf, n.len);
 			rq->op = n.sync ? MQBLK_OP_FLUSH : ddir_op(n.d);
 			rq->offset = n.sync ? 0 : n.off;
@@ -1279,6 +1287,12 @@ static int job_resolve(struct bench_job *job, struct mqblk_dev *dev)
 			(unsigned long long)cap);
 		return -1;
 	}
+	/* fio's size=N%: of what the device holds past the offset */
+	if (job->size_pct) {
+		job->size = (cap - job->offset) * job->size_pct / 100;
+		job->size -= job->size % lbs;
+		job->size_pct = 0;
+	}
 	if (!job->size)
 		job->size = cap - job->offset;
 	if (job->size > cap - job->offset) {
@@ -1314,6 +1328,12 @@ static int job_resolve(struct bench_job *job, struct mqblk_dev *dev)
 	return 0;
 }
 
+/* What a job with no --filename and no --ioengine runs on, said plainly. */
+static const char null_default_note[] =
+	"no --filename and no --ioengine: this job runs on mqblk's null "
+	"device (no file, no data stored); fio would lay out and measure a "
+	"file here (give --ioengine=psync or another file engine)";
+
 static void print_job_headers(FILE *f, const struct bench_job *jobs,
 			      unsigned nr)
 {
@@ -1338,9 +1358,14 @@ static void print_job_headers(FILE *f, const struct bench_job *jobs,
 			fprintf(f, "bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, ", b[0],
 				b[1], b[2], b[3], b[4], b[5]);
 		fprintf(f, "ioengine=%s, iodepth=%u\n",
-			j->ioengine ? j->ioengine : "mqblk", j->iodepth);
+			j->ioengine			 ? j->ioengine :
+			j->target == TARGET_NULL_DEFAULT ? "null" :
+							   "mqblk",
+			j->iodepth);
 		if (j->numjobs > 1)
 			fprintf(f, "...\n");
+		if (j->target == TARGET_NULL_DEFAULT)
+			fprintf(f, "%s: %s\n", j->name, null_default_note);
 		threads += j->numjobs;
 	}
 	fprintf(f, "%s\nStarting %u thread%s\n", BENCH_VERSION, threads,
@@ -1441,9 +1466,18 @@ static void group_status(struct job_thread *jts, unsigned nr,
  * a write group to a later --verify_only group, as a file would.
  */
 struct dev_cache {
-	struct bench_dev d[64];
+	struct bench_dev d[MAX_GROUP_DEVS];
 	unsigned nr;
 };
+
+static void bdev_close(struct bench_dev *bd)
+{
+	if (bd->dev)
+		mqblk_dev_close(bd->dev);
+	free(bd->uri);
+	bd->dev = NULL;
+	bd->uri = NULL;
+}
 
 static bool dev_fits(const struct bench_dev *kept, const struct bench_dev *want)
 {
@@ -1468,9 +1502,9 @@ static struct mqblk_dev *dev_cache_take(struct dev_cache *dc,
 		if (dev_fits(&dc->d[k], want)) {
 			dev = dc->d[k].dev;
 			want->flags = dc->d[k].flags;
-		} else {
-			mqblk_dev_close(dc->d[k].dev);
+			dc->d[k].dev = NULL;
 		}
+		bdev_close(&dc->d[k]);
 		dc->d[k--] = dc->d[--dc->nr];
 	}
 	return dev;
@@ -1479,7 +1513,7 @@ static struct mqblk_dev *dev_cache_take(struct dev_cache *dc,
 static void dev_cache_close(struct dev_cache *dc)
 {
 	while (dc->nr)
-		mqblk_dev_close(dc->d[--dc->nr].dev);
+		bdev_close(&dc->d[--dc->nr]);
 }
 
 /* Run the jobs of one group (indexes [first, last)) concurrently. */
@@ -1488,46 +1522,75 @@ static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 		     unsigned *nr_jts, unsigned *thread_nr,
 		     struct dev_cache *dc)
 {
-	struct bench_dev devs[64];
+	struct bench_dev *devs;
 	unsigned nr_devs = 0, i, j, c, base = *nr_jts, nr_started = 0;
 	struct status_snapshot prev, cur;
 	FILE *sf = status_stream(cfg);
+	char ubuf[4096];
 	int ret = 0;
 
-	memset(devs, 0, sizeof(devs));
+	devs = calloc(MAX_GROUP_DEVS, sizeof(*devs));
+	if (!devs) {
+		fprintf(stderr, "mqblk: out of memory\n");
+		return -1;
+	}
+	/* one device per distinct URI: a clone of a job on fio's jobname
+	 * files has its own file, the clones of any other job share one */
 	for (i = first; i < last; i++) {
-		const char *uri = job_uri(&jobs[i]);
+		for (c = 0; c < jobs[i].numjobs; c++) {
+			const char *uri = bench_clone_uri(&jobs[i], c, ubuf,
+							  sizeof(ubuf));
 
-		for (j = 0; j < nr_devs; j++)
-			if (!strcmp(devs[j].uri, uri))
-				break;
-		if (j == nr_devs) {
-			if (nr_devs == 64) {
+			if (!uri) {
 				fprintf(stderr,
-					"mqblk: more than 64 devices in one group\n");
-				return -1;
+					"mqblk: %s: file name too long\n",
+					jobs[i].name);
+				ret = -1;
+				goto out_close;
 			}
-			devs[j].uri = (char *)uri;
-			devs[j].hipri = -1;
-			devs[j].direct = -1;
-			nr_devs++;
+			for (j = 0; j < nr_devs; j++)
+				if (!strcmp(devs[j].uri, uri))
+					break;
+			if (j == nr_devs) {
+				if (nr_devs == MAX_GROUP_DEVS) {
+					fprintf(stderr,
+						"mqblk: more than %u devices in one group\n",
+						MAX_GROUP_DEVS);
+					ret = -1;
+					goto out_close;
+				}
+				devs[j].uri = strdup(uri);
+				devs[j].hipri = -1;
+				devs[j].direct = -1;
+				nr_devs++;
+				if (!devs[j].uri) {
+					fprintf(stderr,
+						"mqblk: out of memory\n");
+					ret = -1;
+					goto out_close;
+				}
+			}
+			if (devs[j].direct >= 0 &&
+			    devs[j].direct != jobs[i].direct) {
+				fprintf(stderr,
+					"mqblk: jobs sharing device '%s' disagree on --direct\n",
+					uri);
+				ret = -1;
+				goto out_close;
+			}
+			devs[j].direct = jobs[i].direct;
+			devs[j].flags |= job_open_flags(&jobs[i]);
+			devs[j].nr_threads++;
+			if (devs[j].hipri >= 0 &&
+			    devs[j].hipri != jobs[i].hipri) {
+				fprintf(stderr,
+					"mqblk: jobs sharing device '%s' disagree on --hipri\n",
+					uri);
+				ret = -1;
+				goto out_close;
+			}
+			devs[j].hipri = jobs[i].hipri;
 		}
-		if (devs[j].direct >= 0 && devs[j].direct != jobs[i].direct) {
-			fprintf(stderr,
-				"mqblk: jobs sharing device '%s' disagree on --direct\n",
-				uri);
-			return -1;
-		}
-		devs[j].direct = jobs[i].direct;
-		devs[j].flags |= job_open_flags(&jobs[i]);
-		devs[j].nr_threads += jobs[i].numjobs;
-		if (devs[j].hipri >= 0 && devs[j].hipri != jobs[i].hipri) {
-			fprintf(stderr,
-				"mqblk: jobs sharing device '%s' disagree on --hipri\n",
-				uri);
-			return -1;
-		}
-		devs[j].hipri = jobs[i].hipri;
 	}
 	for (j = 0; j < nr_devs; j++) {
 		struct mqblk_dev_opts o;
@@ -1550,16 +1613,19 @@ static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 		}
 	}
 	for (i = first; i < last; i++) {
-		for (j = 0; j < nr_devs; j++)
-			if (!strcmp(devs[j].uri, job_uri(&jobs[i])))
-				break;
-		if (job_resolve(&jobs[i], devs[j].dev)) {
-			ret = -1;
-			goto out_close;
-		}
 		for (c = 0; c < jobs[i].numjobs; c++) {
-			struct job_thread *jt = &jts[(*nr_jts)++];
+			const char *uri = bench_clone_uri(&jobs[i], c, ubuf,
+							  sizeof(ubuf));
+			struct job_thread *jt;
 
+			for (j = 0; j < nr_devs; j++)
+				if (!strcmp(devs[j].uri, uri))
+					break;
+			if (job_resolve(&jobs[i], devs[j].dev)) {
+				ret = -1;
+				goto out_close;
+			}
+			jt = &jts[(*nr_jts)++];
 			jt->job = &jobs[i];
 			jt->bdev = &devs[j];
 			jt->clone_idx = c;
@@ -1610,13 +1676,12 @@ static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 	}
 out_close:
 	for (j = 0; j < nr_devs; j++) {
-		if (!devs[j].dev)
-			continue;
-		if (ret || dc->nr == 64)
-			mqblk_dev_close(devs[j].dev);
+		if (!devs[j].dev || ret || dc->nr == MAX_GROUP_DEVS)
+			bdev_close(&devs[j]);
 		else
 			dc->d[dc->nr++] = devs[j];
 	}
+	free(devs);
 	return ret;
 }
 
@@ -1657,7 +1722,8 @@ int bench_run(struct bench_config *cfg)
 	FILE *out = stdout;
 	struct timeval tv;
 	struct report r;
-	struct dev_cache dc = { .nr = 0 };
+	struct dev_cache *dc;
+	struct bench_files bf = { 0 };
 	int status = 0;
 
 	if (!cfg->nr_jobs) {
@@ -1673,14 +1739,28 @@ int bench_run(struct bench_config *cfg)
 		nr_threads += jobs[i].numjobs;
 	jts = calloc(nr_threads, sizeof(*jts));
 	all = calloc(nr_threads, sizeof(*all));
-	if (!jts || !all) {
+	dc = calloc(1, sizeof(*dc));
+	if (!jts || !all || !dc) {
+		status = 1;
+		goto out_free;
+	}
+	/* fio lays its files out once its jobs start; here before any
+	 * output, so a failure is one line and no half-made report */
+	if (bench_files_prepare(jobs, cfg->nr_jobs, &bf)) {
 		status = 1;
 		goto out_free;
 	}
 	if (preflight(jobs, cfg->nr_jobs)) {
+		bench_files_unlink(&bf, jobs, true);
 		status = 1;
 		goto out_free;
 	}
+	/* a report with no normal text still says where the I/O went */
+	if (!(cfg->output_format & OUTPUT_NORMAL))
+		for (i = 0; i < cfg->nr_jobs; i++)
+			if (jobs[i].target == TARGET_NULL_DEFAULT)
+				fprintf(stderr, "mqblk: %s: %s\n", jobs[i].name,
+					null_default_note);
 	if (cfg->output) {
 		out = fopen(cfg->output, "w");
 		if (!out) {
@@ -1702,15 +1782,20 @@ int bench_run(struct bench_config *cfg)
 		while (last < cfg->nr_jobs &&
 		       jobs[last].groupid == jobs[first].groupid)
 			last++;
+		if (cfg->output_format & OUTPUT_NORMAL) {
+			bench_files_print_layout(out, &bf, jobs, first, last);
+			fflush(out);
+		}
 		if (run_group(cfg, jobs, first, last, jts, &nr_jts, &thread_nr,
-			      &dc)) {
+			      dc)) {
 			status = 1;
 			if (!nr_jts)
 				goto out_close;
 		}
 		first = last;
 	}
-	dev_cache_close(&dc);
+	dev_cache_close(dc);
+	bench_files_unlink(&bf, jobs, false);
 	for (i = 0; i < nr_jts; i++) {
 		all[i] = &jts[i].stats;
 		jts[i].stats.pid = getpid();
@@ -1730,13 +1815,15 @@ int bench_run(struct bench_config *cfg)
 	if (cfg->output_format & (OUTPUT_JSON | OUTPUT_JSONPLUS))
 		report_json(out, &r, cfg->output_format & OUTPUT_JSONPLUS);
 out_close:
-	dev_cache_close(&dc);
+	dev_cache_close(dc);
 	if (out != stdout && fclose(out)) {
 		fprintf(stderr, "mqblk: writing '%s' failed\n", cfg->output);
 		status = 1;
 	}
 	fflush(stdout);
 out_free:
+	bench_files_free(&bf);
+	free(dc);
 	free(all);
 	free(jts);
 	free(jobs);

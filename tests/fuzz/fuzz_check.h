@@ -87,6 +87,16 @@ static inline void fuzz_check_config(const struct bench_config *cfg,
 			   j->iodepth_batch_complete_max);
 		FUZZ_CHECK(j->iodepth_low >= 1 && j->iodepth_low <= j->iodepth);
 		FUZZ_CHECK(!j->time_based || j->runtime_ns > 0);
+		/* where the I/O goes: fio's jobname file has a name and a
+		 * size; only files take directory/filesize/unlink */
+		FUZZ_CHECK(j->nrfiles == 1);
+		FUZZ_CHECK(j->size_pct <= 100);
+		if (j->target == TARGET_JOBFILES)
+			FUZZ_CHECK(j->filename && j->filesize > 0 &&
+				   !j->size_pct);
+		if (j->target == TARGET_URI || j->target == TARGET_NULL_DEFAULT)
+			FUZZ_CHECK(!j->directory && !j->filesize &&
+				   !j->unlink && !j->create_on_open);
 		FUZZ_CHECK(!j->gtod_reduce ||
 			   (!j->clat_percentiles && !j->lat_percentiles &&
 			    !j->slat_percentiles));
