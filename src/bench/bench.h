@@ -114,6 +114,24 @@ struct bench_job {
 	bool create_on_open; /* create at open, no layout */
 	bool unlink; /* remove the job's files when it ends */
 	bool zero_buffers; /* write (and lay out) zeroes */
+	/* --buffer_pattern: write buffers carry it, repeated */
+	unsigned buffer_pattern_len;
+	uint8_t buffer_pattern[BENCH_VERIFY_PATTERN_MAX];
+	/* rate control (fio's rate=, rate_iops=, per direction R,W,T;
+	 * 0 = none), rate_min= likewise, rate_process */
+	uint64_t rate[DDIR_NR]; /* bytes/s */
+	uint64_t rate_iops[DDIR_NR];
+	uint64_t rate_min[DDIR_NR]; /* bytes/s */
+	uint64_t rate_iops_min[DDIR_NR];
+	bool rate_poisson; /* rate_process=poisson */
+	uint64_t thinktime_ns; /* stall after thinktime_blocks I/Os */
+	uint64_t thinktime_spin_ns; /* of it, spent spinning */
+	unsigned thinktime_blocks; /* default 1 */
+	uint64_t io_size; /* fio's io_size/io_limit: bytes to do; 0 = size */
+	uint64_t startdelay_ns;
+	uint64_t offset_increment; /* clone N starts at offset + N * this */
+	bool invalidate; /* drop the file's page cache first (default 1) */
+	bool exitall; /* when this job ends, every other one stops */
 	uint64_t offset; /* bytes */
 	unsigned iodepth; /* default 1 */
 	unsigned numjobs; /* default 1 */

@@ -143,7 +143,8 @@ static int check_space(const struct bench_files *bf,
 				fprintf(stderr, "mqblk: out of memory\n");
 				return -1;
 			}
-			if (!stat(dirname(d2), &ost) && ost.st_dev == dst.st_dev)
+			if (!stat(dirname(d2), &ost) &&
+			    ost.st_dev == dst.st_dev)
 				need += bf->f[m].size;
 			free(d2);
 		}
@@ -249,9 +250,8 @@ int bench_files_prepare(const struct bench_job *jobs, unsigned nr,
 	memset(bf, 0, sizeof(*bf));
 	for (i = 0; i < nr; i++) {
 		const struct bench_job *job = &jobs[i];
-		unsigned clones = job->target == TARGET_JOBFILES ?
-					  job->numjobs :
-					  1;
+		unsigned clones =
+			job->target == TARGET_JOBFILES ? job->numjobs : 1;
 
 		if (job->target != TARGET_JOBFILES &&
 		    job->target != TARGET_PATH)
@@ -274,8 +274,7 @@ int bench_files_prepare(const struct bench_job *jobs, unsigned nr,
 		const struct bench_job *job = &jobs[bf->f[k].job_idx];
 
 		/* fio creates it at open, empty: a job reading it fails */
-		if (bf->f[k].create && job->create_on_open &&
-		    job_reads(job)) {
+		if (bf->f[k].create && job->create_on_open && job_reads(job)) {
 			fprintf(stderr,
 				"mqblk: %s: create_on_open: %s would be created empty, and this job reads it\n",
 				job->name, bf->f[k].path);
@@ -346,4 +345,20 @@ void bench_files_free(struct bench_files *bf)
 		free(bf->f[k].path);
 	free(bf->f);
 	memset(bf, 0, sizeof(*bf));
+}
+
+int bench_file_invalidate(const char *uri)
+{
+	char *path = strndup(uri, strcspn(uri, "?"));
+	int fd, ret = 0;
+
+	if (!path)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return -errno;
+	ret = -posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+	return ret;
 }

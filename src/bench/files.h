@@ -58,4 +58,8 @@ void bench_files_unlink(const struct bench_files *bf,
 
 void bench_files_free(struct bench_files *bf);
 
+/* fio's invalidate: drop the page cache of the file a path URI names, so
+ * a buffered job reads the device, not memory. 0 or -errno. */
+int bench_file_invalidate(const char *uri);
+
 #endif

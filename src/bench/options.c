@@ -43,6 +43,8 @@ void bench_job_defaults(struct bench_job *job)
 	job->loops = 1;
 	job->do_verify = true;
 	job->nrfiles = 1;
+	job->thinktime_blocks = 1;
+	job->invalidate = true;
 }
 
 void bench_job_free(struct bench_job *job)
@@ -150,6 +152,31 @@ static const struct opt job_opts[] = {
 	{ "create_on_open", OT_BOOL, J(create_on_open), 0, 0 },
 	{ "unlink", OT_BOOL, J(unlink), 0, 0 },
 	{ "zero_buffers", OT_BOOL, J(zero_buffers), 0, 0 },
+	{ "buffer_pattern", OT_SPECIAL, 0, 0, 0 },
+	{ "rate", OT_SPECIAL, 0, 0, 0 },
+	{ "rate_iops", OT_SPECIAL, 0, 0, 0 },
+	{ "rate_min", OT_SPECIAL, 0, 0, 0 },
+	{ "rate_iops_min", OT_SPECIAL, 0, 0, 0 },
+	{ "rate_process", OT_SPECIAL, 0, 0, 0 },
+	{ "thinktime", OT_SPECIAL, 0, 0, 0 },
+	{ "thinktime_spin", OT_SPECIAL, 0, 0, 0 },
+	{ "thinktime_blocks", OT_U32, J(thinktime_blocks), 1, UINT32_MAX },
+	{ "io_size", OT_SIZE, J(io_size), 0, 0 },
+	{ "io_limit", OT_SIZE, J(io_size), 0, 0 },
+	{ "startdelay", OT_TIME, J(startdelay_ns), 0, 0 },
+	{ "offset_increment", OT_SIZE, J(offset_increment), 0, 0 },
+	{ "invalidate", OT_BOOL, J(invalidate), 0, 0 },
+	{ "exitall", OT_BOOL, J(exitall), 0, 0 },
+	{ "buffered", OT_SPECIAL, 0, 0, 0 },
+	{ "kb_base", OT_SPECIAL, 0, 0, 0 },
+	{ "sync", OT_SPECIAL, 0, 0, 0 },
+	{ "random_distribution", OT_SPECIAL, 0, 0, 0 },
+	{ "unified_rw_reporting", OT_SPECIAL, 0, 0, 0 },
+	{ "continue_on_error", OT_SPECIAL, 0, 0, 0 },
+	{ "ignore_error", OT_SPECIAL, 0, 0, 0 },
+	{ "buffer_compress_percentage", OT_SPECIAL, 0, 0, 0 },
+	{ "dedupe_percentage", OT_SPECIAL, 0, 0, 0 },
+	{ "write_barrier", OT_SPECIAL, 0, 0, 0 },
 	{ "offset", OT_SIZE, J(offset), 0, 0 },
 	{ "iodepth", OT_U32, J(iodepth), 1, MAX_IODEPTH },
 	{ "iodepth_low", OT_U32, J(iodepth_low), 0, MAX_IODEPTH },
@@ -842,6 +869,137 @@ static int set_filesize(struct bench_job *job, const char *val, char *err,
 	return 0;
 }
 
+/*
+ * fio's per-direction values R[,W[,T]] (rate=, rate_iops=, rate_min=):
+ * a value not followed by a comma applies to the directions after it too,
+ * an empty field leaves that direction as it was. bytes: sizes, else
+ * plain numbers.
+ */
+static int set_per_ddir(const char *key, const char *val, bool bytes,
+			uint64_t *out, char *err, size_t errlen)
+{
+	const char *p = val;
+	char field[64], buf[160];
+	uint64_t v[DDIR_NR];
+	bool set[DDIR_NR] = { false };
+	int d = 0, i;
+
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (d >= DDIR_NR)
+			return bench_err(err, errlen,
+					 "%s=%s: at most 3 values "
+					 "(read,write,trim)",
+					 key, val);
+		if (len >= sizeof(field))
+			return bench_err(err, errlen, "%s=%s: value too long",
+					 key, val);
+		memcpy(field, p, len);
+		field[len] = 0;
+		if (len) {
+			if (bytes ? bench_parse_size(field, &v[d], buf,
+						     sizeof(buf)) :
+				    bench_parse_uint(field, 0, UINT64_MAX,
+						     &v[d], buf, sizeof(buf)))
+				return bench_err(err, errlen, "%s: %s", key,
+						 buf);
+			set[d] = true;
+			if (!comma)
+				for (i = d + 1; i < DDIR_NR; i++) {
+					v[i] = v[d];
+					set[i] = true;
+				}
+		}
+		if (!comma)
+			break;
+		p = comma + 1;
+		d++;
+	}
+	if (!set[0] && !set[1] && !set[2])
+		return bench_err(err, errlen, "%s='%s': no value given", key,
+				 val);
+	for (i = 0; i < DDIR_NR; i++)
+		if (set[i])
+			out[i] = v[i];
+	return 0;
+}
+
+/* fio's thinktime units: a bare number is microseconds. */
+static int set_usec_time(const char *key, const char *val, uint64_t *out,
+			 char *err, size_t errlen)
+{
+	char buf[160];
+	uint64_t v;
+
+	if (*val && strspn(val, "0123456789") == strlen(val)) {
+		if (bench_parse_uint(val, 0, UINT64_MAX / 1000, &v, buf,
+				     sizeof(buf)))
+			return bench_err(err, errlen, "%s: %s", key, buf);
+		*out = v * 1000;
+		return 0;
+	}
+	if (bench_parse_time(val, out, buf, sizeof(buf)))
+		return bench_err(err, errlen, "%s: %s", key, buf);
+	return 0;
+}
+
+/*
+ * Options whose default mqblk has and whose other values it does not:
+ * the default is taken, anything else refused naming why (the README's
+ * list of options not implemented).
+ */
+static int set_default_only(const struct opt *o, const char *val, char *err,
+			    size_t errlen)
+{
+	static const struct {
+		const char *name;
+		const char *ok[3];
+		const char *why;
+	} tab[] = {
+		{ "kb_base",
+		  { "1024", NULL, NULL },
+		  "mqblk's sizes and reports are in fio's default base 1024" },
+		{ "sync",
+		  { "0", "none", NULL },
+		  "mqblk's devices have no O_SYNC/O_DSYNC mode; use --fsync=N" },
+		{ "random_distribution",
+		  { "random", NULL, NULL },
+		  "offsets are uniform (zipf, pareto, normal, gauss not "
+		  "implemented)" },
+		{ "unified_rw_reporting",
+		  { "0", "none", NULL },
+		  "the reports keep read, write and trim apart" },
+		{ "continue_on_error",
+		  { "0", "none", NULL },
+		  "an I/O error ends the job, as fio's default" },
+		{ "buffer_compress_percentage",
+		  { "0", NULL, NULL },
+		  "write buffers are random or --buffer_pattern/--zero_buffers" },
+		{ "dedupe_percentage",
+		  { "0", NULL, NULL },
+		  "write buffers are random or --buffer_pattern/--zero_buffers" },
+		{ "write_barrier",
+		  { "0", NULL, NULL },
+		  "no barrier writes (use --fsync=N)" },
+	};
+	size_t i, k;
+
+	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
+		if (strcmp(tab[i].name, o->name))
+			continue;
+		for (k = 0; k < 3 && tab[i].ok[k]; k++)
+			if (!strcmp(val, tab[i].ok[k]))
+				return 0;
+		return bench_err(err, errlen,
+				 "%s=%s is not supported: %s (only %s=%s)",
+				 o->name, val, tab[i].why, o->name,
+				 tab[i].ok[0]);
+	}
+	return bench_err(err, errlen, "option '%s' has no handler", o->name);
+}
+
 static int set_special(struct bench_job *job, const struct opt *o,
 		       const char *val, char *err, size_t errlen)
 {
@@ -875,6 +1033,48 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		return set_filesize(job, val, err, errlen);
 	if (!strcmp(o->name, "file_service_type"))
 		return set_file_service(job, val, err, errlen);
+	if (!strcmp(o->name, "rate"))
+		return set_per_ddir(o->name, val, true, job->rate, err, errlen);
+	if (!strcmp(o->name, "rate_iops"))
+		return set_per_ddir(o->name, val, false, job->rate_iops, err,
+				    errlen);
+	if (!strcmp(o->name, "rate_min"))
+		return set_per_ddir(o->name, val, true, job->rate_min, err,
+				    errlen);
+	if (!strcmp(o->name, "rate_iops_min"))
+		return set_per_ddir(o->name, val, false, job->rate_iops_min,
+				    err, errlen);
+	if (!strcmp(o->name, "rate_process")) {
+		if (strcmp(val, "linear") && strcmp(val, "poisson"))
+			return bench_err(err, errlen,
+					 "failed parsing rate_process=%s "
+					 "(linear, poisson)",
+					 val);
+		job->rate_poisson = !strcmp(val, "poisson");
+		return 0;
+	}
+	if (!strcmp(o->name, "thinktime"))
+		return set_usec_time(o->name, val, &job->thinktime_ns, err,
+				     errlen);
+	if (!strcmp(o->name, "thinktime_spin"))
+		return set_usec_time(o->name, val, &job->thinktime_spin_ns, err,
+				     errlen);
+	if (!strcmp(o->name, "buffer_pattern"))
+		return verify_parse_pattern(val, job->buffer_pattern,
+					    &job->buffer_pattern_len, err,
+					    errlen);
+	if (!strcmp(o->name, "buffered")) {
+		bool b = true;
+
+		if (val && bench_parse_bool(val, &b, buf, sizeof(buf)))
+			return bench_err(err, errlen, "buffered: %s", buf);
+		job->direct = !b;
+		return 0;
+	}
+	if (!strcmp(o->name, "ignore_error"))
+		return bench_err(err, errlen,
+				 "ignore_error is not supported: an I/O error "
+				 "ends the job, as fio's default");
 	if (!strcmp(o->name, "percentile_list"))
 		return set_percentiles(job, val, err, errlen);
 	if (!strncmp(o->name, "verify", 6))
@@ -917,7 +1117,7 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		job->randseed_set = true;
 		return 0;
 	}
-	return bench_err(err, errlen, "option '%s' has no handler", o->name);
+	return set_default_only(o, val, err, errlen);
 }
 
 int bench_job_set(struct bench_job *job, const char *key, const char *val,
@@ -948,7 +1148,8 @@ int bench_job_set(struct bench_job *job, const char *key, const char *val,
 		return 0;
 	}
 	/* fio's --fixedbufs is a bare flag; =0/=1 also do */
-	if (!val && o->type != OT_BOOL && strcmp(key, "fixedbufs"))
+	if (!val && o->type != OT_BOOL && strcmp(key, "fixedbufs") &&
+	    strcmp(key, "buffered"))
 		return bench_err(err, errlen, "option '%s' needs a value", key);
 	switch (o->type) {
 	case OT_STR: {
@@ -1318,6 +1519,44 @@ no_files:
 	return 0;
 }
 
+/* fio's rate checks (fixup_options): one of rate and rate_iops per
+ * direction, a minimum not above its rate; thinktime_spin within it. */
+static int job_fixup_rate(struct bench_job *job, char *err, size_t errlen)
+{
+	int d;
+
+	for (d = 0; d < DDIR_NR; d++) {
+		if ((job->rate[d] && job->rate_iops[d]) ||
+		    (job->rate[d] && job->rate_iops_min[d]) ||
+		    (job->rate_iops[d] && job->rate_min[d]))
+			return bench_err(err, errlen,
+					 "%s: rate and rate_iops are mutually "
+					 "exclusive",
+					 job->name);
+		if ((job->rate[d] && job->rate[d] < job->rate_min[d]) ||
+		    (job->rate_iops[d] &&
+		     job->rate_iops[d] < job->rate_iops_min[d]))
+			return bench_err(err, errlen,
+					 "%s: minimum rate exceeds rate",
+					 job->name);
+	}
+	if (job->thinktime_spin_ns > job->thinktime_ns)
+		return bench_err(err, errlen,
+				 "%s: thinktime_spin is longer than "
+				 "thinktime",
+				 job->name);
+	if (job->offset_increment && job->target == TARGET_JOBFILES &&
+	    job->offset + (job->numjobs - 1) * job->offset_increment +
+			    (job->size ? job->size : 1) >
+		    job->filesize)
+		return bench_err(err, errlen,
+				 "%s: offset_increment puts clone %u past "
+				 "the end of its %llu-byte file",
+				 job->name, job->numjobs - 1,
+				 (unsigned long long)job->filesize);
+	return 0;
+}
+
 static int job_fixup(struct bench_job *job, char *err, size_t errlen)
 {
 	unsigned depth = job->iodepth;
@@ -1363,6 +1602,7 @@ static int job_fixup(struct bench_job *job, char *err, size_t errlen)
 				 "filename '%s'",
 				 job->name, job->filename);
 	if (job_fixup_target(job, err, errlen) ||
+	    job_fixup_rate(job, err, errlen) ||
 	    job_fixup_uring(job, err, errlen) ||
 	    job_fixup_sched(job, err, errlen) ||
 	    job_fixup_verify(job, err, errlen))
@@ -1562,7 +1802,7 @@ static bool takes_value(const char *key)
 
 	if (o)
 		return o->type != OT_BOOL && strcmp(key, "fixedbufs") &&
-		       strcmp(key, "bs_unaligned") &&
+		       strcmp(key, "buffered") && strcmp(key, "bs_unaligned") &&
 		       strcmp(key, "blocksize_unaligned");
 	g = find_global(key);
 	return g && g->value;

@@ -5,6 +5,7 @@
  * hands the statistics to the report writers.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -113,6 +114,8 @@ static enum mqblk_op ddir_op(enum bench_ddir d)
  * ignored (a background job of a script).
  */
 static _Atomic int stop_signal;
+/* fio's exitall: a job with it has ended, every other one stops */
+static _Atomic int stop_exitall;
 
 static void *signal_thread_fn(void *arg)
 {
@@ -212,6 +215,7 @@ struct gen {
 	uint64_t gran;
 	uint64_t nr_gran;
 	int err; /* set when the generator cannot go on (ENOMEM) */
+	int forced_ddir; /* rate control chose the next direction; -1 */
 };
 
 struct wext {
@@ -579,12 +583,19 @@ static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 
 	if (job->number_ios && g->ios_issued >= job->number_ios)
 		return false;
-	if (!time_based && g->bytes_issued >= g->region_len) {
+	/* a pass is the region, or fio's io_size of I/O over it (wrapping) */
+	if (!time_based &&
+	    g->bytes_issued >= (job->io_size ? job->io_size : g->region_len)) {
 		if (--g->loops_left == 0)
 			return false;
 		gen_reset_pass(g);
 	}
-	d = job_ddir(job, &g->rng);
+	if (g->forced_ddir >= 0) {
+		d = (enum bench_ddir)g->forced_ddir;
+		g->forced_ddir = -1;
+	} else {
+		d = job_ddir(job, &g->rng);
+	}
 	slot = bench_job_bs_slot(job, d);
 	minbs = job->bs[slot];
 	nr_blocks = g->region_len / minbs;
@@ -599,7 +610,7 @@ static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 				 * (a longer I/O cut short, a region not a
 				 * multiple of the block size leave bytes
 				 * unwritten); time_based starts over */
-				if (!time_based) {
+				if (!time_based && !job->io_size) {
 					if (--g->loops_left == 0)
 						return false;
 					gen_reset_pass(g);
@@ -828,6 +839,224 @@ static void paths_delta(struct job_stats *js, const struct mqblk_dev *dev,
 	}
 }
 
+/*
+ * fio's rate control and thinktime, between the generator and the submit
+ * loop. Each direction with a rate has its own clock, kept from the start
+ * (an I/O that is late goes at once, so the job catches up, as fio's
+ * does); the next direction is drawn from the mix and switched, as fio's
+ * rate_ddir does, when it is ahead of its rate and the other one is not.
+ * Off, it costs the loop one branch.
+ */
+struct pace {
+	bool on; /* a rate or a thinktime */
+	bool rated; /* some direction has a rate */
+	bool poisson; /* rate_process=poisson: exponential gaps */
+	uint64_t next_ns[DDIR_NR]; /* that direction may go at */
+	unsigned think_left; /* I/Os until the next thinktime */
+	bool think_due;
+	int ddir; /* drawn, waiting for the I/O in flight; -1 */
+	/* rate_min / rate_iops_min over fio's 1 s ratecycle */
+	bool check_min;
+	uint64_t cycle_ns;
+	uint64_t cycle_bytes[DDIR_NR], cycle_ios[DDIR_NR];
+	struct bench_rng rng;
+};
+
+#define RATE_CYCLE_NS 1000000000ull /* fio's ratecycle default */
+
+/* Does the job do I/O in direction d at all? */
+static bool ddir_used(const struct bench_job *job, enum bench_ddir d)
+{
+	switch (job->rw) {
+	case RW_READ:
+	case RW_RANDREAD:
+		return d == DDIR_READ;
+	case RW_WRITE:
+	case RW_RANDWRITE:
+		return d == DDIR_WRITE;
+	case RW_TRIM:
+	case RW_RANDTRIM:
+		return d == DDIR_TRIM;
+	case RW_RW:
+	case RW_RANDRW:
+		return d == DDIR_READ  ? job->rwmixread > 0 :
+		       d == DDIR_WRITE ? job->rwmixread < 100 :
+					 false;
+	}
+	return false;
+}
+
+static void pace_init(struct pace *pc, const struct bench_job *job,
+		      uint64_t seed, uint64_t now)
+{
+	int d;
+
+	memset(pc, 0, sizeof(*pc));
+	for (d = 0; d < DDIR_NR; d++) {
+		if (job->rate[d] || job->rate_iops[d])
+			pc->rated = true;
+		if (job->rate_min[d] || job->rate_iops_min[d])
+			pc->check_min = true;
+		pc->next_ns[d] = now;
+	}
+	pc->poisson = job->rate_poisson;
+	pc->cycle_ns = now;
+	pc->think_left = job->thinktime_blocks;
+	pc->ddir = -1;
+	bench_rng_seed(&pc->rng, seed ^ 0x5851f42d4c957f2dull);
+	pc->on = pc->rated || job->thinktime_ns;
+}
+
+/* Sleep until t (or a stop), in slices so a signal is seen. */
+static void sleep_until(uint64_t t)
+{
+	for (;;) {
+		uint64_t now = clock_now_ns(), d;
+		struct timespec ts;
+
+		if (now >= t || atomic_load(&stop_signal) ||
+		    atomic_load(&stop_exitall))
+			return;
+		d = t - now < 100000000ull ? t - now : 100000000ull;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)d;
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * Before the next I/O: true when it must wait for the I/O in flight
+ * first (fio quiesces before a thinktime, and before sleeping off a rate
+ * it is ahead of).
+ */
+static bool pace_wait(struct pace *pc, struct gen *g,
+		      const struct bench_job *job, unsigned inflight,
+		      uint64_t t_end)
+{
+	uint64_t now, until;
+	int d, od;
+
+	if (pc->think_due) {
+		if (inflight)
+			return true;
+		pc->think_due = false;
+		now = clock_now_ns();
+		until = now + job->thinktime_ns;
+		if (t_end && until > t_end)
+			until = t_end;
+		/* thinktime_spin of it busy, the rest asleep */
+		while (clock_now_ns() < now + job->thinktime_spin_ns &&
+		       clock_now_ns() < until)
+			;
+		sleep_until(until);
+		/* fio moves the rate clocks past the think: no burst */
+		now = clock_now_ns();
+		for (d = 0; d < DDIR_NR; d++)
+			if (pc->next_ns[d] < now)
+				pc->next_ns[d] = now;
+	}
+	if (!pc->rated || g->forced_ddir >= 0 || g->phase != PH_MAIN)
+		return false;
+	d = pc->ddir >= 0 ? pc->ddir : (int)job_ddir(job, &g->rng);
+	pc->ddir = -1;
+	now = clock_now_ns();
+	until = pc->next_ns[d];
+	if (until > now && bench_rw_is_mixed(job->rw)) {
+		od = d == DDIR_READ ? DDIR_WRITE : DDIR_READ;
+		/* fio's rate_ddir: the other direction if it is behind,
+		 * else whichever may go first */
+		if (ddir_used(job, (enum bench_ddir)od) &&
+		    pc->next_ns[od] < until) {
+			d = od;
+			until = pc->next_ns[od];
+		}
+	}
+	if (until > now) {
+		if (inflight) {
+			pc->ddir = d; /* drawn: keep it for after the wait */
+			return true;
+		}
+		sleep_until(t_end && t_end < until ? t_end : until);
+	}
+	g->forced_ddir = d;
+	return false;
+}
+
+/* An I/O went: that direction's next time, and the thinktime count. */
+static void pace_issued(struct pace *pc, const struct bench_job *job,
+			enum bench_ddir d, uint32_t len)
+{
+	double gap = 0;
+
+	if (job->rate_iops[d])
+		gap = 1e9 / (double)job->rate_iops[d];
+	else if (job->rate[d])
+		gap = 1e9 * len / (double)job->rate[d];
+	if (gap > 0) {
+		if (pc->poisson) {
+			/* exponential gaps of the same mean */
+			double u = (double)(bench_rng_next(&pc->rng) >> 11) *
+				   (1.0 / 9007199254740992.0);
+
+			gap = -log(1.0 - u) * gap;
+		}
+		pc->next_ns[d] += (uint64_t)gap;
+	}
+	if (job->thinktime_ns && --pc->think_left == 0) {
+		pc->think_due = true;
+		pc->think_left = job->thinktime_blocks;
+	}
+}
+
+/*
+ * fio's check_min_rate: at the end of each ratecycle, a direction below
+ * its rate_min / rate_iops_min fails the job (true).
+ */
+static bool pace_check_min(struct job_thread *jt, struct pace *pc, uint64_t now,
+			   bool counting)
+{
+	const struct bench_job *job = jt->job;
+	struct job_stats *js = &jt->stats;
+	uint64_t el = now - pc->cycle_ns;
+	int d;
+
+	if (el < RATE_CYCLE_NS)
+		return false;
+	for (d = 0; d < DDIR_NR && counting; d++) {
+		uint64_t b = js->dd[d].io_bytes - pc->cycle_bytes[d];
+		uint64_t n = js->dd[d].total_ios - pc->cycle_ios[d];
+		uint64_t bps = (uint64_t)((double)b * 1e9 / (double)el);
+		uint64_t iops = (uint64_t)((double)n * 1e9 / (double)el);
+
+		if (!ddir_used(job, (enum bench_ddir)d))
+			continue;
+		/* fio's words; the job fails with EIO, as fio's does */
+		if (job->rate_min[d] && bps < job->rate_min[d]) {
+			js->error = EIO;
+			fail(jt, EIO,
+			     "%s: rate_min=%lluB/s not met, got %lluB/s",
+			     job->name, (unsigned long long)job->rate_min[d],
+			     (unsigned long long)bps);
+			return true;
+		}
+		if (job->rate_iops_min[d] && iops < job->rate_iops_min[d]) {
+			js->error = EIO;
+			fail(jt, EIO,
+			     "%s: rate_iops_min=%llu not met, got %llu IOPS",
+			     job->name,
+			     (unsigned long long)job->rate_iops_min[d],
+			     (unsigned long long)iops);
+			return true;
+		}
+	}
+	for (d = 0; d < DDIR_NR; d++) {
+		pc->cycle_bytes[d] = js->dd[d].io_bytes;
+		pc->cycle_ios[d] = js->dd[d].total_ios;
+	}
+	pc->cycle_ns = now;
+	return false;
+}
+
 static void *job_thread_fn(void *arg)
 {
 	struct job_thread *jt = arg;
@@ -853,6 +1082,7 @@ static void *job_thread_fn(void *arg)
 	bool more = true;
 	char *bufmem = NULL;
 	struct verify_ctx vctx = { 0 };
+	struct pace pc;
 	uint64_t stride;
 	enum bench_ddir wslot;
 	int d, ret;
@@ -883,8 +1113,9 @@ static void *job_thread_fn(void *arg)
 		if (job->bs_max[d] > maxbs)
 			maxbs = job->bs_max[d];
 	g.job = job;
+	g.forced_ddir = -1;
 	g.loops_left = job->loops ? job->loops : 1;
-	g.region_start = job->offset;
+	g.region_start = job->offset + jt->clone_idx * job->offset_increment;
 	g.region_len = job->size;
 	g.use_map = bench_rw_is_random(job->rw) && !job->norandommap;
 	bench_rng_seed(&g.rng, job_seed(jt));
@@ -982,9 +1213,14 @@ static void *job_thread_fn(void *arg)
 	}
 	/* write buffers carry non-zero, non-repeating data, as fio's do,
 	 * unless --zero_buffers */
-	if (job->zero_buffers)
+	if (job->zero_buffers) {
 		memset(bufmem, 0, (size_t)(stride * depth));
-	else
+	} else if (job->buffer_pattern_len) {
+		/* fio's buffer_pattern: the pattern over and over */
+		for (i = 0; i < stride * depth; i++)
+			bufmem[i] = (char)job->buffer_pattern
+					    [i % job->buffer_pattern_len];
+	} else
 		for (i = 0; i < stride * depth / 8; i++)
 			((uint64_t *)bufmem)[i] = bench_rng_next(&g.rng);
 	for (i = 0; i < depth; i++) {
@@ -998,7 +1234,11 @@ static void *job_thread_fn(void *arg)
 		free_units = &units[k];
 	}
 
+	/* fio's startdelay: the job starts that much later */
+	if (job->startdelay_ns)
+		sleep_until(clock_now_ns() + job->startdelay_ns);
 	t_start = clock_now_ns();
+	pace_init(&pc, job, job_seed(jt), t_start);
 	jt->start_ns = t_start;
 	smp.last_ns = t_start;
 	if (job->ramp_time_ns)
@@ -1018,6 +1258,8 @@ static void *job_thread_fn(void *arg)
 			struct next_io n;
 			int what;
 
+			if (pc.on && pace_wait(&pc, &g, job, inflight, t_end))
+				break; /* reap first */
 			rq = mqblk_rq_get(q, MQBLK_RQ_NOWAIT);
 			if (!rq && !inflight)
 				rq = mqblk_rq_get(q, 0); /* others hold tags */
@@ -1046,6 +1288,7 @@ static void *job_thread_fn(void *arg)
 				verify_stamp(&vctx, u->buf, n.off, n.len,
 					     job->loops - g.loops_left);
 			else if (job->refill_buffers && !job->zero_buffers &&
+				 !job->buffer_pattern_len &&
 				 n.d == DDIR_WRITE && !n.sync)
 				refill(&g, u->buf, n.len);
 			rq->op = n.sync ? MQBLK_OP_FLUSH : ddir_op(n.d);
@@ -1071,6 +1314,8 @@ static void *job_thread_fn(void *arg)
 				js->depth_map[stats_depth_slot(inflight + 1)]++;
 			}
 			inflight++;
+			if (pc.on && !n.sync)
+				pace_issued(&pc, job, n.d, n.len);
 			pend[queued++] = u;
 			if (queued >= batch)
 				flush_batch(q, js, pend, &queued, t_batch,
@@ -1151,6 +1396,12 @@ static void *job_thread_fn(void *arg)
 				if (atomic_load_explicit(&stop_signal,
 							 memory_order_relaxed))
 					g.stop_main = g.terminated = true;
+				if (atomic_load_explicit(&stop_exitall,
+							 memory_order_relaxed))
+					g.stop_main = true;
+				if (pc.check_min && now &&
+				    pace_check_min(jt, &pc, now, counting))
+					more = false;
 			} while (inflight > job->iodepth_low && more);
 		}
 	}
@@ -1202,6 +1453,8 @@ out:
 	free(units);
 	free(rqs);
 	free(pend);
+	if (job->exitall)
+		atomic_store(&stop_exitall, 1);
 	atomic_store(&jt->done, 1);
 	return NULL;
 }
@@ -1292,6 +1545,31 @@ static int job_resolve(struct bench_job *job, struct mqblk_dev *dev)
 		job->size = (cap - job->offset) * job->size_pct / 100;
 		job->size -= job->size % lbs;
 		job->size_pct = 0;
+	}
+	/* fio's offset_increment: the last clone's region starts there */
+	if (job->offset_increment && job->target != TARGET_JOBFILES) {
+		uint64_t last = job->offset + (uint64_t)(job->numjobs - 1) *
+						      job->offset_increment;
+
+		if (job->offset_increment % lbs || last >= cap) {
+			fprintf(stderr,
+				"mqblk: %s: offset_increment %llu puts clone %u at %llu, not a block of the device (size %llu)\n",
+				job->name,
+				(unsigned long long)job->offset_increment,
+				job->numjobs - 1, (unsigned long long)last,
+				(unsigned long long)cap);
+			return -1;
+		}
+		if (!job->size)
+			job->size = cap - last;
+		if (job->size > cap - last) {
+			fprintf(stderr,
+				"mqblk: %s: size %llu from offset %llu (clone %u's, offset_increment) exceeds the device size %llu\n",
+				job->name, (unsigned long long)job->size,
+				(unsigned long long)last, job->numjobs - 1,
+				(unsigned long long)cap);
+			return -1;
+		}
 	}
 	if (!job->size)
 		job->size = cap - job->offset;
@@ -1625,6 +1903,17 @@ static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 				ret = -1;
 				goto out_close;
 			}
+			/* fio's invalidate=1 (its default), for files */
+			if (jobs[i].invalidate &&
+			    (jobs[i].target == TARGET_PATH ||
+			     jobs[i].target == TARGET_JOBFILES) &&
+			    (ret = bench_file_invalidate(uri))) {
+				fprintf(stderr,
+					"mqblk: %s: invalidate %s: %s\n",
+					jobs[i].name, uri, strerror(-ret));
+				ret = -1;
+				goto out_close;
+			}
 			jt = &jts[(*nr_jts)++];
 			jt->job = &jobs[i];
 			jt->bdev = &devs[j];
@@ -1776,7 +2065,8 @@ int bench_run(struct bench_config *cfg)
 		print_job_headers(out, jobs, cfg->nr_jobs);
 	fflush(out);
 	/* groups run one after another; jobs inside one run together */
-	for (first = 0; first < cfg->nr_jobs && !atomic_load(&stop_signal);) {
+	for (first = 0; first < cfg->nr_jobs && !atomic_load(&stop_signal) &&
+			!atomic_load(&stop_exitall);) {
 		unsigned last = first + 1;
 
 		while (last < cfg->nr_jobs &&
