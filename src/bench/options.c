@@ -156,6 +156,7 @@ static const struct opt job_opts[] = {
 	{ "rate", OT_SPECIAL, 0, 0, 0 },
 	{ "rate_iops", OT_SPECIAL, 0, 0, 0 },
 	{ "rate_min", OT_SPECIAL, 0, 0, 0 },
+	{ "ratemin", OT_SPECIAL, 0, 0, 0 }, /* fio's alias */
 	{ "rate_iops_min", OT_SPECIAL, 0, 0, 0 },
 	{ "rate_process", OT_SPECIAL, 0, 0, 0 },
 	{ "thinktime", OT_SPECIAL, 0, 0, 0 },
@@ -197,6 +198,7 @@ static const struct opt job_opts[] = {
 	{ "hipri", OT_BOOL, J(hipri), 0, 0 },
 	{ "direct", OT_BOOL, J(direct), 0, 0 },
 	{ "thread", OT_BOOL, J(thread), 0, 0 },
+	{ "threads", OT_BOOL, J(thread), 0, 0 }, /* fio's alias */
 	{ "group_reporting", OT_BOOL, J(group_reporting), 0, 0 },
 	{ "norandommap", OT_BOOL, J(norandommap), 0, 0 },
 	{ "randrepeat", OT_BOOL, J(randrepeat), 0, 0 },
@@ -1038,7 +1040,7 @@ static int set_special(struct bench_job *job, const struct opt *o,
 	if (!strcmp(o->name, "rate_iops"))
 		return set_per_ddir(o->name, val, false, job->rate_iops, err,
 				    errlen);
-	if (!strcmp(o->name, "rate_min"))
+	if (!strcmp(o->name, "rate_min") || !strcmp(o->name, "ratemin"))
 		return set_per_ddir(o->name, val, true, job->rate_min, err,
 				    errlen);
 	if (!strcmp(o->name, "rate_iops_min"))

@@ -1965,7 +1965,13 @@ static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 	}
 out_close:
 	for (j = 0; j < nr_devs; j++) {
-		if (!devs[j].dev || ret || dc->nr == MAX_GROUP_DEVS)
+		/* a file keeps its data closed: only other devices are kept
+		 * for later groups. (The uring driver knows its ring's owner
+		 * by a thread-local's address, which a later group's thread
+		 * can reuse, so a kept path device refused that thread's
+		 * buffers with EEXIST.) */
+		if (!devs[j].dev || ret || dc->nr == MAX_GROUP_DEVS ||
+		    devs[j].uri[0] == '/' || devs[j].uri[0] == '.')
 			bdev_close(&devs[j]);
 		else
 			dc->d[dc->nr++] = devs[j];
