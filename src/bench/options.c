@@ -1427,7 +1427,11 @@ static bool filename_is_bare_path(const char *f)
  */
 static int job_fixup_target(struct bench_job *job, char *err, size_t errlen)
 {
-	bool file_engine = engine_is_file(job->ioengine);
+	/* no engine but options only files have: fio's default psync */
+	bool file_engine = engine_is_file(job->ioengine) ||
+			   (!job->ioengine && !job->filename &&
+			    (job->directory || job->filesize ||
+			     job->create_on_open || job->unlink));
 	const char *dir = job->directory ? job->directory : ".";
 	size_t len;
 	char *p;

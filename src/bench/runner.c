@@ -1612,6 +1612,17 @@ static const char null_default_note[] =
 	"device (no file, no data stored); fio would lay out and measure a "
 	"file here (give --ioengine=psync or another file engine)";
 
+/* The engine the header names: as given, or what the job runs on. */
+static const char *header_engine(const struct bench_job *j)
+{
+	if (j->ioengine)
+		return j->ioengine;
+	if (j->target == TARGET_NULL_DEFAULT)
+		return "null";
+	/* fio's default engine, on fio's own files */
+	return j->target == TARGET_JOBFILES ? "psync" : "mqblk";
+}
+
 static void print_job_headers(FILE *f, const struct bench_job *jobs,
 			      unsigned nr)
 {
@@ -1635,10 +1646,7 @@ static void print_job_headers(FILE *f, const struct bench_job *jobs,
 		else
 			fprintf(f, "bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, ", b[0],
 				b[1], b[2], b[3], b[4], b[5]);
-		fprintf(f, "ioengine=%s, iodepth=%u\n",
-			j->ioengine			 ? j->ioengine :
-			j->target == TARGET_NULL_DEFAULT ? "null" :
-							   "mqblk",
+		fprintf(f, "ioengine=%s, iodepth=%u\n", header_engine(j),
 			j->iodepth);
 		if (j->numjobs > 1)
 			fprintf(f, "...\n");
