@@ -225,7 +225,7 @@ enum bench_output_format {
 	OUTPUT_NORMAL = 1u << 0,
 	OUTPUT_JSON = 1u << 1,
 	OUTPUT_JSONPLUS = 1u << 2,
-	OUTPUT_TERSE = 1u << 3, /* parsed so it can be refused by name */
+	OUTPUT_TERSE = 1u << 3, /* fio's terse lines (--minimal) */
 };
 
 enum bench_eta {
@@ -241,6 +241,12 @@ struct bench_config {
 	unsigned output_format; /* mask of enum bench_output_format */
 	char *output; /* --output file, NULL = stdout */
 	enum bench_eta eta;
+	unsigned terse_version; /* --terse-version, default 3 */
+	/* --status-interval: the full report every N ns while jobs run */
+	uint64_t status_interval_ns;
+	bool eta_newline_set; /* --eta-newline: each status line its own */
+	uint64_t eta_newline_ns;
+	uint64_t eta_interval_ns; /* --eta-interval, default 1 s */
 	bool help; /* --help seen */
 	bool version; /* --version seen */
 	char *cmdline; /* the command line, for the JSON "global options" */

@@ -1683,15 +1683,12 @@ static int set_output_format(struct bench_config *cfg, const char *val,
 		else if (!strcmp(tok, "json+"))
 			mask |= OUTPUT_JSONPLUS;
 		else if (!strcmp(tok, "terse"))
-			return bench_err(
-				err, errlen,
-				"output-format 'terse' is not supported "
-				"(normal, json, json+)");
+			mask |= OUTPUT_TERSE;
 		else
 			return bench_err(
 				err, errlen,
 				"unknown output-format '%s' (normal, json, "
-				"json+)",
+				"json+, terse)",
 				tok);
 	}
 	if (!mask)
@@ -1708,8 +1705,17 @@ static const struct global_opt {
 	const char *name;
 	bool value;
 } global_opts[] = {
-	{ "output-format", true }, { "output", true }, { "eta", true },
-	{ "help", false },	   { "h", false },     { "version", false },
+	{ "output-format", true },
+	{ "output", true },
+	{ "eta", true },
+	{ "help", false },
+	{ "h", false },
+	{ "version", false },
+	{ "minimal", false },
+	{ "terse-version", true },
+	{ "status-interval", true },
+	{ "eta-newline", true },
+	{ "eta-interval", true },
 };
 
 static const struct global_opt *find_global(const char *key)
@@ -1738,8 +1744,45 @@ static int set_global(struct bench_config *cfg, const char *key,
 		cfg->version = true;
 		return 0;
 	}
+	if (!strcmp(key, "minimal")) {
+		/* fio: the same as --output-format=terse */
+		cfg->output_format = OUTPUT_TERSE;
+		return 0;
+	}
 	if (!val || !*val)
 		return bench_err(err, errlen, "option '%s' needs a value", key);
+	if (!strcmp(key, "terse-version")) {
+		char buf[128];
+		uint64_t v;
+
+		if (bench_parse_uint(val, 2, 5, &v, buf, sizeof(buf)))
+			return bench_err(err, errlen,
+					 "bad terse version format '%s' (2, "
+					 "3, 4 or 5)",
+					 val);
+		cfg->terse_version = (unsigned)v;
+		return 0;
+	}
+	if (!strcmp(key, "status-interval") || !strcmp(key, "eta-newline") ||
+	    !strcmp(key, "eta-interval")) {
+		char buf[128];
+		uint64_t ns;
+
+		if (bench_parse_time(val, &ns, buf, sizeof(buf)))
+			return bench_err(err, errlen, "%s: %s", key, buf);
+		if (!ns)
+			return bench_err(err, errlen, "%s=%s: must be above 0",
+					 key, val);
+		if (!strcmp(key, "status-interval")) {
+			cfg->status_interval_ns = ns;
+		} else if (!strcmp(key, "eta-newline")) {
+			cfg->eta_newline_set = true;
+			cfg->eta_newline_ns = ns;
+		} else {
+			cfg->eta_interval_ns = ns;
+		}
+		return 0;
+	}
 	if (!strcmp(key, "output-format"))
 		return set_output_format(cfg, val, err, errlen);
 	if (!strcmp(key, "output")) {
@@ -1825,6 +1868,8 @@ int bench_parse_args(int argc, char **argv, struct bench_config *cfg, char *err,
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->output_format = OUTPUT_NORMAL;
 	cfg->eta = ETA_AUTO;
+	cfg->terse_version = 3;
+	cfg->eta_interval_ns = 1000000000ull;
 	bench_job_defaults(&global);
 	bench_job_defaults(&cur);
 	cfg->cmdline = join_args(argc, argv);
@@ -1930,8 +1975,15 @@ void bench_usage(FILE *f)
 		"\n"
 		"job options:\n"
 		"  --name=NAME              start a job\n"
-		"  --filename=URI           device: null[:k=v,...] (default null) or a\n"
-		"                           path (file or block device: uring driver)\n"
+		"  --filename=URI           the device (kinds below); a bare name is a\n"
+		"                           file in the working directory; none with a\n"
+		"                           file engine: fio's NAME.CLONE.0, laid out\n"
+		"                           first; none and no engine: the null device\n"
+		"  --directory=DIR          where those files go (default .)\n"
+		"  --filesize=SIZE --nrfiles=1 --file_service_type=roundrobin|\n"
+		"                           sequential|random[:N]\n"
+		"  --create_on_open --unlink   make files at open / remove them after\n"
+		"  --size=N%%               N %% of the device past --offset\n"
 		"  --ioengine=NAME          fio engine names map onto mqblk drivers:\n"
 		"                           io_uring libaio psync sync pvsync pvsync2\n"
 		"                           posixaio: the path (uring) driver, which\n"
@@ -1978,6 +2030,27 @@ void bench_usage(FILE *f)
 		"  --clat_percentiles --lat_percentiles --slat_percentiles\n"
 		"  --percentile_list=P:P:...   e.g. 50:99:99.99\n"
 		"  --description=TEXT\n"
+		"  --disable_lat --disable_clat --disable_slat   that latency unmeasured\n"
+		"  --refill_buffers         new random data in every write\n"
+		"  aliases: --blocksize (bs) --blocksize_range (bsrange)\n"
+		"    --blocksize_unaligned (bs_unaligned, refused) --wait_for_previous\n"
+		"    (stonewall) --iodepth_batch_complete (..._min) --ratemin\n"
+		"    (rate_min) --threads (thread) --readwrite (rw) --timeout\n"
+		"    (runtime) --io_limit (io_size)\n"
+		"  refused with the reason: --sqthread_poll_cpu --ignore_error\n"
+		"    --buffer_compress_percentage --dedupe_percentage --write_barrier\n"
+		"    (other than 0)\n"
+		"  --rate=R[,W[,T]] --rate_iops=R[,W[,T]]  bytes/s, IOPS per direction\n"
+		"  --rate_min=... --rate_iops_min=...  fail below (1 s cycles)\n"
+		"  --rate_process=linear|poisson\n"
+		"  --thinktime=TIME (bare: us) --thinktime_spin=TIME\n"
+		"  --thinktime_blocks=N     stall after every N I/Os\n"
+		"  --io_size=SIZE (--io_limit)   I/O per pass, wrapping over the region\n"
+		"  --startdelay=TIME --offset_increment=SIZE --exitall\n"
+		"  --zero_buffers --buffer_pattern=P --invalidate=0|1 --buffered=0|1\n"
+		"  --kb_base=1024 --sync=0 --random_distribution=random\n"
+		"  --unified_rw_reporting=0 --continue_on_error=none: fio's defaults\n"
+		"                           only (README: options not implemented)\n"
 		"\n"
 		"verification (fio's): every block written carries a header (offset,\n"
 		"length, seed, checksums); then, with do_verify, it is read back and\n"
@@ -1993,11 +2066,22 @@ void bench_usage(FILE *f)
 		"  --verify_interval=SIZE   one header per SIZE bytes (default bs)\n"
 		"\n"
 		"run options:\n"
-		"  --output-format=normal|json|json+ (comma list)  --output=FILE\n"
+		"  --output-format=normal|json|json+|terse (comma list)  --output=FILE\n"
+		"  --minimal                terse lines (--output-format=terse)\n"
+		"  --terse-version=2|3|4|5  default 3\n"
+		"  --status-interval=TIME   the full report every TIME while running\n"
 		"  --eta=auto|always|never  live status line (auto: on a terminal)\n"
+		"  --eta-interval=TIME --eta-newline=TIME   its period; a new line\n"
 		"  --help --version\n"
 		"\n"
-		"device URIs: null[:size=8g,blocksize=512,submit_queues=N,\n"
+		"device URIs (--filename):\n"
+		"  null[:k=v,...]           the null device (keys below)\n"
+		"  /path or ./path[?k=v]    a file or block device (uring driver)\n"
+		"  stripe:chunk=SIZE,members=N,member=URI[,...]   RAID 0 over members\n"
+		"  nvme-tcp://HOST:PORT/SUBNQN[?k=v&...]   an NVMe/TCP namespace\n"
+		"  nvme-tcp://A1:P1,A2:P2/SUBNQN?iopolicy=numa|round-robin|queue-depth\n"
+		"                           multipath over several paths\n"
+		"null device keys: null[:size=8g,blocksize=512,submit_queues=N,\n"
 		"  hw_queue_depth=N,shared_tags=0|1,irqmode=0|1|2,completion_nsec=N,\n"
 		"  memory_backed=0|1]; on every URI: complete=local|remote|batched|\n"
 		"  polled|irq, nr_hw_queues=N, queue_depth=N, irq_threads=N, timeout=MS,\n"

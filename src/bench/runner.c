@@ -73,7 +73,35 @@ struct job_thread {
 	uint64_t start_ns;
 	int err;
 	char errmsg[256];
+	/* --status-interval: the main thread asks (snap_req), the job
+	 * thread copies its statistics into snap between reaps and
+	 * answers (snap_ack); NULL without the option */
+	struct job_stats *snap;
+	pthread_mutex_t snap_lock;
+	_Atomic uint64_t snap_req;
+	_Atomic uint64_t snap_ack;
+	bool snap_valid; /* under snap_lock: snap holds one */
 };
+
+/* Answer a --status-interval request: the statistics so far, with the
+ * runtime up to now, as the final report would have them. */
+static void snap_publish(struct job_thread *jt, uint64_t req)
+{
+	struct job_stats *sn = jt->snap;
+	uint64_t now = clock_now_ns();
+	int d;
+
+	pthread_mutex_lock(&jt->snap_lock);
+	*sn = jt->stats;
+	sn->pid = getpid();
+	sn->runtime_ns = now - jt->start_ns;
+	for (d = 0; d < DDIR_NR; d++)
+		if (sn->dd[d].issued)
+			sn->dd[d].runtime_ns = sn->runtime_ns;
+	jt->snap_valid = true;
+	pthread_mutex_unlock(&jt->snap_lock);
+	atomic_store_explicit(&jt->snap_ack, req, memory_order_release);
+}
 
 static enum bench_ddir job_ddir(const struct bench_job *job,
 				struct bench_rng *rng)
@@ -1399,6 +1427,17 @@ static void *job_thread_fn(void *arg)
 				if (atomic_load_explicit(&stop_exitall,
 							 memory_order_relaxed))
 					g.stop_main = true;
+				if (jt->snap) {
+					uint64_t req = atomic_load_explicit(
+						&jt->snap_req,
+						memory_order_acquire);
+
+					if (req !=
+					    atomic_load_explicit(
+						    &jt->snap_ack,
+						    memory_order_relaxed))
+						snap_publish(jt, req);
+				}
 				if (pc.check_min && now &&
 				    pace_check_min(jt, &pc, now, counting))
 					more = false;
@@ -1666,13 +1705,15 @@ static FILE *status_stream(const struct bench_config *cfg)
 		return NULL;
 	if (cfg->eta == ETA_ALWAYS)
 		return to_stdout_report && !(cfg->output_format &
-					     (OUTPUT_JSON | OUTPUT_JSONPLUS)) ?
+					     (OUTPUT_JSON | OUTPUT_JSONPLUS |
+					      OUTPUT_TERSE)) ?
 			       stdout :
 			       stderr;
 	/* auto: a terminal only, never inside a JSON document */
 	if (isatty(STDOUT_FILENO) &&
 	    (!to_stdout_report ||
-	     !(cfg->output_format & (OUTPUT_JSON | OUTPUT_JSONPLUS))))
+	     !(cfg->output_format &
+	       (OUTPUT_JSON | OUTPUT_JSONPLUS | OUTPUT_TERSE))))
 		return stdout;
 	return NULL;
 }
@@ -1803,15 +1844,83 @@ static void dev_cache_close(struct dev_cache *dc)
 }
 
 /* Run the jobs of one group (indexes [first, last)) concurrently. */
+/* Where a run's periodic reports go (--status-interval). */
+struct status_out {
+	FILE *out;
+	uint64_t start_ms;
+	uint64_t last_ns;
+};
+
+/*
+ * fio's --status-interval: the full report (terse, JSON, normal, as asked)
+ * of every job so far, running ones from a snapshot each job thread takes
+ * between reaps when asked (a thread stuck in a reap for over 2 s shows
+ * its last snapshot, or is left out until it has one).
+ */
+static void status_dump(const struct bench_config *cfg, struct job_thread *jts,
+			unsigned nr, struct status_out *so)
+{
+	struct job_stats **all = calloc(nr ? nr : 1, sizeof(*all));
+	struct job_stats *copies = calloc(nr ? nr : 1, sizeof(*copies));
+	uint64_t deadline = clock_now_ns() + 2000000000ull;
+	struct report r;
+	unsigned i, n = 0;
+
+	if (!all || !copies)
+		goto out;
+	for (i = 0; i < nr; i++)
+		if (jts[i].snap && !atomic_load(&jts[i].done))
+			atomic_fetch_add(&jts[i].snap_req, 1);
+	for (i = 0; i < nr; i++) {
+		struct job_thread *jt = &jts[i];
+
+		while (jt->snap && !atomic_load(&jt->done) &&
+		       atomic_load(&jt->snap_ack) !=
+			       atomic_load(&jt->snap_req) &&
+		       clock_now_ns() < deadline) {
+			struct timespec ts = { 0, 1000000 };
+
+			nanosleep(&ts, NULL);
+		}
+		if (atomic_load(&jt->done)) {
+			all[n++] = &jt->stats;
+			continue;
+		}
+		pthread_mutex_lock(&jt->snap_lock);
+		if (jt->snap_valid) {
+			copies[i] = *jt->snap;
+			all[n++] = &copies[i];
+		}
+		pthread_mutex_unlock(&jt->snap_lock);
+	}
+	memset(&r, 0, sizeof(r));
+	r.cfg = cfg;
+	r.jobs = all;
+	r.nr_jobs = n;
+	r.version = BENCH_VERSION;
+	r.start_time_ms = so->start_ms;
+	if (cfg->output_format & OUTPUT_TERSE)
+		report_terse(so->out, &r, cfg->terse_version);
+	if (cfg->output_format & (OUTPUT_JSON | OUTPUT_JSONPLUS))
+		report_json(so->out, &r, cfg->output_format & OUTPUT_JSONPLUS);
+	if (cfg->output_format & OUTPUT_NORMAL)
+		report_normal(so->out, &r);
+	fflush(so->out);
+out:
+	free(copies);
+	free(all);
+}
+
 static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 		     unsigned first, unsigned last, struct job_thread *jts,
 		     unsigned *nr_jts, unsigned *thread_nr,
-		     struct dev_cache *dc)
+		     struct dev_cache *dc, struct status_out *so)
 {
 	struct bench_dev *devs;
 	unsigned nr_devs = 0, i, j, c, base = *nr_jts, nr_started = 0;
 	struct status_snapshot prev, cur;
 	FILE *sf = status_stream(cfg);
+	uint64_t last_newline = clock_now_ns();
 	char ubuf[4096];
 	int ret = 0;
 
@@ -1923,6 +2032,16 @@ static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 				goto out_close;
 			}
 			jt = &jts[(*nr_jts)++];
+			if (cfg->status_interval_ns) {
+				jt->snap = malloc(sizeof(*jt->snap));
+				pthread_mutex_init(&jt->snap_lock, NULL);
+				if (!jt->snap) {
+					fprintf(stderr,
+						"mqblk: out of memory\n");
+					ret = -1;
+					goto out_close;
+				}
+			}
 			jt->job = &jobs[i];
 			jt->bdev = &devs[j];
 			jt->clone_idx = c;
@@ -1950,11 +2069,22 @@ static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 		if (all_done)
 			break;
 		nanosleep(&ts, NULL);
+		if (cfg->status_interval_ns &&
+		    clock_now_ns() - so->last_ns >= cfg->status_interval_ns) {
+			status_dump(cfg, jts, base + nr_started, so);
+			so->last_ns = clock_now_ns();
+		}
 		if (!sf)
 			continue;
 		group_status(jts + base, nr_started, &cur);
-		if (cur.now_ns - prev.now_ns >= 1000000000ull) {
+		if (cur.now_ns - prev.now_ns >= cfg->eta_interval_ns) {
 			status_print(sf, &prev, &cur);
+			/* --eta-newline: the line stays, a new one starts */
+			if (cfg->eta_newline_set &&
+			    cur.now_ns - last_newline >= cfg->eta_newline_ns) {
+				fputc('\n', sf);
+				last_newline = cur.now_ns;
+			}
 			prev = cur;
 		}
 	}
@@ -2027,6 +2157,7 @@ int bench_run(struct bench_config *cfg)
 	struct report r;
 	struct dev_cache *dc;
 	struct bench_files bf = { 0 };
+	struct status_out so = { 0 };
 	int status = 0;
 
 	if (!cfg->nr_jobs) {
@@ -2075,6 +2206,9 @@ int bench_run(struct bench_config *cfg)
 		}
 	}
 	gettimeofday(&tv, NULL);
+	so.out = out;
+	so.start_ms = (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
+	so.last_ns = clock_now_ns();
 	if (cfg->output_format & OUTPUT_NORMAL)
 		print_job_headers(out, jobs, cfg->nr_jobs);
 	fflush(out);
@@ -2091,7 +2225,7 @@ int bench_run(struct bench_config *cfg)
 			fflush(out);
 		}
 		if (run_group(cfg, jobs, first, last, jts, &nr_jts, &thread_nr,
-			      dc)) {
+			      dc, &so)) {
 			status = 1;
 			if (!nr_jts)
 				goto out_close;
@@ -2114,10 +2248,13 @@ int bench_run(struct bench_config *cfg)
 	r.version = BENCH_VERSION;
 	r.start_time_ms =
 		(uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
-	if (cfg->output_format & OUTPUT_NORMAL)
-		report_normal(out, &r);
+	/* fio's order: terse lines, then JSON, then the normal report */
+	if (cfg->output_format & OUTPUT_TERSE)
+		report_terse(out, &r, cfg->terse_version);
 	if (cfg->output_format & (OUTPUT_JSON | OUTPUT_JSONPLUS))
 		report_json(out, &r, cfg->output_format & OUTPUT_JSONPLUS);
+	if (cfg->output_format & OUTPUT_NORMAL)
+		report_normal(out, &r);
 out_close:
 	dev_cache_close(dc);
 	if (out != stdout && fclose(out)) {
@@ -2126,6 +2263,12 @@ out_close:
 	}
 	fflush(stdout);
 out_free:
+	for (i = 0; jts && i < nr_jts; i++) {
+		if (!jts[i].snap)
+			continue;
+		free(jts[i].snap);
+		pthread_mutex_destroy(&jts[i].snap_lock);
+	}
 	bench_files_free(&bf);
 	free(dc);
 	free(all);
