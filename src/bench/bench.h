@@ -132,6 +132,12 @@ struct bench_job {
 	uint64_t offset_increment; /* clone N starts at offset + N * this */
 	bool invalidate; /* drop the file's page cache first (default 1) */
 	bool exitall; /* when this job ends, every other one stops */
+	/* fio's logs: the NAME of NAME_bw.N.log ... (NULL = none) */
+	char *bw_log, *lat_log, *iops_log;
+	unsigned log_avg_msec; /* 0: an entry per I/O */
+	bool log_offset; /* entries carry the offset */
+	bool log_max_value; /* the window's max, not its mean */
+	bool per_job_logs; /* default 1: a file per thread */
 	uint64_t offset; /* bytes */
 	unsigned iodepth; /* default 1 */
 	unsigned numjobs; /* default 1 */

@@ -45,6 +45,7 @@ void bench_job_defaults(struct bench_job *job)
 	job->nrfiles = 1;
 	job->thinktime_blocks = 1;
 	job->invalidate = true;
+	job->per_job_logs = true;
 }
 
 void bench_job_free(struct bench_job *job)
@@ -54,8 +55,12 @@ void bench_job_free(struct bench_job *job)
 	free(job->description);
 	free(job->ioscheduler);
 	free(job->directory);
+	free(job->bw_log);
+	free(job->lat_log);
+	free(job->iops_log);
 	job->filename = job->ioengine = job->description = NULL;
 	job->ioscheduler = job->directory = NULL;
+	job->bw_log = job->lat_log = job->iops_log = NULL;
 }
 
 static int dup_str(char **dst, const char *src)
@@ -73,7 +78,10 @@ int bench_job_copy(struct bench_job *dst, const struct bench_job *src)
 	    dup_str(&dst->ioengine, src->ioengine) ||
 	    dup_str(&dst->description, src->description) ||
 	    dup_str(&dst->ioscheduler, src->ioscheduler) ||
-	    dup_str(&dst->directory, src->directory)) {
+	    dup_str(&dst->directory, src->directory) ||
+	    dup_str(&dst->bw_log, src->bw_log) ||
+	    dup_str(&dst->lat_log, src->lat_log) ||
+	    dup_str(&dst->iops_log, src->iops_log)) {
 		bench_job_free(dst);
 		return -1;
 	}
@@ -153,6 +161,16 @@ static const struct opt job_opts[] = {
 	{ "unlink", OT_BOOL, J(unlink), 0, 0 },
 	{ "zero_buffers", OT_BOOL, J(zero_buffers), 0, 0 },
 	{ "buffer_pattern", OT_SPECIAL, 0, 0, 0 },
+	{ "write_bw_log", OT_SPECIAL, 0, 0, 0 },
+	{ "write_lat_log", OT_SPECIAL, 0, 0, 0 },
+	{ "write_iops_log", OT_SPECIAL, 0, 0, 0 },
+	{ "write_hist_log", OT_SPECIAL, 0, 0, 0 },
+	{ "log_hist_msec", OT_SPECIAL, 0, 0, 0 },
+	{ "log_compression", OT_SPECIAL, 0, 0, 0 },
+	{ "log_avg_msec", OT_U32, J(log_avg_msec), 0, 86400000u },
+	{ "log_offset", OT_BOOL, J(log_offset), 0, 0 },
+	{ "log_max_value", OT_BOOL, J(log_max_value), 0, 0 },
+	{ "per_job_logs", OT_BOOL, J(per_job_logs), 0, 0 },
 	{ "rate", OT_SPECIAL, 0, 0, 0 },
 	{ "rate_iops", OT_SPECIAL, 0, 0, 0 },
 	{ "rate_min", OT_SPECIAL, 0, 0, 0 },
@@ -1002,6 +1020,13 @@ static int set_default_only(const struct opt *o, const char *val, char *err,
 	return bench_err(err, errlen, "option '%s' has no handler", o->name);
 }
 
+/* fio's log options, which may stand bare (the job's name) */
+static bool is_log_opt(const char *key)
+{
+	return !strcmp(key, "write_bw_log") || !strcmp(key, "write_lat_log") ||
+	       !strcmp(key, "write_iops_log") || !strcmp(key, "write_hist_log");
+}
+
 static int set_special(struct bench_job *job, const struct opt *o,
 		       const char *val, char *err, size_t errlen)
 {
@@ -1071,6 +1096,37 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		if (val && bench_parse_bool(val, &b, buf, sizeof(buf)))
 			return bench_err(err, errlen, "buffered: %s", buf);
 		job->direct = !b;
+		return 0;
+	}
+	if (!strcmp(o->name, "write_bw_log") ||
+	    !strcmp(o->name, "write_lat_log") ||
+	    !strcmp(o->name, "write_iops_log")) {
+		/* fio: a bare option logs under the job's name */
+		char **dst = o->name[6] == 'b' ? &job->bw_log :
+			     o->name[6] == 'l' ? &job->lat_log :
+						 &job->iops_log;
+		/* "": the job's own name, which a [global] line has not */
+		char *n = strdup(val ? val : "");
+
+		if (!n)
+			return bench_err(err, errlen, "out of memory");
+		free(*dst);
+		*dst = n;
+		return 0;
+	}
+	if (!strcmp(o->name, "write_hist_log") ||
+	    !strcmp(o->name, "log_hist_msec"))
+		return bench_err(err, errlen,
+				 "%s is not supported: no histogram logs "
+				 "(write_bw_log, write_lat_log, "
+				 "write_iops_log are)",
+				 o->name);
+	if (!strcmp(o->name, "log_compression")) {
+		if (!val || bench_parse_size(val, &v, buf, sizeof(buf)) || v)
+			return bench_err(err, errlen,
+					 "log_compression=%s is not "
+					 "supported: logs are plain text",
+					 val ? val : "");
 		return 0;
 	}
 	if (!strcmp(o->name, "ignore_error"))
@@ -1151,7 +1207,7 @@ int bench_job_set(struct bench_job *job, const char *key, const char *val,
 	}
 	/* fio's --fixedbufs is a bare flag; =0/=1 also do */
 	if (!val && o->type != OT_BOOL && strcmp(key, "fixedbufs") &&
-	    strcmp(key, "buffered"))
+	    strcmp(key, "buffered") && !is_log_opt(key))
 		return bench_err(err, errlen, "option '%s' needs a value", key);
 	switch (o->type) {
 	case OT_STR: {
@@ -1546,6 +1602,14 @@ static int job_fixup_rate(struct bench_job *job, char *err, size_t errlen)
 					 "%s: minimum rate exceeds rate",
 					 job->name);
 	}
+	if ((job->lat_log || job->bw_log || job->iops_log) && job->gtod_reduce)
+		return bench_err(err, errlen,
+				 "%s: write_%s_log needs the timing "
+				 "gtod_reduce turns off",
+				 job->name,
+				 job->lat_log ? "lat" :
+				 job->bw_log  ? "bw" :
+						"iops");
 	if (job->thinktime_spin_ns > job->thinktime_ns)
 		return bench_err(err, errlen,
 				 "%s: thinktime_spin is longer than "
@@ -1851,7 +1915,8 @@ static bool takes_value(const char *key)
 
 	if (o)
 		return o->type != OT_BOOL && strcmp(key, "fixedbufs") &&
-		       strcmp(key, "buffered") && strcmp(key, "bs_unaligned") &&
+		       strcmp(key, "buffered") && !is_log_opt(key) &&
+		       strcmp(key, "bs_unaligned") &&
 		       strcmp(key, "blocksize_unaligned");
 	g = find_global(key);
 	return g && g->value;
@@ -2048,6 +2113,10 @@ void bench_usage(FILE *f)
 		"  --io_size=SIZE (--io_limit)   I/O per pass, wrapping over the region\n"
 		"  --startdelay=TIME --offset_increment=SIZE --exitall\n"
 		"  --zero_buffers --buffer_pattern=P --invalidate=0|1 --buffered=0|1\n"
+		"  --write_bw_log[=NAME] --write_lat_log[=NAME] --write_iops_log[=NAME]\n"
+		"                           fio's NAME_bw.N.log ... (bare: the job's name)\n"
+		"  --log_avg_msec=MS --log_offset --log_max_value --per_job_logs=0|1\n"
+		"  (refused: --write_hist_log --log_hist_msec --log_compression)\n"
 		"  --kb_base=1024 --sync=0 --random_distribution=random\n"
 		"  --unified_rw_reporting=0 --continue_on_error=none: fio's defaults\n"
 		"                           only (README: options not implemented)\n"

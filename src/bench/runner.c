@@ -23,6 +23,7 @@
 #include "bench.h"
 #include "core/clock.h"
 #include "files.h"
+#include "iolog.h"
 #include "rand.h"
 #include "runner.h"
 #include "stats.h"
@@ -77,6 +78,7 @@ struct job_thread {
 	 * thread copies its statistics into snap between reaps and
 	 * answers (snap_ack); NULL without the option */
 	struct job_stats *snap;
+	struct iolog_set *log; /* fio's logs, NULL without them */
 	pthread_mutex_t snap_lock;
 	_Atomic uint64_t snap_req;
 	_Atomic uint64_t snap_ack;
@@ -732,6 +734,9 @@ static void account_batch(struct job_thread *jt, struct mqblk_rq **rqs, int n,
 		}
 		stats_add_io(js, u->ddir, u->slat_ns, clat, u->len, 1,
 			     want_lat);
+		if (jt->log)
+			iolog_io(jt->log, now - jt->start_ns, u->ddir,
+				 u->slat_ns, clat, u->len, u->off);
 	}
 	js->complete_map[stats_batch_slot((unsigned)n)]++;
 	js->total_complete++;
@@ -1412,6 +1417,11 @@ static void *job_thread_fn(void *arg)
 						ramp_end = 0;
 						counting = true;
 						stats_init(js, job);
+						if (jt->log) {
+							iolog_free(jt->log);
+							iolog_init(jt->log,
+								   job);
+						}
 						cpu_snapshot(&ru0);
 						jt->start_ns = now;
 						smp.last_ns = now;
@@ -2032,6 +2042,16 @@ static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 				goto out_close;
 			}
 			jt = &jts[(*nr_jts)++];
+			if (iolog_wanted(&jobs[i])) {
+				jt->log = malloc(sizeof(*jt->log));
+				if (!jt->log) {
+					fprintf(stderr,
+						"mqblk: out of memory\n");
+					ret = -1;
+					goto out_close;
+				}
+				iolog_init(jt->log, &jobs[i]);
+			}
 			if (cfg->status_interval_ns) {
 				jt->snap = malloc(sizeof(*jt->snap));
 				pthread_mutex_init(&jt->snap_lock, NULL);
@@ -2184,7 +2204,8 @@ int bench_run(struct bench_config *cfg)
 		status = 1;
 		goto out_free;
 	}
-	if (preflight(jobs, cfg->nr_jobs)) {
+	if (preflight(jobs, cfg->nr_jobs) ||
+	    iolog_precreate(jobs, cfg->nr_jobs)) {
 		bench_files_unlink(&bf, jobs, true);
 		status = 1;
 		goto out_free;
@@ -2234,6 +2255,9 @@ int bench_run(struct bench_config *cfg)
 	}
 	dev_cache_close(dc);
 	bench_files_unlink(&bf, jobs, false);
+	for (i = 0; i < nr_jts; i++)
+		if (jts[i].log && iolog_write(jts[i].log, jts[i].thread_nr))
+			status = 1;
 	for (i = 0; i < nr_jts; i++) {
 		all[i] = &jts[i].stats;
 		jts[i].stats.pid = getpid();
@@ -2264,6 +2288,10 @@ out_close:
 	fflush(stdout);
 out_free:
 	for (i = 0; jts && i < nr_jts; i++) {
+		if (jts[i].log) {
+			iolog_free(jts[i].log);
+			free(jts[i].log);
+		}
 		if (!jts[i].snap)
 			continue;
 		free(jts[i].snap);
