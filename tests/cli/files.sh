@@ -61,6 +61,8 @@ run bench --name=mydisk --ioengine=libaio --rw=randread --size=1m \
 ok "second run over the same files" &&
 	check "second run: every block read once per clone" json_eval \
 		'[j["read"]["total_ios"] for j in d["jobs"]] == [256, 256]'
+check "JSON job options: directory as given, no filename (as fio)" json_eval \
+	"'filename' not in d['jobs'][0]['job options'] and d['jobs'][0]['job options']['directory'] == '$D'"
 check "second run: nothing laid out (json has no text before it)" \
 	bash -c "! grep -q 'Laying out' '$OUT'"
 
