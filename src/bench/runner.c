@@ -146,6 +146,8 @@ static enum mqblk_op ddir_op(enum bench_ddir d)
 static _Atomic int stop_signal;
 /* fio's exitall: a job with it has ended, every other one stops */
 static _Atomic int stop_exitall;
+/* set with either of those: the reap loop loads this one word */
+static _Atomic int stop_any;
 
 static void *signal_thread_fn(void *arg)
 {
@@ -155,6 +157,7 @@ static void *signal_thread_fn(void *arg)
 	for (;;) {
 		if (sigwait(set, &sig))
 			continue;
+		atomic_store(&stop_any, 1);
 		if (atomic_exchange(&stop_signal, sig)) {
 			sigset_t one;
 
@@ -199,6 +202,7 @@ struct gen {
 	struct bench_randmap map[DDIR_NR];
 	bool use_map;
 	uint64_t region_start, region_len;
+	uint64_t pass_len; /* region_len, or fio's io_size */
 	uint64_t seq_pos[DDIR_NR];
 	uint64_t bytes_issued; /* this pass, for non-time_based jobs */
 	uint64_t ios_issued;
@@ -614,13 +618,12 @@ static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 	if (job->number_ios && g->ios_issued >= job->number_ios)
 		return false;
 	/* a pass is the region, or fio's io_size of I/O over it (wrapping) */
-	if (!time_based &&
-	    g->bytes_issued >= (job->io_size ? job->io_size : g->region_len)) {
+	if (!time_based && g->bytes_issued >= g->pass_len) {
 		if (--g->loops_left == 0)
 			return false;
 		gen_reset_pass(g);
 	}
-	if (g->forced_ddir >= 0) {
+	if (__builtin_expect(g->forced_ddir >= 0, 0)) {
 		d = (enum bench_ddir)g->forced_ddir;
 		g->forced_ddir = -1;
 	} else {
@@ -716,6 +719,8 @@ static void account_batch(struct job_thread *jt, struct mqblk_rq **rqs, int n,
 			  uint64_t now, bool want_lat, bool counting)
 {
 	struct job_stats *js = &jt->stats;
+	/* loaded once: the stores below could alias it for the compiler */
+	struct iolog_set *log = jt->log;
 	int i;
 
 	if (!counting)
@@ -734,9 +739,9 @@ static void account_batch(struct job_thread *jt, struct mqblk_rq **rqs, int n,
 		}
 		stats_add_io(js, u->ddir, u->slat_ns, clat, u->len, 1,
 			     want_lat);
-		if (jt->log)
-			iolog_io(jt->log, now - jt->start_ns, u->ddir,
-				 u->slat_ns, clat, u->len, u->off);
+		if (__builtin_expect(log != NULL, 0))
+			iolog_io(log, now - jt->start_ns, u->ddir, u->slat_ns,
+				 clat, u->len, u->off);
 	}
 	js->complete_map[stats_batch_slot((unsigned)n)]++;
 	js->total_complete++;
@@ -1090,6 +1095,22 @@ static bool pace_check_min(struct job_thread *jt, struct pace *pc, uint64_t now,
 	return false;
 }
 
+/* Between reaps, with --status-interval or a minimum rate: answer a
+ * snapshot request; true when the job failed its minimum rate. */
+static bool reap_slow_checks(struct job_thread *jt, struct pace *pc,
+			     uint64_t now, bool counting)
+{
+	if (jt->snap) {
+		uint64_t req = atomic_load_explicit(&jt->snap_req,
+						    memory_order_acquire);
+
+		if (req !=
+		    atomic_load_explicit(&jt->snap_ack, memory_order_relaxed))
+			snap_publish(jt, req);
+	}
+	return pc->check_min && now && pace_check_min(jt, pc, now, counting);
+}
+
 static void *job_thread_fn(void *arg)
 {
 	struct job_thread *jt = arg;
@@ -1116,6 +1137,7 @@ static void *job_thread_fn(void *arg)
 	char *bufmem = NULL;
 	struct verify_ctx vctx = { 0 };
 	struct pace pc;
+	bool slow_checks; /* --status-interval or a minimum rate */
 	uint64_t stride;
 	enum bench_ddir wslot;
 	int d, ret;
@@ -1150,6 +1172,7 @@ static void *job_thread_fn(void *arg)
 	g.loops_left = job->loops ? job->loops : 1;
 	g.region_start = job->offset + jt->clone_idx * job->offset_increment;
 	g.region_len = job->size;
+	g.pass_len = job->io_size ? job->io_size : job->size;
 	g.use_map = bench_rw_is_random(job->rw) && !job->norandommap;
 	bench_rng_seed(&g.rng, job_seed(jt));
 	for (d = 0; d < DDIR_NR; d++)
@@ -1272,6 +1295,7 @@ static void *job_thread_fn(void *arg)
 		sleep_until(clock_now_ns() + job->startdelay_ns);
 	t_start = clock_now_ns();
 	pace_init(&pc, job, job_seed(jt), t_start);
+	slow_checks = jt->snap || pc.check_min;
 	jt->start_ns = t_start;
 	smp.last_ns = t_start;
 	if (job->ramp_time_ns)
@@ -1291,7 +1315,8 @@ static void *job_thread_fn(void *arg)
 			struct next_io n;
 			int what;
 
-			if (pc.on && pace_wait(&pc, &g, job, inflight, t_end))
+			if (__builtin_expect(pc.on, 0) &&
+			    pace_wait(&pc, &g, job, inflight, t_end))
 				break; /* reap first */
 			rq = mqblk_rq_get(q, MQBLK_RQ_NOWAIT);
 			if (!rq && !inflight)
@@ -1347,7 +1372,7 @@ static void *job_thread_fn(void *arg)
 				js->depth_map[stats_depth_slot(inflight + 1)]++;
 			}
 			inflight++;
-			if (pc.on && !n.sync)
+			if (__builtin_expect(pc.on, 0) && !n.sync)
 				pace_issued(&pc, job, n.d, n.len);
 			pend[queued++] = u;
 			if (queued >= batch)
@@ -1431,25 +1456,19 @@ static void *job_thread_fn(void *arg)
 					if (t_end && now >= t_end)
 						g.stop_main = true;
 				}
-				if (atomic_load_explicit(&stop_signal,
-							 memory_order_relaxed))
-					g.stop_main = g.terminated = true;
-				if (atomic_load_explicit(&stop_exitall,
-							 memory_order_relaxed))
-					g.stop_main = true;
-				if (jt->snap) {
-					uint64_t req = atomic_load_explicit(
-						&jt->snap_req,
-						memory_order_acquire);
-
-					if (req !=
+				if (__builtin_expect(
 					    atomic_load_explicit(
-						    &jt->snap_ack,
-						    memory_order_relaxed))
-						snap_publish(jt, req);
+						    &stop_any,
+						    memory_order_relaxed),
+					    0)) {
+					if (atomic_load(&stop_signal))
+						g.stop_main = g.terminated =
+							true;
+					if (atomic_load(&stop_exitall))
+						g.stop_main = true;
 				}
-				if (pc.check_min && now &&
-				    pace_check_min(jt, &pc, now, counting))
+				if (__builtin_expect(slow_checks, 0) &&
+				    reap_slow_checks(jt, &pc, now, counting))
 					more = false;
 			} while (inflight > job->iodepth_low && more);
 		}
@@ -1502,8 +1521,10 @@ out:
 	free(units);
 	free(rqs);
 	free(pend);
-	if (job->exitall)
+	if (job->exitall) {
 		atomic_store(&stop_exitall, 1);
+		atomic_store(&stop_any, 1);
+	}
 	atomic_store(&jt->done, 1);
 	return NULL;
 }
