@@ -55,7 +55,11 @@ static inline void fuzz_check_config(const struct bench_config *cfg,
 	FUZZ_CHECK(cfg->output_format != 0);
 	FUZZ_CHECK((cfg->output_format & (OUTPUT_JSON | OUTPUT_JSONPLUS)) !=
 		   (OUTPUT_JSON | OUTPUT_JSONPLUS));
-	FUZZ_CHECK(!(cfg->output_format & OUTPUT_TERSE));
+	/* terse lines: one of fio's terse versions */
+	FUZZ_CHECK(cfg->terse_version >= 2 && cfg->terse_version <= 5);
+	FUZZ_CHECK(!(cfg->output_format &
+		     ~(unsigned)(OUTPUT_NORMAL | OUTPUT_JSON | OUTPUT_JSONPLUS |
+				 OUTPUT_TERSE)));
 	FUZZ_CHECK(fuzz_opt_string_ok(cfg->output));
 	if (finished)
 		FUZZ_CHECK(cfg->nr_jobs >= 1);
