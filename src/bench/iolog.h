@@ -67,7 +67,8 @@ const char *iolog_path(const struct bench_job *job, enum iolog_type type,
 /*
  * Before the run: make (empty) every log file the jobs will write, so a
  * path that cannot be written is one line and no run; on failure remove
- * those made. first_thread: thread number of each job's clone 0.
+ * those made. Threads are numbered as the runner does: in job order, each
+ * job's clones in turn.
  */
 int iolog_precreate(const struct bench_job *jobs, unsigned nr);
 
