@@ -116,10 +116,11 @@ static int check_space(const struct bench_files *bf,
 		struct statvfs vfs;
 		struct stat dst, ost;
 		uint64_t need = 0, avail;
-		char *dup = strdup(f->path), *dir;
+		char *dup, *dir;
 
 		if (!f->create)
 			continue;
+		dup = strdup(f->path);
 		if (!dup) {
 			fprintf(stderr, "mqblk: out of memory\n");
 			return -1;
