@@ -107,6 +107,9 @@ struct bench_job {
 	/* files as fio makes them (TARGET_PATH, TARGET_JOBFILES) */
 	enum bench_target target; /* set by bench_config_finish */
 	char *directory; /* --directory: where jobname.jobnum.filenum go */
+	/* TARGET_PATH: a missing file is laid out (a file engine named,
+	 * or a bare name); else it stays an error, as before */
+	bool path_may_create;
 	uint64_t filesize; /* --filesize; 0 = size / nrfiles */
 	unsigned nrfiles; /* --nrfiles, default 1 */
 	enum bench_file_service file_service;

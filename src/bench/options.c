@@ -1541,8 +1541,10 @@ static int job_fixup_target(struct bench_job *job, char *err, size_t errlen)
 		job->target = TARGET_URI;
 		goto no_files;
 	}
+	job->path_may_create = file_engine;
 	if (filename_is_bare_path(job->filename) ||
 	    (job->directory && job->filename[0] == '.')) {
+		job->path_may_create = true;
 		/* fio: directory/filename for a relative filename */
 		len = strlen(dir) + strlen(job->filename) + 4;
 		p = malloc(len);

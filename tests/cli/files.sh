@@ -120,6 +120,18 @@ ok "bare --filename that does not exist" &&
 		test "$(stat -c %s "$D/rand-file")" = 262144 &&
 	check "bare --filename: fio's layout line" \
 		has 'r: Laying out IO file (1 file / 0MiB)'
+# a path with a file engine is laid out; with no engine, missing is an
+# error, as before
+run bench --name=q --filename="$D/q.img" --ioengine=libaio --rw=read \
+	--size=128k
+ok "--filename=PATH with libaio, missing: laid out" &&
+	check "PATH with libaio: 128 KiB laid out" \
+		test "$(stat -c %s "$D/q.img")" = 131072
+run bench --name=q --filename="$D/q2.img" --rw=read --size=128k
+failed "--filename=PATH, no engine, missing: still an error" \
+	"q2.img: No such file or directory"
+check "no engine: nothing made" test ! -e "$D/q2.img"
+rm -f "$D"/*
 # size=N% of a file named by --filename
 truncate -s 4m "$TMP/pct.img"
 run bench --name=p --filename="$TMP/pct.img" --rw=read --size=25% \
