@@ -161,6 +161,12 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "-h")) {
+		/* mqblk help bench: the same text as mqblk bench --help */
+		if (argc > 2 && !strcmp(argv[1], "help") &&
+		    !strcmp(argv[2], "bench")) {
+			bench_usage(stdout);
+			return 0;
+		}
 		usage(stdout);
 		return 0;
 	}

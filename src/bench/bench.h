@@ -42,6 +42,27 @@ static inline bool bench_rw_is_mixed(enum bench_rw rw)
 	return rw == RW_RW || rw == RW_RANDRW;
 }
 
+/* Where a job's I/O goes (options.c job_fixup_target decides). */
+enum bench_target {
+	/* no --filename and no --ioengine: the null device, and the
+	 * report says so (fio would lay out a file here) */
+	TARGET_NULL_DEFAULT,
+	TARGET_URI, /* --filename names a device (null, stripe, path...) */
+	/* a file engine and a path --filename: a file that does not exist
+	 * yet is laid out first, as fio does */
+	TARGET_PATH,
+	/* a file engine and no --filename: fio's jobname.jobnum.filenum
+	 * in --directory, one per clone, laid out before the timed phase */
+	TARGET_JOBFILES,
+};
+
+/* fio's --file_service_type */
+enum bench_file_service {
+	FILE_SERVICE_ROUNDROBIN,
+	FILE_SERVICE_SEQUENTIAL,
+	FILE_SERVICE_RANDOM,
+};
+
 /* --verify types */
 enum bench_verify_type {
 	BENCH_VERIFY_NONE = 0,
@@ -82,6 +103,44 @@ struct bench_job {
 	struct bench_bssplit bssplit[DDIR_NR][BENCH_BSSPLIT_MAX];
 	bool bs_is_seq_rand; /* bs R,W mean sequential,random */
 	uint64_t size; /* bytes; 0 = whole device */
+	unsigned size_pct; /* fio's size=N%: of the device; 0 = bytes */
+	/* files as fio makes them (TARGET_PATH, TARGET_JOBFILES) */
+	enum bench_target target; /* set by bench_config_finish */
+	char *directory; /* --directory: where jobname.jobnum.filenum go */
+	/* TARGET_PATH: a missing file is laid out (a file engine named,
+	 * or a bare name); else it stays an error, as before */
+	bool path_may_create;
+	uint64_t filesize; /* --filesize; 0 = size / nrfiles */
+	unsigned nrfiles; /* --nrfiles, default 1 */
+	enum bench_file_service file_service;
+	unsigned file_service_nr; /* fio's file_service_type=TYPE:N */
+	bool create_on_open; /* create at open, no layout */
+	bool unlink; /* remove the job's files when it ends */
+	bool zero_buffers; /* write (and lay out) zeroes */
+	/* --buffer_pattern: write buffers carry it, repeated */
+	unsigned buffer_pattern_len;
+	uint8_t buffer_pattern[BENCH_VERIFY_PATTERN_MAX];
+	/* rate control (fio's rate=, rate_iops=, per direction R,W,T;
+	 * 0 = none), rate_min= likewise, rate_process */
+	uint64_t rate[DDIR_NR]; /* bytes/s */
+	uint64_t rate_iops[DDIR_NR];
+	uint64_t rate_min[DDIR_NR]; /* bytes/s */
+	uint64_t rate_iops_min[DDIR_NR];
+	bool rate_poisson; /* rate_process=poisson */
+	uint64_t thinktime_ns; /* stall after thinktime_blocks I/Os */
+	uint64_t thinktime_spin_ns; /* of it, spent spinning */
+	unsigned thinktime_blocks; /* default 1 */
+	uint64_t io_size; /* fio's io_size/io_limit: bytes to do; 0 = size */
+	uint64_t startdelay_ns;
+	uint64_t offset_increment; /* clone N starts at offset + N * this */
+	bool invalidate; /* drop the file's page cache first (default 1) */
+	bool exitall; /* when this job ends, every other one stops */
+	/* fio's logs: the NAME of NAME_bw.N.log ... (NULL = none) */
+	char *bw_log, *lat_log, *iops_log;
+	unsigned log_avg_msec; /* 0: an entry per I/O */
+	bool log_offset; /* entries carry the offset */
+	bool log_max_value; /* the window's max, not its mean */
+	bool per_job_logs; /* default 1: a file per thread */
 	uint64_t offset; /* bytes */
 	unsigned iodepth; /* default 1 */
 	unsigned numjobs; /* default 1 */
@@ -175,7 +234,7 @@ enum bench_output_format {
 	OUTPUT_NORMAL = 1u << 0,
 	OUTPUT_JSON = 1u << 1,
 	OUTPUT_JSONPLUS = 1u << 2,
-	OUTPUT_TERSE = 1u << 3, /* parsed so it can be refused by name */
+	OUTPUT_TERSE = 1u << 3, /* fio's terse lines (--minimal) */
 };
 
 enum bench_eta {
@@ -191,6 +250,12 @@ struct bench_config {
 	unsigned output_format; /* mask of enum bench_output_format */
 	char *output; /* --output file, NULL = stdout */
 	enum bench_eta eta;
+	unsigned terse_version; /* --terse-version, default 3 */
+	/* --status-interval: the full report every N ns while jobs run */
+	uint64_t status_interval_ns;
+	bool eta_newline_set; /* --eta-newline: each status line its own */
+	uint64_t eta_newline_ns;
+	uint64_t eta_interval_ns; /* --eta-interval, default 1 s */
 	bool help; /* --help seen */
 	bool version; /* --version seen */
 	char *cmdline; /* the command line, for the JSON "global options" */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -41,6 +42,10 @@ void bench_job_defaults(struct bench_job *job)
 	job->clat_percentiles = true;
 	job->loops = 1;
 	job->do_verify = true;
+	job->nrfiles = 1;
+	job->thinktime_blocks = 1;
+	job->invalidate = true;
+	job->per_job_logs = true;
 }
 
 void bench_job_free(struct bench_job *job)
@@ -49,8 +54,13 @@ void bench_job_free(struct bench_job *job)
 	free(job->ioengine);
 	free(job->description);
 	free(job->ioscheduler);
+	free(job->directory);
+	free(job->bw_log);
+	free(job->lat_log);
+	free(job->iops_log);
 	job->filename = job->ioengine = job->description = NULL;
-	job->ioscheduler = NULL;
+	job->ioscheduler = job->directory = NULL;
+	job->bw_log = job->lat_log = job->iops_log = NULL;
 }
 
 static int dup_str(char **dst, const char *src)
@@ -67,7 +77,11 @@ int bench_job_copy(struct bench_job *dst, const struct bench_job *src)
 	if (dup_str(&dst->filename, src->filename) ||
 	    dup_str(&dst->ioengine, src->ioengine) ||
 	    dup_str(&dst->description, src->description) ||
-	    dup_str(&dst->ioscheduler, src->ioscheduler)) {
+	    dup_str(&dst->ioscheduler, src->ioscheduler) ||
+	    dup_str(&dst->directory, src->directory) ||
+	    dup_str(&dst->bw_log, src->bw_log) ||
+	    dup_str(&dst->lat_log, src->lat_log) ||
+	    dup_str(&dst->iops_log, src->iops_log)) {
 		bench_job_free(dst);
 		return -1;
 	}
@@ -138,7 +152,50 @@ static const struct opt job_opts[] = {
 	{ "bs_is_seq_rand", OT_BOOL, J(bs_is_seq_rand), 0, 0 },
 	{ "bs_unaligned", OT_SPECIAL, 0, 0, 0 },
 	{ "blocksize_unaligned", OT_SPECIAL, 0, 0, 0 },
-	{ "size", OT_SIZE, J(size), 0, 0 },
+	{ "size", OT_SPECIAL, 0, 0, 0 },
+	{ "directory", OT_SPECIAL, 0, 0, 0 },
+	{ "filesize", OT_SPECIAL, 0, 0, 0 },
+	{ "nrfiles", OT_U32, J(nrfiles), 1, 1u << 20 },
+	{ "file_service_type", OT_SPECIAL, 0, 0, 0 },
+	{ "create_on_open", OT_BOOL, J(create_on_open), 0, 0 },
+	{ "unlink", OT_BOOL, J(unlink), 0, 0 },
+	{ "zero_buffers", OT_BOOL, J(zero_buffers), 0, 0 },
+	{ "buffer_pattern", OT_SPECIAL, 0, 0, 0 },
+	{ "write_bw_log", OT_SPECIAL, 0, 0, 0 },
+	{ "write_lat_log", OT_SPECIAL, 0, 0, 0 },
+	{ "write_iops_log", OT_SPECIAL, 0, 0, 0 },
+	{ "write_hist_log", OT_SPECIAL, 0, 0, 0 },
+	{ "log_hist_msec", OT_SPECIAL, 0, 0, 0 },
+	{ "log_compression", OT_SPECIAL, 0, 0, 0 },
+	{ "log_avg_msec", OT_U32, J(log_avg_msec), 0, 86400000u },
+	{ "log_offset", OT_BOOL, J(log_offset), 0, 0 },
+	{ "log_max_value", OT_BOOL, J(log_max_value), 0, 0 },
+	{ "per_job_logs", OT_BOOL, J(per_job_logs), 0, 0 },
+	{ "rate", OT_SPECIAL, 0, 0, 0 },
+	{ "rate_iops", OT_SPECIAL, 0, 0, 0 },
+	{ "rate_min", OT_SPECIAL, 0, 0, 0 },
+	{ "ratemin", OT_SPECIAL, 0, 0, 0 }, /* fio's alias */
+	{ "rate_iops_min", OT_SPECIAL, 0, 0, 0 },
+	{ "rate_process", OT_SPECIAL, 0, 0, 0 },
+	{ "thinktime", OT_SPECIAL, 0, 0, 0 },
+	{ "thinktime_spin", OT_SPECIAL, 0, 0, 0 },
+	{ "thinktime_blocks", OT_U32, J(thinktime_blocks), 1, UINT32_MAX },
+	{ "io_size", OT_SIZE, J(io_size), 0, 0 },
+	{ "io_limit", OT_SIZE, J(io_size), 0, 0 },
+	{ "startdelay", OT_TIME, J(startdelay_ns), 0, 0 },
+	{ "offset_increment", OT_SIZE, J(offset_increment), 0, 0 },
+	{ "invalidate", OT_BOOL, J(invalidate), 0, 0 },
+	{ "exitall", OT_BOOL, J(exitall), 0, 0 },
+	{ "buffered", OT_SPECIAL, 0, 0, 0 },
+	{ "kb_base", OT_SPECIAL, 0, 0, 0 },
+	{ "sync", OT_SPECIAL, 0, 0, 0 },
+	{ "random_distribution", OT_SPECIAL, 0, 0, 0 },
+	{ "unified_rw_reporting", OT_SPECIAL, 0, 0, 0 },
+	{ "continue_on_error", OT_SPECIAL, 0, 0, 0 },
+	{ "ignore_error", OT_SPECIAL, 0, 0, 0 },
+	{ "buffer_compress_percentage", OT_SPECIAL, 0, 0, 0 },
+	{ "dedupe_percentage", OT_SPECIAL, 0, 0, 0 },
+	{ "write_barrier", OT_SPECIAL, 0, 0, 0 },
 	{ "offset", OT_SIZE, J(offset), 0, 0 },
 	{ "iodepth", OT_U32, J(iodepth), 1, MAX_IODEPTH },
 	{ "iodepth_low", OT_U32, J(iodepth_low), 0, MAX_IODEPTH },
@@ -159,6 +216,7 @@ static const struct opt job_opts[] = {
 	{ "hipri", OT_BOOL, J(hipri), 0, 0 },
 	{ "direct", OT_BOOL, J(direct), 0, 0 },
 	{ "thread", OT_BOOL, J(thread), 0, 0 },
+	{ "threads", OT_BOOL, J(thread), 0, 0 }, /* fio's alias */
 	{ "group_reporting", OT_BOOL, J(group_reporting), 0, 0 },
 	{ "norandommap", OT_BOOL, J(norandommap), 0, 0 },
 	{ "randrepeat", OT_BOOL, J(randrepeat), 0, 0 },
@@ -708,6 +766,267 @@ static int set_cpus_allowed(struct bench_job *job, const char *val, char *err,
 	return 0;
 }
 
+/* fio's size=: bytes, or N% of the device or file --filename names. */
+static int set_size(struct bench_job *job, const char *val, char *err,
+		    size_t errlen)
+{
+	size_t len = strlen(val);
+	char buf[160], num[32];
+	uint64_t v;
+
+	if (len && val[len - 1] == '%') {
+		if (len - 1 >= sizeof(num) || len == 1)
+			return bench_err(
+				err, errlen,
+				"size=%s: expected N%% with N 1 to 100", val);
+		memcpy(num, val, len - 1);
+		num[len - 1] = 0;
+		if (bench_parse_uint(num, 1, 100, &v, buf, sizeof(buf)))
+			return bench_err(err, errlen,
+					 "size=%s: the percentage must be 1 "
+					 "to 100",
+					 val);
+		job->size_pct = (unsigned)v;
+		job->size = 0;
+		return 0;
+	}
+	if (bench_parse_size(val, &v, buf, sizeof(buf)))
+		return bench_err(err, errlen, "size: %s", buf);
+	job->size = v;
+	job->size_pct = 0;
+	return 0;
+}
+
+/*
+ * fio's directory=: checked when parsed, as fio does ("/x is not a
+ * directory"). fio's DIR1:DIR2 spreads files over several directories;
+ * mqblk takes one.
+ */
+static int set_directory(struct bench_job *job, const char *val, char *err,
+			 size_t errlen)
+{
+	struct stat st;
+	char *d;
+
+	if (!*val)
+		return bench_err(err, errlen, "directory: empty value");
+	if (strchr(val, ':'))
+		return bench_err(err, errlen,
+				 "directory=%s: several directories (':') "
+				 "are not supported, name one",
+				 val);
+	if (stat(val, &st))
+		return bench_err(err, errlen,
+				 "directory=%s: %s is not a directory (%s)",
+				 val, val, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return bench_err(err, errlen,
+				 "directory=%s: %s is not a directory", val,
+				 val);
+	d = strdup(val);
+	if (!d)
+		return bench_err(err, errlen, "out of memory");
+	free(job->directory);
+	job->directory = d;
+	return 0;
+}
+
+/* fio's file_service_type=roundrobin|sequential|random[:N]. */
+static int set_file_service(struct bench_job *job, const char *val, char *err,
+			    size_t errlen)
+{
+	static const struct {
+		const char *name;
+		enum bench_file_service fs;
+	} names[] = {
+		{ "roundrobin", FILE_SERVICE_ROUNDROBIN },
+		{ "sequential", FILE_SERVICE_SEQUENTIAL },
+		{ "random", FILE_SERVICE_RANDOM },
+	};
+	const char *colon = strchr(val, ':');
+	size_t len = colon ? (size_t)(colon - val) : strlen(val), i;
+	char buf[160];
+	uint64_t n = 1;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i].name) == len &&
+		    !strncmp(val, names[i].name, len))
+			break;
+	if (i == sizeof(names) / sizeof(names[0]))
+		return bench_err(err, errlen,
+				 "failed parsing file_service_type=%s "
+				 "(roundrobin, sequential, random[:N]; "
+				 "zipf, pareto, normal, gauss are not "
+				 "supported)",
+				 val);
+	if (colon &&
+	    bench_parse_uint(colon + 1, 1, UINT32_MAX, &n, buf, sizeof(buf)))
+		return bench_err(err, errlen, "file_service_type=%s: %s", val,
+				 buf);
+	job->file_service = names[i].fs;
+	job->file_service_nr = (unsigned)n;
+	return 0;
+}
+
+/* fio's filesize=SIZE; its LOW-HIGH range is refused. */
+static int set_filesize(struct bench_job *job, const char *val, char *err,
+			size_t errlen)
+{
+	char buf[160];
+	uint64_t v;
+
+	if (strchr(val, '-') || strchr(val, ':'))
+		return bench_err(err, errlen,
+				 "filesize=%s: size ranges are not supported "
+				 "(each clone's file gets one size)",
+				 val);
+	if (bench_parse_size(val, &v, buf, sizeof(buf)))
+		return bench_err(err, errlen, "filesize: %s", buf);
+	if (!v)
+		return bench_err(err, errlen, "filesize=%s: must be above 0",
+				 val);
+	job->filesize = v;
+	return 0;
+}
+
+/*
+ * fio's per-direction values R[,W[,T]] (rate=, rate_iops=, rate_min=):
+ * a value not followed by a comma applies to the directions after it too,
+ * an empty field leaves that direction as it was. bytes: sizes, else
+ * plain numbers.
+ */
+static int set_per_ddir(const char *key, const char *val, bool bytes,
+			uint64_t *out, char *err, size_t errlen)
+{
+	const char *p = val;
+	char field[64], buf[160];
+	uint64_t v[DDIR_NR];
+	bool set[DDIR_NR] = { false };
+	int d = 0, i;
+
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (d >= DDIR_NR)
+			return bench_err(err, errlen,
+					 "%s=%s: at most 3 values "
+					 "(read,write,trim)",
+					 key, val);
+		if (len >= sizeof(field))
+			return bench_err(err, errlen, "%s=%s: value too long",
+					 key, val);
+		memcpy(field, p, len);
+		field[len] = 0;
+		if (len) {
+			if (bytes ? bench_parse_size(field, &v[d], buf,
+						     sizeof(buf)) :
+				    bench_parse_uint(field, 0, UINT64_MAX,
+						     &v[d], buf, sizeof(buf)))
+				return bench_err(err, errlen, "%s: %s", key,
+						 buf);
+			set[d] = true;
+			if (!comma)
+				for (i = d + 1; i < DDIR_NR; i++) {
+					v[i] = v[d];
+					set[i] = true;
+				}
+		}
+		if (!comma)
+			break;
+		p = comma + 1;
+		d++;
+	}
+	if (!set[0] && !set[1] && !set[2])
+		return bench_err(err, errlen, "%s='%s': no value given", key,
+				 val);
+	for (i = 0; i < DDIR_NR; i++)
+		if (set[i])
+			out[i] = v[i];
+	return 0;
+}
+
+/* fio's thinktime units: a bare number is microseconds. */
+static int set_usec_time(const char *key, const char *val, uint64_t *out,
+			 char *err, size_t errlen)
+{
+	char buf[160];
+	uint64_t v;
+
+	if (*val && strspn(val, "0123456789") == strlen(val)) {
+		if (bench_parse_uint(val, 0, UINT64_MAX / 1000, &v, buf,
+				     sizeof(buf)))
+			return bench_err(err, errlen, "%s: %s", key, buf);
+		*out = v * 1000;
+		return 0;
+	}
+	if (bench_parse_time(val, out, buf, sizeof(buf)))
+		return bench_err(err, errlen, "%s: %s", key, buf);
+	return 0;
+}
+
+/*
+ * Options whose default mqblk has and whose other values it does not:
+ * the default is taken, anything else refused naming why (the README's
+ * list of options not implemented).
+ */
+static int set_default_only(const struct opt *o, const char *val, char *err,
+			    size_t errlen)
+{
+	static const struct {
+		const char *name;
+		const char *ok[3];
+		const char *why;
+	} tab[] = {
+		{ "kb_base",
+		  { "1024", NULL, NULL },
+		  "mqblk's sizes and reports are in fio's default base 1024" },
+		{ "sync",
+		  { "0", "none", NULL },
+		  "mqblk's devices have no O_SYNC/O_DSYNC mode; use --fsync=N" },
+		{ "random_distribution",
+		  { "random", NULL, NULL },
+		  "offsets are uniform (zipf, pareto, normal, gauss not "
+		  "implemented)" },
+		{ "unified_rw_reporting",
+		  { "0", "none", NULL },
+		  "the reports keep read, write and trim apart" },
+		{ "continue_on_error",
+		  { "0", "none", NULL },
+		  "an I/O error ends the job, as fio's default" },
+		{ "buffer_compress_percentage",
+		  { "0", NULL, NULL },
+		  "write buffers are random or --buffer_pattern/--zero_buffers" },
+		{ "dedupe_percentage",
+		  { "0", NULL, NULL },
+		  "write buffers are random or --buffer_pattern/--zero_buffers" },
+		{ "write_barrier",
+		  { "0", NULL, NULL },
+		  "no barrier writes (use --fsync=N)" },
+	};
+	size_t i, k;
+
+	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
+		if (strcmp(tab[i].name, o->name))
+			continue;
+		for (k = 0; k < 3 && tab[i].ok[k]; k++)
+			if (!strcmp(val, tab[i].ok[k]))
+				return 0;
+		return bench_err(err, errlen,
+				 "%s=%s is not supported: %s (only %s=%s)",
+				 o->name, val, tab[i].why, o->name,
+				 tab[i].ok[0]);
+	}
+	return bench_err(err, errlen, "option '%s' has no handler", o->name);
+}
+
+/* fio's log options, which may stand bare (the job's name) */
+static bool is_log_opt(const char *key)
+{
+	return !strcmp(key, "write_bw_log") || !strcmp(key, "write_lat_log") ||
+	       !strcmp(key, "write_iops_log") || !strcmp(key, "write_hist_log");
+}
+
 static int set_special(struct bench_job *job, const struct opt *o,
 		       const char *val, char *err, size_t errlen)
 {
@@ -733,6 +1052,87 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		return set_bssplit(job, val, err, errlen);
 	if (!strcmp(o->name, "ioengine"))
 		return set_ioengine(job, val, err, errlen);
+	if (!strcmp(o->name, "size"))
+		return set_size(job, val, err, errlen);
+	if (!strcmp(o->name, "directory"))
+		return set_directory(job, val, err, errlen);
+	if (!strcmp(o->name, "filesize"))
+		return set_filesize(job, val, err, errlen);
+	if (!strcmp(o->name, "file_service_type"))
+		return set_file_service(job, val, err, errlen);
+	if (!strcmp(o->name, "rate"))
+		return set_per_ddir(o->name, val, true, job->rate, err, errlen);
+	if (!strcmp(o->name, "rate_iops"))
+		return set_per_ddir(o->name, val, false, job->rate_iops, err,
+				    errlen);
+	if (!strcmp(o->name, "rate_min") || !strcmp(o->name, "ratemin"))
+		return set_per_ddir(o->name, val, true, job->rate_min, err,
+				    errlen);
+	if (!strcmp(o->name, "rate_iops_min"))
+		return set_per_ddir(o->name, val, false, job->rate_iops_min,
+				    err, errlen);
+	if (!strcmp(o->name, "rate_process")) {
+		if (strcmp(val, "linear") && strcmp(val, "poisson"))
+			return bench_err(err, errlen,
+					 "failed parsing rate_process=%s "
+					 "(linear, poisson)",
+					 val);
+		job->rate_poisson = !strcmp(val, "poisson");
+		return 0;
+	}
+	if (!strcmp(o->name, "thinktime"))
+		return set_usec_time(o->name, val, &job->thinktime_ns, err,
+				     errlen);
+	if (!strcmp(o->name, "thinktime_spin"))
+		return set_usec_time(o->name, val, &job->thinktime_spin_ns, err,
+				     errlen);
+	if (!strcmp(o->name, "buffer_pattern"))
+		return verify_parse_pattern(val, job->buffer_pattern,
+					    &job->buffer_pattern_len, err,
+					    errlen);
+	if (!strcmp(o->name, "buffered")) {
+		bool b = true;
+
+		if (val && bench_parse_bool(val, &b, buf, sizeof(buf)))
+			return bench_err(err, errlen, "buffered: %s", buf);
+		job->direct = !b;
+		return 0;
+	}
+	if (!strcmp(o->name, "write_bw_log") ||
+	    !strcmp(o->name, "write_lat_log") ||
+	    !strcmp(o->name, "write_iops_log")) {
+		/* fio: a bare option logs under the job's name */
+		char **dst = o->name[6] == 'b' ? &job->bw_log :
+			     o->name[6] == 'l' ? &job->lat_log :
+						 &job->iops_log;
+		/* "": the job's own name, which a [global] line has not */
+		char *n = strdup(val ? val : "");
+
+		if (!n)
+			return bench_err(err, errlen, "out of memory");
+		free(*dst);
+		*dst = n;
+		return 0;
+	}
+	if (!strcmp(o->name, "write_hist_log") ||
+	    !strcmp(o->name, "log_hist_msec"))
+		return bench_err(err, errlen,
+				 "%s is not supported: no histogram logs "
+				 "(write_bw_log, write_lat_log, "
+				 "write_iops_log are)",
+				 o->name);
+	if (!strcmp(o->name, "log_compression")) {
+		if (!val || bench_parse_size(val, &v, buf, sizeof(buf)) || v)
+			return bench_err(err, errlen,
+					 "log_compression=%s is not "
+					 "supported: logs are plain text",
+					 val ? val : "");
+		return 0;
+	}
+	if (!strcmp(o->name, "ignore_error"))
+		return bench_err(err, errlen,
+				 "ignore_error is not supported: an I/O error "
+				 "ends the job, as fio's default");
 	if (!strcmp(o->name, "percentile_list"))
 		return set_percentiles(job, val, err, errlen);
 	if (!strncmp(o->name, "verify", 6))
@@ -775,7 +1175,7 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		job->randseed_set = true;
 		return 0;
 	}
-	return bench_err(err, errlen, "option '%s' has no handler", o->name);
+	return set_default_only(o, val, err, errlen);
 }
 
 int bench_job_set(struct bench_job *job, const char *key, const char *val,
@@ -806,7 +1206,8 @@ int bench_job_set(struct bench_job *job, const char *key, const char *val,
 		return 0;
 	}
 	/* fio's --fixedbufs is a bare flag; =0/=1 also do */
-	if (!val && o->type != OT_BOOL && strcmp(key, "fixedbufs"))
+	if (!val && o->type != OT_BOOL && strcmp(key, "fixedbufs") &&
+	    strcmp(key, "buffered") && !is_log_opt(key))
 		return bench_err(err, errlen, "option '%s' needs a value", key);
 	switch (o->type) {
 	case OT_STR: {
@@ -1058,6 +1459,176 @@ static int job_fixup_verify(struct bench_job *job, char *err, size_t errlen)
 	return 0;
 }
 
+/* fio's engines that do I/O to files: mqblk's path driver plays them. */
+static bool engine_is_file(const char *engine)
+{
+	return engine && strcmp(engine, "null") && strcmp(engine, "mqblk");
+}
+
+/* A --filename that names a file by a relative path with no "./": fio
+ * opens it in the working directory; mqblk's URIs need the "./". */
+static bool filename_is_bare_path(const char *f)
+{
+	return f[0] != '/' && f[0] != '.' && !strchr(f, ':') &&
+	       strcmp(f, "null") && strncmp(f, "nvme-tcp://", 11);
+}
+
+/*
+ * Where the job's I/O goes (enum bench_target). fio with a file engine and
+ * no --filename makes jobname.jobnum.filenum in --directory; so does
+ * mqblk, instead of measuring the null device while naming libaio. For
+ * TARGET_JOBFILES, filename becomes clone 0's file (DIR/NAME.0.0) so the
+ * URI keys the fixups after this one add follow it; the runner makes
+ * clone N's from it (bench_clone_uri).
+ */
+static int job_fixup_target(struct bench_job *job, char *err, size_t errlen)
+{
+	/* no engine but options only files have: fio's default psync */
+	bool file_engine = engine_is_file(job->ioengine) ||
+			   (!job->ioengine && !job->filename &&
+			    (job->directory || job->filesize ||
+			     job->create_on_open || job->unlink));
+	const char *dir = job->directory ? job->directory : ".";
+	size_t len;
+	char *p;
+
+	if (job->nrfiles > 1)
+		return bench_err(err, errlen,
+				 "%s: nrfiles=%u: more than one file per job "
+				 "is not supported (a job thread drives one "
+				 "device)",
+				 job->name, job->nrfiles);
+	if (!job->filename) {
+		if (!file_engine) {
+			/* an explicit ioengine=null is asked for; no engine
+			 * at all is the default the report names plainly */
+			job->target = job->ioengine && !strcmp(job->ioengine,
+							       "null") ?
+					      TARGET_URI :
+					      TARGET_NULL_DEFAULT;
+			goto no_files;
+		}
+		job->target = TARGET_JOBFILES;
+		if (!job->size && !job->filesize)
+			return bench_err(
+				err, errlen,
+				"%s: you need to specify size=", job->name);
+		if (!job->filesize) {
+			if (job->size_pct)
+				return bench_err(err, errlen,
+						 "%s: you need to specify "
+						 "size= (size=%u%% of a file "
+						 "not made yet)",
+						 job->name, job->size_pct);
+			job->filesize = job->size;
+		}
+		if (job->size_pct) {
+			job->size = job->filesize * job->size_pct / 100;
+			job->size_pct = 0;
+		}
+		len = strlen(dir) + strlen(job->name) + 32;
+		p = malloc(len);
+		if (!p)
+			return bench_err(err, errlen, "out of memory");
+		/* "./" keeps a relative directory a path URI */
+		snprintf(p, len, "%s%s/%s.0.0",
+			 dir[0] == '/' || dir[0] == '.' ? "" : "./", dir,
+			 job->name);
+		job->filename = p;
+		return 0;
+	}
+	if (job->ioengine && !strcmp(job->ioengine, "mqblk")) {
+		job->target = TARGET_URI;
+		goto no_files;
+	}
+	job->path_may_create = file_engine;
+	if (filename_is_bare_path(job->filename) ||
+	    (job->directory && job->filename[0] == '.')) {
+		job->path_may_create = true;
+		/* fio: directory/filename for a relative filename */
+		len = strlen(dir) + strlen(job->filename) + 4;
+		p = malloc(len);
+		if (!p)
+			return bench_err(err, errlen, "out of memory");
+		snprintf(p, len, "%s%s/%s",
+			 dir[0] == '/' || dir[0] == '.' ? "" : "./", dir,
+			 job->filename);
+		free(job->filename);
+		job->filename = p;
+	}
+	if (job->filename[0] == '/' || job->filename[0] == '.') {
+		job->target = TARGET_PATH;
+		if (job->size_pct && job->filesize)
+			return bench_err(err, errlen,
+					 "%s: size=%u%% and filesize= together",
+					 job->name, job->size_pct);
+		return 0;
+	}
+	job->target = TARGET_URI;
+no_files:
+	if (job->directory)
+		return bench_err(err, errlen,
+				 "%s: --directory is for files, and '%s' is "
+				 "not one",
+				 job->name,
+				 job->filename ? job->filename : "null");
+	if (job->filesize || job->create_on_open || job->unlink)
+		return bench_err(err, errlen,
+				 "%s: --%s is for files, and '%s' is not one",
+				 job->name,
+				 job->filesize	     ? "filesize" :
+				 job->create_on_open ? "create_on_open" :
+						       "unlink",
+				 job->filename ? job->filename : "null");
+	return 0;
+}
+
+/* fio's rate checks (fixup_options): one of rate and rate_iops per
+ * direction, a minimum not above its rate; thinktime_spin within it. */
+static int job_fixup_rate(struct bench_job *job, char *err, size_t errlen)
+{
+	int d;
+
+	for (d = 0; d < DDIR_NR; d++) {
+		if ((job->rate[d] && job->rate_iops[d]) ||
+		    (job->rate[d] && job->rate_iops_min[d]) ||
+		    (job->rate_iops[d] && job->rate_min[d]))
+			return bench_err(err, errlen,
+					 "%s: rate and rate_iops are mutually "
+					 "exclusive",
+					 job->name);
+		if ((job->rate[d] && job->rate[d] < job->rate_min[d]) ||
+		    (job->rate_iops[d] &&
+		     job->rate_iops[d] < job->rate_iops_min[d]))
+			return bench_err(err, errlen,
+					 "%s: minimum rate exceeds rate",
+					 job->name);
+	}
+	if ((job->lat_log || job->bw_log || job->iops_log) && job->gtod_reduce)
+		return bench_err(err, errlen,
+				 "%s: write_%s_log needs the timing "
+				 "gtod_reduce turns off",
+				 job->name,
+				 job->lat_log ? "lat" :
+				 job->bw_log  ? "bw" :
+						"iops");
+	if (job->thinktime_spin_ns > job->thinktime_ns)
+		return bench_err(err, errlen,
+				 "%s: thinktime_spin is longer than "
+				 "thinktime",
+				 job->name);
+	if (job->offset_increment && job->target == TARGET_JOBFILES &&
+	    job->offset + (job->numjobs - 1) * job->offset_increment +
+			    (job->size ? job->size : 1) >
+		    job->filesize)
+		return bench_err(err, errlen,
+				 "%s: offset_increment puts clone %u past "
+				 "the end of its %llu-byte file",
+				 job->name, job->numjobs - 1,
+				 (unsigned long long)job->filesize);
+	return 0;
+}
+
 static int job_fixup(struct bench_job *job, char *err, size_t errlen)
 {
 	unsigned depth = job->iodepth;
@@ -1102,7 +1673,9 @@ static int job_fixup(struct bench_job *job, char *err, size_t errlen)
 				 "%s: ioengine=null runs the null device, not "
 				 "filename '%s'",
 				 job->name, job->filename);
-	if (job_fixup_uring(job, err, errlen) ||
+	if (job_fixup_target(job, err, errlen) ||
+	    job_fixup_rate(job, err, errlen) ||
+	    job_fixup_uring(job, err, errlen) ||
 	    job_fixup_sched(job, err, errlen) ||
 	    job_fixup_verify(job, err, errlen))
 		return -1;
@@ -1176,15 +1749,12 @@ static int set_output_format(struct bench_config *cfg, const char *val,
 		else if (!strcmp(tok, "json+"))
 			mask |= OUTPUT_JSONPLUS;
 		else if (!strcmp(tok, "terse"))
-			return bench_err(
-				err, errlen,
-				"output-format 'terse' is not supported "
-				"(normal, json, json+)");
+			mask |= OUTPUT_TERSE;
 		else
 			return bench_err(
 				err, errlen,
 				"unknown output-format '%s' (normal, json, "
-				"json+)",
+				"json+, terse)",
 				tok);
 	}
 	if (!mask)
@@ -1201,8 +1771,17 @@ static const struct global_opt {
 	const char *name;
 	bool value;
 } global_opts[] = {
-	{ "output-format", true }, { "output", true }, { "eta", true },
-	{ "help", false },	   { "h", false },     { "version", false },
+	{ "output-format", true },
+	{ "output", true },
+	{ "eta", true },
+	{ "help", false },
+	{ "h", false },
+	{ "version", false },
+	{ "minimal", false },
+	{ "terse-version", true },
+	{ "status-interval", true },
+	{ "eta-newline", true },
+	{ "eta-interval", true },
 };
 
 static const struct global_opt *find_global(const char *key)
@@ -1231,8 +1810,45 @@ static int set_global(struct bench_config *cfg, const char *key,
 		cfg->version = true;
 		return 0;
 	}
+	if (!strcmp(key, "minimal")) {
+		/* fio: the same as --output-format=terse */
+		cfg->output_format = OUTPUT_TERSE;
+		return 0;
+	}
 	if (!val || !*val)
 		return bench_err(err, errlen, "option '%s' needs a value", key);
+	if (!strcmp(key, "terse-version")) {
+		char buf[128];
+		uint64_t v;
+
+		if (bench_parse_uint(val, 2, 5, &v, buf, sizeof(buf)))
+			return bench_err(err, errlen,
+					 "bad terse version format '%s' (2, "
+					 "3, 4 or 5)",
+					 val);
+		cfg->terse_version = (unsigned)v;
+		return 0;
+	}
+	if (!strcmp(key, "status-interval") || !strcmp(key, "eta-newline") ||
+	    !strcmp(key, "eta-interval")) {
+		char buf[128];
+		uint64_t ns;
+
+		if (bench_parse_time(val, &ns, buf, sizeof(buf)))
+			return bench_err(err, errlen, "%s: %s", key, buf);
+		if (!ns)
+			return bench_err(err, errlen, "%s=%s: must be above 0",
+					 key, val);
+		if (!strcmp(key, "status-interval")) {
+			cfg->status_interval_ns = ns;
+		} else if (!strcmp(key, "eta-newline")) {
+			cfg->eta_newline_set = true;
+			cfg->eta_newline_ns = ns;
+		} else {
+			cfg->eta_interval_ns = ns;
+		}
+		return 0;
+	}
 	if (!strcmp(key, "output-format"))
 		return set_output_format(cfg, val, err, errlen);
 	if (!strcmp(key, "output")) {
@@ -1301,6 +1917,7 @@ static bool takes_value(const char *key)
 
 	if (o)
 		return o->type != OT_BOOL && strcmp(key, "fixedbufs") &&
+		       strcmp(key, "buffered") && !is_log_opt(key) &&
 		       strcmp(key, "bs_unaligned") &&
 		       strcmp(key, "blocksize_unaligned");
 	g = find_global(key);
@@ -1318,6 +1935,8 @@ int bench_parse_args(int argc, char **argv, struct bench_config *cfg, char *err,
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->output_format = OUTPUT_NORMAL;
 	cfg->eta = ETA_AUTO;
+	cfg->terse_version = 3;
+	cfg->eta_interval_ns = 1000000000ull;
 	bench_job_defaults(&global);
 	bench_job_defaults(&cur);
 	cfg->cmdline = join_args(argc, argv);
@@ -1423,8 +2042,15 @@ void bench_usage(FILE *f)
 		"\n"
 		"job options:\n"
 		"  --name=NAME              start a job\n"
-		"  --filename=URI           device: null[:k=v,...] (default null) or a\n"
-		"                           path (file or block device: uring driver)\n"
+		"  --filename=URI           the device (kinds below); a bare name is a\n"
+		"                           file in the working directory; none with a\n"
+		"                           file engine: fio's NAME.CLONE.0, laid out\n"
+		"                           first; none and no engine: the null device\n"
+		"  --directory=DIR          where those files go (default .)\n"
+		"  --filesize=SIZE --nrfiles=1 --file_service_type=roundrobin|\n"
+		"                           sequential|random[:N]\n"
+		"  --create_on_open --unlink   make files at open / remove them after\n"
+		"  --size=N%%               N %% of the device past --offset\n"
 		"  --ioengine=NAME          fio engine names map onto mqblk drivers:\n"
 		"                           io_uring libaio psync sync pvsync pvsync2\n"
 		"                           posixaio: the path (uring) driver, which\n"
@@ -1471,6 +2097,31 @@ void bench_usage(FILE *f)
 		"  --clat_percentiles --lat_percentiles --slat_percentiles\n"
 		"  --percentile_list=P:P:...   e.g. 50:99:99.99\n"
 		"  --description=TEXT\n"
+		"  --disable_lat --disable_clat --disable_slat   that latency unmeasured\n"
+		"  --refill_buffers         new random data in every write\n"
+		"  aliases: --blocksize (bs) --blocksize_range (bsrange)\n"
+		"    --blocksize_unaligned (bs_unaligned, refused) --wait_for_previous\n"
+		"    (stonewall) --iodepth_batch_complete (..._min) --ratemin\n"
+		"    (rate_min) --threads (thread) --readwrite (rw) --timeout\n"
+		"    (runtime) --io_limit (io_size)\n"
+		"  refused with the reason: --sqthread_poll_cpu --ignore_error\n"
+		"    --buffer_compress_percentage --dedupe_percentage --write_barrier\n"
+		"    (other than 0)\n"
+		"  --rate=R[,W[,T]] --rate_iops=R[,W[,T]]  bytes/s, IOPS per direction\n"
+		"  --rate_min=... --rate_iops_min=...  fail below (1 s cycles)\n"
+		"  --rate_process=linear|poisson\n"
+		"  --thinktime=TIME (bare: us) --thinktime_spin=TIME\n"
+		"  --thinktime_blocks=N     stall after every N I/Os\n"
+		"  --io_size=SIZE (--io_limit)   I/O per pass, wrapping over the region\n"
+		"  --startdelay=TIME --offset_increment=SIZE --exitall\n"
+		"  --zero_buffers --buffer_pattern=P --invalidate=0|1 --buffered=0|1\n"
+		"  --write_bw_log[=NAME] --write_lat_log[=NAME] --write_iops_log[=NAME]\n"
+		"                           fio's NAME_bw.N.log ... (bare: the job's name)\n"
+		"  --log_avg_msec=MS --log_offset --log_max_value --per_job_logs=0|1\n"
+		"  (refused: --write_hist_log --log_hist_msec --log_compression)\n"
+		"  --kb_base=1024 --sync=0 --random_distribution=random\n"
+		"  --unified_rw_reporting=0 --continue_on_error=none: fio's defaults\n"
+		"                           only (README: options not implemented)\n"
 		"\n"
 		"verification (fio's): every block written carries a header (offset,\n"
 		"length, seed, checksums); then, with do_verify, it is read back and\n"
@@ -1486,11 +2137,22 @@ void bench_usage(FILE *f)
 		"  --verify_interval=SIZE   one header per SIZE bytes (default bs)\n"
 		"\n"
 		"run options:\n"
-		"  --output-format=normal|json|json+ (comma list)  --output=FILE\n"
+		"  --output-format=normal|json|json+|terse (comma list)  --output=FILE\n"
+		"  --minimal                terse lines (--output-format=terse)\n"
+		"  --terse-version=2|3|4|5  default 3\n"
+		"  --status-interval=TIME   the full report every TIME while running\n"
 		"  --eta=auto|always|never  live status line (auto: on a terminal)\n"
+		"  --eta-interval=TIME --eta-newline=TIME   its period; a new line\n"
 		"  --help --version\n"
 		"\n"
-		"device URIs: null[:size=8g,blocksize=512,submit_queues=N,\n"
+		"device URIs (--filename):\n"
+		"  null[:k=v,...]           the null device (keys below)\n"
+		"  /path or ./path[?k=v]    a file or block device (uring driver)\n"
+		"  stripe:chunk=SIZE,members=N,member=URI[,...]   RAID 0 over members\n"
+		"  nvme-tcp://HOST:PORT/SUBNQN[?k=v&...]   an NVMe/TCP namespace\n"
+		"  nvme-tcp://A1:P1,A2:P2/SUBNQN?iopolicy=numa|round-robin|queue-depth\n"
+		"                           multipath over several paths\n"
+		"null device keys: null[:size=8g,blocksize=512,submit_queues=N,\n"
 		"  hw_queue_depth=N,shared_tags=0|1,irqmode=0|1|2,completion_nsec=N,\n"
 		"  memory_backed=0|1]; on every URI: complete=local|remote|batched|\n"
 		"  polled|irq, nr_hw_queues=N, queue_depth=N, irq_threads=N, timeout=MS,\n"

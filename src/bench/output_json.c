@@ -318,8 +318,12 @@ static void job_options(struct jw *w, const struct job_stats *js)
 	jw_str(w, "name", job->name);
 	if (job->description && job->description[0])
 		jw_str(w, "description", job->description);
-	if (job->filename)
+	/* fio's own jobname files were not given: as fio, no filename;
+	 * their directory and size options are */
+	if (job->filename && job->target != TARGET_JOBFILES)
 		jw_str(w, "filename", job->filename);
+	if (job->directory)
+		jw_str(w, "directory", job->directory);
 	if (job->ioengine)
 		jw_str(w, "ioengine", job->ioengine);
 	jw_str(w, "rw", rw_name(job->rw));

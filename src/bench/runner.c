@@ -5,6 +5,7 @@
  * hands the statistics to the report writers.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -21,6 +22,8 @@
 
 #include "bench.h"
 #include "core/clock.h"
+#include "files.h"
+#include "iolog.h"
 #include "rand.h"
 #include "runner.h"
 #include "stats.h"
@@ -29,6 +32,9 @@
 #define BENCH_VERSION "mqblk-0.1.0"
 #define SAMPLE_NS (500ull * 1000 * 1000) /* fio's bw_avg_time */
 #define MAX_BUF_TOTAL (4ull << 30) /* per job: iodepth x bs */
+/* devices open at once in a group (each clone of a job on fio's own
+ * jobname files has its own) */
+#define MAX_GROUP_DEVS 1024
 
 /* One I/O unit: a buffer and the bookkeeping of the request using it. */
 struct io_u {
@@ -45,7 +51,7 @@ struct io_u {
 
 /* A device shared by the jobs of one group that name the same file. */
 struct bench_dev {
-	char *uri;
+	char *uri; /* owned */
 	struct mqblk_dev *dev;
 	unsigned nr_threads;
 	int hipri; /* -1 unset, else all users agree */
@@ -68,7 +74,36 @@ struct job_thread {
 	uint64_t start_ns;
 	int err;
 	char errmsg[256];
+	/* --status-interval: the main thread asks (snap_req), the job
+	 * thread copies its statistics into snap between reaps and
+	 * answers (snap_ack); NULL without the option */
+	struct job_stats *snap;
+	struct iolog_set *log; /* fio's logs, NULL without them */
+	pthread_mutex_t snap_lock;
+	_Atomic uint64_t snap_req;
+	_Atomic uint64_t snap_ack;
+	bool snap_valid; /* under snap_lock: snap holds one */
 };
+
+/* Answer a --status-interval request: the statistics so far, with the
+ * runtime up to now, as the final report would have them. */
+static void snap_publish(struct job_thread *jt, uint64_t req)
+{
+	struct job_stats *sn = jt->snap;
+	uint64_t now = clock_now_ns();
+	int d;
+
+	pthread_mutex_lock(&jt->snap_lock);
+	*sn = jt->stats;
+	sn->pid = getpid();
+	sn->runtime_ns = now - jt->start_ns;
+	for (d = 0; d < DDIR_NR; d++)
+		if (sn->dd[d].issued)
+			sn->dd[d].runtime_ns = sn->runtime_ns;
+	jt->snap_valid = true;
+	pthread_mutex_unlock(&jt->snap_lock);
+	atomic_store_explicit(&jt->snap_ack, req, memory_order_release);
+}
 
 static enum bench_ddir job_ddir(const struct bench_job *job,
 				struct bench_rng *rng)
@@ -109,6 +144,10 @@ static enum mqblk_op ddir_op(enum bench_ddir d)
  * ignored (a background job of a script).
  */
 static _Atomic int stop_signal;
+/* fio's exitall: a job with it has ended, every other one stops */
+static _Atomic int stop_exitall;
+/* set with either of those: the reap loop loads this one word */
+static _Atomic int stop_any;
 
 static void *signal_thread_fn(void *arg)
 {
@@ -118,6 +157,7 @@ static void *signal_thread_fn(void *arg)
 	for (;;) {
 		if (sigwait(set, &sig))
 			continue;
+		atomic_store(&stop_any, 1);
 		if (atomic_exchange(&stop_signal, sig)) {
 			sigset_t one;
 
@@ -162,6 +202,7 @@ struct gen {
 	struct bench_randmap map[DDIR_NR];
 	bool use_map;
 	uint64_t region_start, region_len;
+	uint64_t pass_len; /* region_len, or fio's io_size */
 	uint64_t seq_pos[DDIR_NR];
 	uint64_t bytes_issued; /* this pass, for non-time_based jobs */
 	uint64_t ios_issued;
@@ -208,6 +249,7 @@ struct gen {
 	uint64_t gran;
 	uint64_t nr_gran;
 	int err; /* set when the generator cannot go on (ENOMEM) */
+	int forced_ddir; /* rate control chose the next direction; -1 */
 };
 
 struct wext {
@@ -575,12 +617,18 @@ static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 
 	if (job->number_ios && g->ios_issued >= job->number_ios)
 		return false;
-	if (!time_based && g->bytes_issued >= g->region_len) {
+	/* a pass is the region, or fio's io_size of I/O over it (wrapping) */
+	if (!time_based && g->bytes_issued >= g->pass_len) {
 		if (--g->loops_left == 0)
 			return false;
 		gen_reset_pass(g);
 	}
-	d = job_ddir(job, &g->rng);
+	if (__builtin_expect(g->forced_ddir >= 0, 0)) {
+		d = (enum bench_ddir)g->forced_ddir;
+		g->forced_ddir = -1;
+	} else {
+		d = job_ddir(job, &g->rng);
+	}
 	slot = bench_job_bs_slot(job, d);
 	minbs = job->bs[slot];
 	nr_blocks = g->region_len / minbs;
@@ -595,7 +643,7 @@ static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 				 * (a longer I/O cut short, a region not a
 				 * multiple of the block size leave bytes
 				 * unwritten); time_based starts over */
-				if (!time_based) {
+				if (!time_based && !job->io_size) {
 					if (--g->loops_left == 0)
 						return false;
 					gen_reset_pass(g);
@@ -671,6 +719,8 @@ static void account_batch(struct job_thread *jt, struct mqblk_rq **rqs, int n,
 			  uint64_t now, bool want_lat, bool counting)
 {
 	struct job_stats *js = &jt->stats;
+	/* loaded once: the stores below could alias it for the compiler */
+	struct iolog_set *log = jt->log;
 	int i;
 
 	if (!counting)
@@ -689,6 +739,9 @@ static void account_batch(struct job_thread *jt, struct mqblk_rq **rqs, int n,
 		}
 		stats_add_io(js, u->ddir, u->slat_ns, clat, u->len, 1,
 			     want_lat);
+		if (__builtin_expect(log != NULL, 0))
+			iolog_io(log, now - jt->start_ns, u->ddir, u->slat_ns,
+				 clat, u->len, u->off);
 	}
 	js->complete_map[stats_batch_slot((unsigned)n)]++;
 	js->total_complete++;
@@ -824,6 +877,240 @@ static void paths_delta(struct job_stats *js, const struct mqblk_dev *dev,
 	}
 }
 
+/*
+ * fio's rate control and thinktime, between the generator and the submit
+ * loop. Each direction with a rate has its own clock, kept from the start
+ * (an I/O that is late goes at once, so the job catches up, as fio's
+ * does); the next direction is drawn from the mix and switched, as fio's
+ * rate_ddir does, when it is ahead of its rate and the other one is not.
+ * Off, it costs the loop one branch.
+ */
+struct pace {
+	bool on; /* a rate or a thinktime */
+	bool rated; /* some direction has a rate */
+	bool poisson; /* rate_process=poisson: exponential gaps */
+	uint64_t next_ns[DDIR_NR]; /* that direction may go at */
+	unsigned think_left; /* I/Os until the next thinktime */
+	bool think_due;
+	int ddir; /* drawn, waiting for the I/O in flight; -1 */
+	/* rate_min / rate_iops_min over fio's 1 s ratecycle */
+	bool check_min;
+	uint64_t cycle_ns;
+	uint64_t cycle_bytes[DDIR_NR], cycle_ios[DDIR_NR];
+	struct bench_rng rng;
+};
+
+#define RATE_CYCLE_NS 1000000000ull /* fio's ratecycle default */
+
+/* Does the job do I/O in direction d at all? */
+static bool ddir_used(const struct bench_job *job, enum bench_ddir d)
+{
+	switch (job->rw) {
+	case RW_READ:
+	case RW_RANDREAD:
+		return d == DDIR_READ;
+	case RW_WRITE:
+	case RW_RANDWRITE:
+		return d == DDIR_WRITE;
+	case RW_TRIM:
+	case RW_RANDTRIM:
+		return d == DDIR_TRIM;
+	case RW_RW:
+	case RW_RANDRW:
+		return d == DDIR_READ  ? job->rwmixread > 0 :
+		       d == DDIR_WRITE ? job->rwmixread < 100 :
+					 false;
+	}
+	return false;
+}
+
+static void pace_init(struct pace *pc, const struct bench_job *job,
+		      uint64_t seed, uint64_t now)
+{
+	int d;
+
+	memset(pc, 0, sizeof(*pc));
+	for (d = 0; d < DDIR_NR; d++) {
+		if (job->rate[d] || job->rate_iops[d])
+			pc->rated = true;
+		if (job->rate_min[d] || job->rate_iops_min[d])
+			pc->check_min = true;
+		pc->next_ns[d] = now;
+	}
+	pc->poisson = job->rate_poisson;
+	pc->cycle_ns = now;
+	pc->think_left = job->thinktime_blocks;
+	pc->ddir = -1;
+	bench_rng_seed(&pc->rng, seed ^ 0x5851f42d4c957f2dull);
+	pc->on = pc->rated || job->thinktime_ns;
+}
+
+/* Sleep until t (or a stop), in slices so a signal is seen. */
+static void sleep_until(uint64_t t)
+{
+	for (;;) {
+		uint64_t now = clock_now_ns(), d;
+		struct timespec ts;
+
+		if (now >= t || atomic_load(&stop_signal) ||
+		    atomic_load(&stop_exitall))
+			return;
+		d = t - now < 100000000ull ? t - now : 100000000ull;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)d;
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * Before the next I/O: true when it must wait for the I/O in flight
+ * first (fio quiesces before a thinktime, and before sleeping off a rate
+ * it is ahead of).
+ */
+static bool pace_wait(struct pace *pc, struct gen *g,
+		      const struct bench_job *job, unsigned inflight,
+		      uint64_t t_end)
+{
+	uint64_t now, until;
+	int d, od;
+
+	if (pc->think_due) {
+		if (inflight)
+			return true;
+		pc->think_due = false;
+		now = clock_now_ns();
+		until = now + job->thinktime_ns;
+		if (t_end && until > t_end)
+			until = t_end;
+		/* thinktime_spin of it busy, the rest asleep */
+		while (clock_now_ns() < now + job->thinktime_spin_ns &&
+		       clock_now_ns() < until)
+			;
+		sleep_until(until);
+		/* fio moves the rate clocks past the think: no burst */
+		now = clock_now_ns();
+		for (d = 0; d < DDIR_NR; d++)
+			if (pc->next_ns[d] < now)
+				pc->next_ns[d] = now;
+	}
+	if (!pc->rated || g->forced_ddir >= 0 || g->phase != PH_MAIN)
+		return false;
+	d = pc->ddir >= 0 ? pc->ddir : (int)job_ddir(job, &g->rng);
+	pc->ddir = -1;
+	now = clock_now_ns();
+	until = pc->next_ns[d];
+	if (until > now && bench_rw_is_mixed(job->rw)) {
+		od = d == DDIR_READ ? DDIR_WRITE : DDIR_READ;
+		/* fio's rate_ddir: the other direction if it is behind,
+		 * else whichever may go first */
+		if (ddir_used(job, (enum bench_ddir)od) &&
+		    pc->next_ns[od] < until) {
+			d = od;
+			until = pc->next_ns[od];
+		}
+	}
+	if (until > now) {
+		if (inflight) {
+			pc->ddir = d; /* drawn: keep it for after the wait */
+			return true;
+		}
+		sleep_until(t_end && t_end < until ? t_end : until);
+	}
+	g->forced_ddir = d;
+	return false;
+}
+
+/* An I/O went: that direction's next time, and the thinktime count. */
+static void pace_issued(struct pace *pc, const struct bench_job *job,
+			enum bench_ddir d, uint32_t len)
+{
+	double gap = 0;
+
+	if (job->rate_iops[d])
+		gap = 1e9 / (double)job->rate_iops[d];
+	else if (job->rate[d])
+		gap = 1e9 * len / (double)job->rate[d];
+	if (gap > 0) {
+		if (pc->poisson) {
+			/* exponential gaps of the same mean */
+			double u = (double)(bench_rng_next(&pc->rng) >> 11) *
+				   (1.0 / 9007199254740992.0);
+
+			gap = -log(1.0 - u) * gap;
+		}
+		pc->next_ns[d] += (uint64_t)gap;
+	}
+	if (job->thinktime_ns && --pc->think_left == 0) {
+		pc->think_due = true;
+		pc->think_left = job->thinktime_blocks;
+	}
+}
+
+/*
+ * fio's check_min_rate: at the end of each ratecycle, a direction below
+ * its rate_min / rate_iops_min fails the job (true).
+ */
+static bool pace_check_min(struct job_thread *jt, struct pace *pc, uint64_t now,
+			   bool counting)
+{
+	const struct bench_job *job = jt->job;
+	struct job_stats *js = &jt->stats;
+	uint64_t el = now - pc->cycle_ns;
+	int d;
+
+	if (el < RATE_CYCLE_NS)
+		return false;
+	for (d = 0; d < DDIR_NR && counting; d++) {
+		uint64_t b = js->dd[d].io_bytes - pc->cycle_bytes[d];
+		uint64_t n = js->dd[d].total_ios - pc->cycle_ios[d];
+		uint64_t bps = (uint64_t)((double)b * 1e9 / (double)el);
+		uint64_t iops = (uint64_t)((double)n * 1e9 / (double)el);
+
+		if (!ddir_used(job, (enum bench_ddir)d))
+			continue;
+		/* fio's words; the job fails with EIO, as fio's does */
+		if (job->rate_min[d] && bps < job->rate_min[d]) {
+			js->error = EIO;
+			fail(jt, EIO,
+			     "%s: rate_min=%lluB/s not met, got %lluB/s",
+			     job->name, (unsigned long long)job->rate_min[d],
+			     (unsigned long long)bps);
+			return true;
+		}
+		if (job->rate_iops_min[d] && iops < job->rate_iops_min[d]) {
+			js->error = EIO;
+			fail(jt, EIO,
+			     "%s: rate_iops_min=%llu not met, got %llu IOPS",
+			     job->name,
+			     (unsigned long long)job->rate_iops_min[d],
+			     (unsigned long long)iops);
+			return true;
+		}
+	}
+	for (d = 0; d < DDIR_NR; d++) {
+		pc->cycle_bytes[d] = js->dd[d].io_bytes;
+		pc->cycle_ios[d] = js->dd[d].total_ios;
+	}
+	pc->cycle_ns = now;
+	return false;
+}
+
+/* Between reaps, with --status-interval or a minimum rate: answer a
+ * snapshot request; true when the job failed its minimum rate. */
+static bool reap_slow_checks(struct job_thread *jt, struct pace *pc,
+			     uint64_t now, bool counting)
+{
+	if (jt->snap) {
+		uint64_t req = atomic_load_explicit(&jt->snap_req,
+						    memory_order_acquire);
+
+		if (req !=
+		    atomic_load_explicit(&jt->snap_ack, memory_order_relaxed))
+			snap_publish(jt, req);
+	}
+	return pc->check_min && now && pace_check_min(jt, pc, now, counting);
+}
+
 static void *job_thread_fn(void *arg)
 {
 	struct job_thread *jt = arg;
@@ -849,6 +1136,8 @@ static void *job_thread_fn(void *arg)
 	bool more = true;
 	char *bufmem = NULL;
 	struct verify_ctx vctx = { 0 };
+	struct pace pc;
+	bool slow_checks; /* --status-interval or a minimum rate */
 	uint64_t stride;
 	enum bench_ddir wslot;
 	int d, ret;
@@ -879,9 +1168,11 @@ static void *job_thread_fn(void *arg)
 		if (job->bs_max[d] > maxbs)
 			maxbs = job->bs_max[d];
 	g.job = job;
+	g.forced_ddir = -1;
 	g.loops_left = job->loops ? job->loops : 1;
-	g.region_start = job->offset;
+	g.region_start = job->offset + jt->clone_idx * job->offset_increment;
 	g.region_len = job->size;
+	g.pass_len = job->io_size ? job->io_size : job->size;
 	g.use_map = bench_rw_is_random(job->rw) && !job->norandommap;
 	bench_rng_seed(&g.rng, job_seed(jt));
 	for (d = 0; d < DDIR_NR; d++)
@@ -900,7 +1191,7 @@ static void *job_thread_fn(void *arg)
 		vctx.seed =
 			job_seed(jt) - jt->clone_idx * 0x9e3779b97f4a7c15ull;
 		vctx.interval = job->verify_interval;
-		vctx.file = job_uri(job);
+		vctx.file = jt->bdev->uri;
 		wslot = bench_job_bs_slot(job, DDIR_WRITE);
 		g.vbs = job->bs[wslot];
 		g.track = job->rw != RW_READ && job->rw != RW_RANDREAD &&
@@ -976,9 +1267,18 @@ static void *job_thread_fn(void *arg)
 			goto out;
 		}
 	}
-	/* write buffers carry non-zero, non-repeating data, as fio's do */
-	for (i = 0; i < stride * depth / 8; i++)
-		((uint64_t *)bufmem)[i] = bench_rng_next(&g.rng);
+	/* write buffers carry non-zero, non-repeating data, as fio's do,
+	 * unless --zero_buffers */
+	if (job->zero_buffers) {
+		memset(bufmem, 0, (size_t)(stride * depth));
+	} else if (job->buffer_pattern_len) {
+		/* fio's buffer_pattern: the pattern over and over */
+		for (i = 0; i < stride * depth; i++)
+			bufmem[i] = (char)job->buffer_pattern
+					    [i % job->buffer_pattern_len];
+	} else
+		for (i = 0; i < stride * depth / 8; i++)
+			((uint64_t *)bufmem)[i] = bench_rng_next(&g.rng);
 	for (i = 0; i < depth; i++) {
 		/* pushed from the top so the first I/Os get ascending,
 		 * contiguous buffers: a scheduler can merge sequential
@@ -990,7 +1290,12 @@ static void *job_thread_fn(void *arg)
 		free_units = &units[k];
 	}
 
+	/* fio's startdelay: the job starts that much later */
+	if (job->startdelay_ns)
+		sleep_until(clock_now_ns() + job->startdelay_ns);
 	t_start = clock_now_ns();
+	pace_init(&pc, job, job_seed(jt), t_start);
+	slow_checks = jt->snap || pc.check_min;
 	jt->start_ns = t_start;
 	smp.last_ns = t_start;
 	if (job->ramp_time_ns)
@@ -1010,6 +1315,9 @@ static void *job_thread_fn(void *arg)
 			struct next_io n;
 			int what;
 
+			if (__builtin_expect(pc.on, 0) &&
+			    pace_wait(&pc, &g, job, inflight, t_end))
+				break; /* reap first */
 			rq = mqblk_rq_get(q, MQBLK_RQ_NOWAIT);
 			if (!rq && !inflight)
 				rq = mqblk_rq_get(q, 0); /* others hold tags */
@@ -1037,8 +1345,9 @@ static void *job_thread_fn(void *arg)
 			if (n.stamp)
 				verify_stamp(&vctx, u->buf, n.off, n.len,
 					     job->loops - g.loops_left);
-			else if (job->refill_buffers && n.d == DDIR_WRITE &&
-				 !n.sync)
+			else if (job->refill_buffers && !job->zero_buffers &&
+				 !job->buffer_pattern_len &&
+				 n.d == DDIR_WRITE && !n.sync)
 				refill(&g, u->buf, n.len);
 			rq->op = n.sync ? MQBLK_OP_FLUSH : ddir_op(n.d);
 			rq->offset = n.sync ? 0 : n.off;
@@ -1063,6 +1372,8 @@ static void *job_thread_fn(void *arg)
 				js->depth_map[stats_depth_slot(inflight + 1)]++;
 			}
 			inflight++;
+			if (__builtin_expect(pc.on, 0) && !n.sync)
+				pace_issued(&pc, job, n.d, n.len);
 			pend[queued++] = u;
 			if (queued >= batch)
 				flush_batch(q, js, pend, &queued, t_batch,
@@ -1131,6 +1442,11 @@ static void *job_thread_fn(void *arg)
 						ramp_end = 0;
 						counting = true;
 						stats_init(js, job);
+						if (jt->log) {
+							iolog_free(jt->log);
+							iolog_init(jt->log,
+								   job);
+						}
 						cpu_snapshot(&ru0);
 						jt->start_ns = now;
 						smp.last_ns = now;
@@ -1140,9 +1456,20 @@ static void *job_thread_fn(void *arg)
 					if (t_end && now >= t_end)
 						g.stop_main = true;
 				}
-				if (atomic_load_explicit(&stop_signal,
-							 memory_order_relaxed))
-					g.stop_main = g.terminated = true;
+				if (__builtin_expect(
+					    atomic_load_explicit(
+						    &stop_any,
+						    memory_order_relaxed),
+					    0)) {
+					if (atomic_load(&stop_signal))
+						g.stop_main = g.terminated =
+							true;
+					if (atomic_load(&stop_exitall))
+						g.stop_main = true;
+				}
+				if (__builtin_expect(slow_checks, 0) &&
+				    reap_slow_checks(jt, &pc, now, counting))
+					more = false;
 			} while (inflight > job->iodepth_low && more);
 		}
 	}
@@ -1194,6 +1521,10 @@ out:
 	free(units);
 	free(rqs);
 	free(pend);
+	if (job->exitall) {
+		atomic_store(&stop_exitall, 1);
+		atomic_store(&stop_any, 1);
+	}
 	atomic_store(&jt->done, 1);
 	return NULL;
 }
@@ -1279,6 +1610,37 @@ static int job_resolve(struct bench_job *job, struct mqblk_dev *dev)
 			(unsigned long long)cap);
 		return -1;
 	}
+	/* fio's size=N%: of what the device holds past the offset */
+	if (job->size_pct) {
+		job->size = (cap - job->offset) * job->size_pct / 100;
+		job->size -= job->size % lbs;
+		job->size_pct = 0;
+	}
+	/* fio's offset_increment: the last clone's region starts there */
+	if (job->offset_increment && job->target != TARGET_JOBFILES) {
+		uint64_t last = job->offset + (uint64_t)(job->numjobs - 1) *
+						      job->offset_increment;
+
+		if (job->offset_increment % lbs || last >= cap) {
+			fprintf(stderr,
+				"mqblk: %s: offset_increment %llu puts clone %u at %llu, not a block of the device (size %llu)\n",
+				job->name,
+				(unsigned long long)job->offset_increment,
+				job->numjobs - 1, (unsigned long long)last,
+				(unsigned long long)cap);
+			return -1;
+		}
+		if (!job->size)
+			job->size = cap - last;
+		if (job->size > cap - last) {
+			fprintf(stderr,
+				"mqblk: %s: size %llu from offset %llu (clone %u's, offset_increment) exceeds the device size %llu\n",
+				job->name, (unsigned long long)job->size,
+				(unsigned long long)last, job->numjobs - 1,
+				(unsigned long long)cap);
+			return -1;
+		}
+	}
 	if (!job->size)
 		job->size = cap - job->offset;
 	if (job->size > cap - job->offset) {
@@ -1314,6 +1676,23 @@ static int job_resolve(struct bench_job *job, struct mqblk_dev *dev)
 	return 0;
 }
 
+/* What a job with no --filename and no --ioengine runs on, said plainly. */
+static const char null_default_note[] =
+	"no --filename and no --ioengine: this job runs on mqblk's null "
+	"device (no file, no data stored); fio would lay out and measure a "
+	"file here (give --ioengine=psync or another file engine)";
+
+/* The engine the header names: as given, or what the job runs on. */
+static const char *header_engine(const struct bench_job *j)
+{
+	if (j->ioengine)
+		return j->ioengine;
+	if (j->target == TARGET_NULL_DEFAULT)
+		return "null";
+	/* fio's default engine, on fio's own files */
+	return j->target == TARGET_JOBFILES ? "psync" : "mqblk";
+}
+
 static void print_job_headers(FILE *f, const struct bench_job *jobs,
 			      unsigned nr)
 {
@@ -1337,10 +1716,12 @@ static void print_job_headers(FILE *f, const struct bench_job *jobs,
 		else
 			fprintf(f, "bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, ", b[0],
 				b[1], b[2], b[3], b[4], b[5]);
-		fprintf(f, "ioengine=%s, iodepth=%u\n",
-			j->ioengine ? j->ioengine : "mqblk", j->iodepth);
+		fprintf(f, "ioengine=%s, iodepth=%u\n", header_engine(j),
+			j->iodepth);
 		if (j->numjobs > 1)
 			fprintf(f, "...\n");
+		if (j->target == TARGET_NULL_DEFAULT)
+			fprintf(f, "%s: %s\n", j->name, null_default_note);
 		threads += j->numjobs;
 	}
 	fprintf(f, "%s\nStarting %u thread%s\n", BENCH_VERSION, threads,
@@ -1355,13 +1736,15 @@ static FILE *status_stream(const struct bench_config *cfg)
 		return NULL;
 	if (cfg->eta == ETA_ALWAYS)
 		return to_stdout_report && !(cfg->output_format &
-					     (OUTPUT_JSON | OUTPUT_JSONPLUS)) ?
+					     (OUTPUT_JSON | OUTPUT_JSONPLUS |
+					      OUTPUT_TERSE)) ?
 			       stdout :
 			       stderr;
 	/* auto: a terminal only, never inside a JSON document */
 	if (isatty(STDOUT_FILENO) &&
 	    (!to_stdout_report ||
-	     !(cfg->output_format & (OUTPUT_JSON | OUTPUT_JSONPLUS))))
+	     !(cfg->output_format &
+	       (OUTPUT_JSON | OUTPUT_JSONPLUS | OUTPUT_TERSE))))
 		return stdout;
 	return NULL;
 }
@@ -1441,9 +1824,18 @@ static void group_status(struct job_thread *jts, unsigned nr,
  * a write group to a later --verify_only group, as a file would.
  */
 struct dev_cache {
-	struct bench_dev d[64];
+	struct bench_dev d[MAX_GROUP_DEVS];
 	unsigned nr;
 };
+
+static void bdev_close(struct bench_dev *bd)
+{
+	if (bd->dev)
+		mqblk_dev_close(bd->dev);
+	free(bd->uri);
+	bd->dev = NULL;
+	bd->uri = NULL;
+}
 
 static bool dev_fits(const struct bench_dev *kept, const struct bench_dev *want)
 {
@@ -1468,9 +1860,9 @@ static struct mqblk_dev *dev_cache_take(struct dev_cache *dc,
 		if (dev_fits(&dc->d[k], want)) {
 			dev = dc->d[k].dev;
 			want->flags = dc->d[k].flags;
-		} else {
-			mqblk_dev_close(dc->d[k].dev);
+			dc->d[k].dev = NULL;
 		}
+		bdev_close(&dc->d[k]);
 		dc->d[k--] = dc->d[--dc->nr];
 	}
 	return dev;
@@ -1479,55 +1871,152 @@ static struct mqblk_dev *dev_cache_take(struct dev_cache *dc,
 static void dev_cache_close(struct dev_cache *dc)
 {
 	while (dc->nr)
-		mqblk_dev_close(dc->d[--dc->nr].dev);
+		bdev_close(&dc->d[--dc->nr]);
 }
 
 /* Run the jobs of one group (indexes [first, last)) concurrently. */
+/* Where a run's periodic reports go (--status-interval). */
+struct status_out {
+	FILE *out;
+	uint64_t start_ms;
+	uint64_t last_ns;
+};
+
+/*
+ * fio's --status-interval: the full report (terse, JSON, normal, as asked)
+ * of every job so far, running ones from a snapshot each job thread takes
+ * between reaps when asked (a thread stuck in a reap for over 2 s shows
+ * its last snapshot, or is left out until it has one).
+ */
+static void status_dump(const struct bench_config *cfg, struct job_thread *jts,
+			unsigned nr, struct status_out *so)
+{
+	struct job_stats **all = calloc(nr ? nr : 1, sizeof(*all));
+	struct job_stats *copies = calloc(nr ? nr : 1, sizeof(*copies));
+	uint64_t deadline = clock_now_ns() + 2000000000ull;
+	struct report r;
+	unsigned i, n = 0;
+
+	if (!all || !copies)
+		goto out;
+	for (i = 0; i < nr; i++)
+		if (jts[i].snap && !atomic_load(&jts[i].done))
+			atomic_fetch_add(&jts[i].snap_req, 1);
+	for (i = 0; i < nr; i++) {
+		struct job_thread *jt = &jts[i];
+
+		while (jt->snap && !atomic_load(&jt->done) &&
+		       atomic_load(&jt->snap_ack) !=
+			       atomic_load(&jt->snap_req) &&
+		       clock_now_ns() < deadline) {
+			struct timespec ts = { 0, 1000000 };
+
+			nanosleep(&ts, NULL);
+		}
+		if (atomic_load(&jt->done)) {
+			all[n++] = &jt->stats;
+			continue;
+		}
+		pthread_mutex_lock(&jt->snap_lock);
+		if (jt->snap_valid) {
+			copies[i] = *jt->snap;
+			all[n++] = &copies[i];
+		}
+		pthread_mutex_unlock(&jt->snap_lock);
+	}
+	memset(&r, 0, sizeof(r));
+	r.cfg = cfg;
+	r.jobs = all;
+	r.nr_jobs = n;
+	r.version = BENCH_VERSION;
+	r.start_time_ms = so->start_ms;
+	if (cfg->output_format & OUTPUT_TERSE)
+		report_terse(so->out, &r, cfg->terse_version);
+	if (cfg->output_format & (OUTPUT_JSON | OUTPUT_JSONPLUS))
+		report_json(so->out, &r, cfg->output_format & OUTPUT_JSONPLUS);
+	if (cfg->output_format & OUTPUT_NORMAL)
+		report_normal(so->out, &r);
+	fflush(so->out);
+out:
+	free(copies);
+	free(all);
+}
+
 static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 		     unsigned first, unsigned last, struct job_thread *jts,
 		     unsigned *nr_jts, unsigned *thread_nr,
-		     struct dev_cache *dc)
+		     struct dev_cache *dc, struct status_out *so)
 {
-	struct bench_dev devs[64];
+	struct bench_dev *devs;
 	unsigned nr_devs = 0, i, j, c, base = *nr_jts, nr_started = 0;
 	struct status_snapshot prev, cur;
 	FILE *sf = status_stream(cfg);
+	uint64_t last_newline = clock_now_ns();
+	char ubuf[4096];
 	int ret = 0;
 
-	memset(devs, 0, sizeof(devs));
+	devs = calloc(MAX_GROUP_DEVS, sizeof(*devs));
+	if (!devs) {
+		fprintf(stderr, "mqblk: out of memory\n");
+		return -1;
+	}
+	/* one device per distinct URI: a clone of a job on fio's jobname
+	 * files has its own file, the clones of any other job share one */
 	for (i = first; i < last; i++) {
-		const char *uri = job_uri(&jobs[i]);
+		for (c = 0; c < jobs[i].numjobs; c++) {
+			const char *uri = bench_clone_uri(&jobs[i], c, ubuf,
+							  sizeof(ubuf));
 
-		for (j = 0; j < nr_devs; j++)
-			if (!strcmp(devs[j].uri, uri))
-				break;
-		if (j == nr_devs) {
-			if (nr_devs == 64) {
+			if (!uri) {
 				fprintf(stderr,
-					"mqblk: more than 64 devices in one group\n");
-				return -1;
+					"mqblk: %s: file name too long\n",
+					jobs[i].name);
+				ret = -1;
+				goto out_close;
 			}
-			devs[j].uri = (char *)uri;
-			devs[j].hipri = -1;
-			devs[j].direct = -1;
-			nr_devs++;
+			for (j = 0; j < nr_devs; j++)
+				if (!strcmp(devs[j].uri, uri))
+					break;
+			if (j == nr_devs) {
+				if (nr_devs == MAX_GROUP_DEVS) {
+					fprintf(stderr,
+						"mqblk: more than %u devices in one group\n",
+						MAX_GROUP_DEVS);
+					ret = -1;
+					goto out_close;
+				}
+				devs[j].uri = strdup(uri);
+				devs[j].hipri = -1;
+				devs[j].direct = -1;
+				nr_devs++;
+				if (!devs[j].uri) {
+					fprintf(stderr,
+						"mqblk: out of memory\n");
+					ret = -1;
+					goto out_close;
+				}
+			}
+			if (devs[j].direct >= 0 &&
+			    devs[j].direct != jobs[i].direct) {
+				fprintf(stderr,
+					"mqblk: jobs sharing device '%s' disagree on --direct\n",
+					uri);
+				ret = -1;
+				goto out_close;
+			}
+			devs[j].direct = jobs[i].direct;
+			devs[j].flags |= job_open_flags(&jobs[i]);
+			devs[j].nr_threads++;
+			if (devs[j].hipri >= 0 &&
+			    devs[j].hipri != jobs[i].hipri) {
+				fprintf(stderr,
+					"mqblk: jobs sharing device '%s' disagree on --hipri\n",
+					uri);
+				ret = -1;
+				goto out_close;
+			}
+			devs[j].hipri = jobs[i].hipri;
 		}
-		if (devs[j].direct >= 0 && devs[j].direct != jobs[i].direct) {
-			fprintf(stderr,
-				"mqblk: jobs sharing device '%s' disagree on --direct\n",
-				uri);
-			return -1;
-		}
-		devs[j].direct = jobs[i].direct;
-		devs[j].flags |= job_open_flags(&jobs[i]);
-		devs[j].nr_threads += jobs[i].numjobs;
-		if (devs[j].hipri >= 0 && devs[j].hipri != jobs[i].hipri) {
-			fprintf(stderr,
-				"mqblk: jobs sharing device '%s' disagree on --hipri\n",
-				uri);
-			return -1;
-		}
-		devs[j].hipri = jobs[i].hipri;
 	}
 	for (j = 0; j < nr_devs; j++) {
 		struct mqblk_dev_opts o;
@@ -1550,16 +2039,50 @@ static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 		}
 	}
 	for (i = first; i < last; i++) {
-		for (j = 0; j < nr_devs; j++)
-			if (!strcmp(devs[j].uri, job_uri(&jobs[i])))
-				break;
-		if (job_resolve(&jobs[i], devs[j].dev)) {
-			ret = -1;
-			goto out_close;
-		}
 		for (c = 0; c < jobs[i].numjobs; c++) {
-			struct job_thread *jt = &jts[(*nr_jts)++];
+			const char *uri = bench_clone_uri(&jobs[i], c, ubuf,
+							  sizeof(ubuf));
+			struct job_thread *jt;
 
+			for (j = 0; j < nr_devs; j++)
+				if (!strcmp(devs[j].uri, uri))
+					break;
+			if (job_resolve(&jobs[i], devs[j].dev)) {
+				ret = -1;
+				goto out_close;
+			}
+			/* fio's invalidate=1 (its default), for files */
+			if (jobs[i].invalidate &&
+			    (jobs[i].target == TARGET_PATH ||
+			     jobs[i].target == TARGET_JOBFILES) &&
+			    (ret = bench_file_invalidate(uri))) {
+				fprintf(stderr,
+					"mqblk: %s: invalidate %s: %s\n",
+					jobs[i].name, uri, strerror(-ret));
+				ret = -1;
+				goto out_close;
+			}
+			jt = &jts[(*nr_jts)++];
+			if (iolog_wanted(&jobs[i])) {
+				jt->log = malloc(sizeof(*jt->log));
+				if (!jt->log) {
+					fprintf(stderr,
+						"mqblk: out of memory\n");
+					ret = -1;
+					goto out_close;
+				}
+				iolog_init(jt->log, &jobs[i]);
+			}
+			if (cfg->status_interval_ns) {
+				jt->snap = malloc(sizeof(*jt->snap));
+				pthread_mutex_init(&jt->snap_lock, NULL);
+				if (!jt->snap) {
+					fprintf(stderr,
+						"mqblk: out of memory\n");
+					ret = -1;
+					goto out_close;
+				}
+			}
 			jt->job = &jobs[i];
 			jt->bdev = &devs[j];
 			jt->clone_idx = c;
@@ -1587,11 +2110,22 @@ static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 		if (all_done)
 			break;
 		nanosleep(&ts, NULL);
+		if (cfg->status_interval_ns &&
+		    clock_now_ns() - so->last_ns >= cfg->status_interval_ns) {
+			status_dump(cfg, jts, base + nr_started, so);
+			so->last_ns = clock_now_ns();
+		}
 		if (!sf)
 			continue;
 		group_status(jts + base, nr_started, &cur);
-		if (cur.now_ns - prev.now_ns >= 1000000000ull) {
+		if (cur.now_ns - prev.now_ns >= cfg->eta_interval_ns) {
 			status_print(sf, &prev, &cur);
+			/* --eta-newline: the line stays, a new one starts */
+			if (cfg->eta_newline_set &&
+			    cur.now_ns - last_newline >= cfg->eta_newline_ns) {
+				fputc('\n', sf);
+				last_newline = cur.now_ns;
+			}
 			prev = cur;
 		}
 	}
@@ -1610,13 +2144,18 @@ static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 	}
 out_close:
 	for (j = 0; j < nr_devs; j++) {
-		if (!devs[j].dev)
-			continue;
-		if (ret || dc->nr == 64)
-			mqblk_dev_close(devs[j].dev);
+		/* a file keeps its data closed: only other devices are kept
+		 * for later groups. (The uring driver knows its ring's owner
+		 * by a thread-local's address, which a later group's thread
+		 * can reuse, so a kept path device refused that thread's
+		 * buffers with EEXIST.) */
+		if (!devs[j].dev || ret || dc->nr == MAX_GROUP_DEVS ||
+		    devs[j].uri[0] == '/' || devs[j].uri[0] == '.')
+			bdev_close(&devs[j]);
 		else
 			dc->d[dc->nr++] = devs[j];
 	}
+	free(devs);
 	return ret;
 }
 
@@ -1657,7 +2196,9 @@ int bench_run(struct bench_config *cfg)
 	FILE *out = stdout;
 	struct timeval tv;
 	struct report r;
-	struct dev_cache dc = { .nr = 0 };
+	struct dev_cache *dc;
+	struct bench_files bf = { 0 };
+	struct status_out so = { 0 };
 	int status = 0;
 
 	if (!cfg->nr_jobs) {
@@ -1673,14 +2214,29 @@ int bench_run(struct bench_config *cfg)
 		nr_threads += jobs[i].numjobs;
 	jts = calloc(nr_threads, sizeof(*jts));
 	all = calloc(nr_threads, sizeof(*all));
-	if (!jts || !all) {
+	dc = calloc(1, sizeof(*dc));
+	if (!jts || !all || !dc) {
 		status = 1;
 		goto out_free;
 	}
-	if (preflight(jobs, cfg->nr_jobs)) {
+	/* fio lays its files out once its jobs start; here before any
+	 * output, so a failure is one line and no half-made report */
+	if (bench_files_prepare(jobs, cfg->nr_jobs, &bf)) {
 		status = 1;
 		goto out_free;
 	}
+	if (preflight(jobs, cfg->nr_jobs) ||
+	    iolog_precreate(jobs, cfg->nr_jobs)) {
+		bench_files_unlink(&bf, jobs, true);
+		status = 1;
+		goto out_free;
+	}
+	/* a report with no normal text still says where the I/O went */
+	if (!(cfg->output_format & OUTPUT_NORMAL))
+		for (i = 0; i < cfg->nr_jobs; i++)
+			if (jobs[i].target == TARGET_NULL_DEFAULT)
+				fprintf(stderr, "mqblk: %s: %s\n", jobs[i].name,
+					null_default_note);
 	if (cfg->output) {
 		out = fopen(cfg->output, "w");
 		if (!out) {
@@ -1692,25 +2248,37 @@ int bench_run(struct bench_config *cfg)
 		}
 	}
 	gettimeofday(&tv, NULL);
+	so.out = out;
+	so.start_ms = (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
+	so.last_ns = clock_now_ns();
 	if (cfg->output_format & OUTPUT_NORMAL)
 		print_job_headers(out, jobs, cfg->nr_jobs);
 	fflush(out);
 	/* groups run one after another; jobs inside one run together */
-	for (first = 0; first < cfg->nr_jobs && !atomic_load(&stop_signal);) {
+	for (first = 0; first < cfg->nr_jobs && !atomic_load(&stop_signal) &&
+			!atomic_load(&stop_exitall);) {
 		unsigned last = first + 1;
 
 		while (last < cfg->nr_jobs &&
 		       jobs[last].groupid == jobs[first].groupid)
 			last++;
+		if (cfg->output_format & OUTPUT_NORMAL) {
+			bench_files_print_layout(out, &bf, jobs, first, last);
+			fflush(out);
+		}
 		if (run_group(cfg, jobs, first, last, jts, &nr_jts, &thread_nr,
-			      &dc)) {
+			      dc, &so)) {
 			status = 1;
 			if (!nr_jts)
 				goto out_close;
 		}
 		first = last;
 	}
-	dev_cache_close(&dc);
+	dev_cache_close(dc);
+	bench_files_unlink(&bf, jobs, false);
+	for (i = 0; i < nr_jts; i++)
+		if (jts[i].log && iolog_write(jts[i].log, jts[i].thread_nr))
+			status = 1;
 	for (i = 0; i < nr_jts; i++) {
 		all[i] = &jts[i].stats;
 		jts[i].stats.pid = getpid();
@@ -1725,18 +2293,33 @@ int bench_run(struct bench_config *cfg)
 	r.version = BENCH_VERSION;
 	r.start_time_ms =
 		(uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
-	if (cfg->output_format & OUTPUT_NORMAL)
-		report_normal(out, &r);
+	/* fio's order: terse lines, then JSON, then the normal report */
+	if (cfg->output_format & OUTPUT_TERSE)
+		report_terse(out, &r, cfg->terse_version);
 	if (cfg->output_format & (OUTPUT_JSON | OUTPUT_JSONPLUS))
 		report_json(out, &r, cfg->output_format & OUTPUT_JSONPLUS);
+	if (cfg->output_format & OUTPUT_NORMAL)
+		report_normal(out, &r);
 out_close:
-	dev_cache_close(&dc);
+	dev_cache_close(dc);
 	if (out != stdout && fclose(out)) {
 		fprintf(stderr, "mqblk: writing '%s' failed\n", cfg->output);
 		status = 1;
 	}
 	fflush(stdout);
 out_free:
+	for (i = 0; jts && i < nr_jts; i++) {
+		if (jts[i].log) {
+			iolog_free(jts[i].log);
+			free(jts[i].log);
+		}
+		if (!jts[i].snap)
+			continue;
+		free(jts[i].snap);
+		pthread_mutex_destroy(&jts[i].snap_lock);
+	}
+	bench_files_free(&bf);
+	free(dc);
 	free(all);
 	free(jts);
 	free(jobs);

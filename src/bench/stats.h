@@ -298,6 +298,8 @@ void report_normal(FILE *f, const struct report *r);
 #define N2S_LEN 32
 const char *report_bytes_str(char *buf, uint64_t v);
 void report_json(FILE *f, const struct report *r, bool plus);
+/* fio's terse lines, version 2 to 5 (output_terse.c). */
+void report_terse(FILE *f, const struct report *r, unsigned version);
 
 /*
  * What both writers print, worked out once (stats.c). entries: fio's

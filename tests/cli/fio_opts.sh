@@ -73,4 +73,141 @@ print(len({b[i:i + 4096] for i in range(0, len(b), 4096)}))' "$TMP/r.img")
 		test "$distinct" = "$want"
 done
 
+# ---- rate control, thinktime, io_size, offset_increment, buffer_pattern,
+# exitall (fio's meanings; figures beside fio 3.33's in the commit) ----
+ios()
+{
+	python3 - "$OUT" "$1" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+d = json.loads(text[text.index("{"):])
+print(sum(j[sys.argv[2]]["total_ios"] for j in d["jobs"]))
+PY
+}
+
+# a rate is an upper bound: at most one I/O per gap since the start
+run bench --name=r --filename=null --rw=randread --bs=4k --runtime=1 \
+	--time_based --rate_iops=200 --output-format=json
+ok "--rate_iops=200" &&
+	check "--rate_iops=200: 1 s holds 1 to 202 I/Os ($(ios read))" \
+		test "$(ios read)" -ge 1 -a "$(ios read)" -le 202
+run bench --name=r --filename=null --rw=randread --bs=4k --runtime=1 \
+	--time_based --rate=800k --output-format=json
+ok "--rate=800k" &&
+	check "--rate=800k at 4k: 1 to 202 I/Os in 1 s ($(ios read))" \
+		test "$(ios read)" -ge 1 -a "$(ios read)" -le 202
+run bench --name=r --filename=null --rw=randread --bs=4k --runtime=1 \
+	--time_based --rate_iops=500 --rate_process=poisson \
+	--output-format=json
+ok "--rate_process=poisson" &&
+	check "--rate_process=poisson: I/Os paced ($(ios read) < 5000)" \
+		test "$(ios read)" -lt 5000
+# per direction: fio switches to the direction behind its rate, so reads
+# are not held to the writes' pace
+run bench --name=r --filename=null --rw=randrw --bs=4k --runtime=1 \
+	--time_based --rate_iops=200,50 --output-format=json
+ok "--rate_iops=200,50 randrw" &&
+	check "--rate_iops=200,50: reads <= 202, writes <= 52, reads > writes" \
+		test "$(ios read)" -le 202 -a "$(ios write)" -le 52 \
+		-a "$(ios read)" -gt "$(ios write)"
+# thinktime: 10 I/Os, then 100 ms of nothing
+run bench --name=t --filename=null --rw=randread --bs=4k --runtime=1 \
+	--time_based --thinktime=100ms --thinktime_blocks=10 \
+	--thinktime_spin=1ms --output-format=json
+ok "--thinktime=100ms --thinktime_blocks=10" &&
+	check "--thinktime: at most 10 I/Os per 100 ms ($(ios read) <= 110)" \
+		test "$(ios read)" -le 110
+# io_size: 3 MiB of I/O over a 1 MiB region (fio: 768 4k reads)
+for rw in read randread; do
+	run bench --name=i --filename=null --rw=$rw --bs=4k --size=1m \
+		--io_size=3m --output-format=json
+	ok "--io_size=3m $rw" &&
+		check "--io_size=3m over size=1m, $rw: 768 I/Os as fio" \
+			test "$(ios read)" = 768
+done
+run bench --name=i --filename=null --rw=randread --bs=4k --size=1m \
+	--io_limit=256k --output-format=json
+ok "--io_limit=256k" &&
+	check "--io_limit=256k: 64 I/Os as fio" test "$(ios read)" = 64
+run bench --name=s --filename=null --rw=read --size=64k --startdelay=100ms
+ok "--startdelay=100ms"
+# offset_increment: clone 1 writes the 64 KiB after clone 0's
+rm -f "$TMP/o.img"
+truncate -s 256k "$TMP/o.img"
+run bench --name=o --filename="$TMP/o.img" --rw=write --bs=4k --size=64k \
+	--numjobs=2 --offset_increment=64k --zero_buffers=0
+ok "--offset_increment=64k, numjobs=2" &&
+	check "--offset_increment: 128 KiB written, the rest untouched" \
+		python3 -c '
+import sys
+b = open(sys.argv[1], "rb").read()
+sys.exit(0 if all(b[i:i + 4096] != bytes(4096) for i in range(0, 131072, 4096))
+	 and b[131072:] == bytes(131072) else 1)' "$TMP/o.img"
+run bench --name=o --filename="$TMP/o.img" --rw=write --size=64k \
+	--numjobs=8 --offset_increment=64k
+failed "--offset_increment past the end" "offset_increment 65536 puts clone 7"
+# buffer_pattern: the data written is the pattern, repeated
+rm -f "$TMP/p.img"
+truncate -s 64k "$TMP/p.img"
+run bench --name=p --filename="$TMP/p.img" --rw=write --bs=4k --size=64k \
+	--buffer_pattern=0xdeadbeef
+ok "--buffer_pattern=0xdeadbeef" &&
+	check "--buffer_pattern: the file is de ad be ef over and over" \
+		python3 -c '
+import sys
+b = open(sys.argv[1], "rb").read()
+sys.exit(0 if b == bytes.fromhex("deadbeef") * 16384 else 1)' "$TMP/p.img"
+# exitall: b ends after 64 I/Os, so a (15 s, time_based) stops too
+run bench --name=a --filename=null --rw=read --size=1g --runtime=15 \
+	--time_based --name=b --filename=null --rw=read --size=256k --exitall \
+	--output-format=json
+ok "--exitall" &&
+	check "--exitall: job a stopped when b ended" json_eval \
+		'd["jobs"][0]["job_runtime"] < 15000 and d["jobs"][1]["read"]["total_ios"] == 64'
+# rate_min: a job held below it fails with fio's words and EIO
+run bench --name=m --filename=null --rw=read --size=1g --runtime=2 \
+	--time_based --thinktime=10ms --rate_min=10m
+failed "--rate_min not met" '^mqblk: m: rate_min=10485760B/s not met, got [0-9]+B/s'
+run bench --name=m --filename=null --rw=read --size=1m --buffered=0
+ok "--buffered=0 (direct)"
+
+# bad values, one line each, fio's words where fio has them
+bad_opt()
+{
+	local name=$1 re=$2
+	shift 2
+	run bench --name=x --filename=null --rw=read --size=1m "$@"
+	failed "$name" "$re"
+}
+bad_opt "rate with rate_iops" "rate and rate_iops are mutually exclusive" \
+	--rate=1m --rate_iops=10
+bad_opt "rate_min above rate" "minimum rate exceeds rate" \
+	--rate_iops=10 --rate_iops_min=20
+bad_opt "rate_process=foo" "failed parsing rate_process=foo" \
+	--rate_process=foo
+bad_opt "rate with 4 values" "at most 3 values" --rate=1m,1m,1m,1m
+bad_opt "rate=abc" "rate: " --rate=abc
+bad_opt "thinktime_spin above thinktime" "thinktime_spin is longer" \
+	--thinktime=1ms --thinktime_spin=2ms
+bad_opt "thinktime=-1" "thinktime: " --thinktime=-1
+bad_opt "kb_base=1000" "kb_base=1000 is not supported" --kb_base=1000
+bad_opt "sync=1" "sync=1 is not supported" --sync=1
+bad_opt "random_distribution=zipf:1.2" \
+	"random_distribution=zipf:1.2 is not supported" \
+	--random_distribution=zipf:1.2
+bad_opt "unified_rw_reporting=1" "unified_rw_reporting=1 is not supported" \
+	--unified_rw_reporting=1
+bad_opt "continue_on_error=all" "continue_on_error=all is not supported" \
+	--continue_on_error=all
+bad_opt "ignore_error" "ignore_error is not supported" --ignore_error=EIO
+bad_opt "buffer_compress_percentage=50" \
+	"buffer_compress_percentage=50 is not supported" \
+	--buffer_compress_percentage=50
+bad_opt "buffer_pattern=zz" "pattern" --buffer_pattern=zz
+# the defaults of those are taken
+run bench --name=x --filename=null --rw=read --size=1m --kb_base=1024 \
+	--sync=0 --random_distribution=random --unified_rw_reporting=0 \
+	--continue_on_error=none --write_barrier=0 --dedupe_percentage=0
+ok "the defaults of the options not implemented are taken"
+
 finish

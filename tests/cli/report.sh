@@ -151,4 +151,104 @@ if ran help-run; then
 	check help-lists-iodepth has '--iodepth'
 fi
 
+# ---- terse (--minimal): fio's field order, for each terse version ----
+# shape FILE: each ;-field with its numbers as N (names and layout kept)
+terse_shape()
+{
+	tr ';' '\n' <"$1" | sed -E 's/[0-9]+(\.[0-9]+)?/N/g; 1!b; s/.*/V/' |
+		sed '2s/.*/VERSION/'
+}
+for v in 2 3 4 5; do
+	run bench --name=x --filename=null --rw=randrw --size=1m \
+		--description=hello --minimal --terse-version=$v
+	ok "--minimal --terse-version=$v" || continue
+	check "terse v$v: one line per job (two with v2's description)" \
+		test "$(wc -l <"$OUT")" = "$((v == 2 ? 2 : 1))"
+	check "terse v$v: starts with its version (v2: '2;x')" \
+		has_re "^$v;(mqblk-[0-9.]+;)?x;0;0;"
+	cp "$OUT" "$TMP/terse$v"
+	if command -v "${FIO:-fio}" >/dev/null; then
+		"${FIO:-fio}" --name=x --ioengine=null --rw=randrw --size=1m \
+			--description=hello --minimal --terse-version=$v \
+			>"$TMP/fio-terse$v" 2>/dev/null
+		check "terse v$v: the same fields as fio 3.33's, in its order" \
+			test "$(terse_shape "$TMP/terse$v")" = \
+			"$(terse_shape "$TMP/fio-terse$v")"
+	fi
+done
+# counters in the right fields: 1 MiB of 4k reads, 256 I/Os
+run bench --name=c --filename=null --rw=read --size=1m --bs=4k --minimal
+ok "--minimal read" &&
+	check "terse: read io_kbytes 1024, write 0 (fields 6 and 47)" \
+		test "$(cut -d';' -f6,47 "$OUT")" = "1024;0"
+# several formats at once, in fio's order: terse, JSON, normal
+run bench --name=m --filename=null --rw=read --size=1m \
+	--output-format=normal,json,terse
+ok "--output-format=normal,json,terse" &&
+	check "formats in fio's order: header, terse line, JSON, normal report" \
+		python3 - "$OUT" <<'PY'
+import sys
+t = open(sys.argv[1]).read().split("\n")
+first = lambda p: next(i for i, l in enumerate(t) if p(l))
+h = first(lambda l: l.startswith("m: (g=0)"))
+te = first(lambda l: l.startswith("3;"))
+j = first(lambda l: l == "{")
+n = first(lambda l: l.startswith("m: (groupid=0"))
+sys.exit(0 if h < te < j < n else 1)
+PY
+run bench --name=x --filename=null --size=1m --terse-version=6
+failed "--terse-version=6" "bad terse version format"
+run bench --name=x --filename=null --size=1m --output-format=terse,xml
+failed "--output-format=terse,xml" "unknown output-format 'xml'"
+
+# ---- --status-interval: fio's full report every interval, then the last
+run bench --name=s --filename=null --rw=randread --runtime=2 --time_based \
+	--status-interval=500ms
+ok "--status-interval=500ms" &&
+	check "--status-interval: the report at least twice (interim + final)" \
+		test "$(grep -c '^Run status group 0' "$OUT")" -ge 2
+run bench --name=s --filename=null --rw=randread --runtime=2 --time_based \
+	--status-interval=500ms --output-format=json
+ok "--status-interval JSON" &&
+	check "--status-interval JSON: whole documents, I/O never going back" \
+		python3 - "$OUT" <<'PY'
+import json, sys
+text, dec, docs, i = open(sys.argv[1]).read(), json.JSONDecoder(), [], 0
+while i < len(text):
+    if text[i].isspace():
+        i += 1
+        continue
+    d, i = dec.raw_decode(text, i)
+    docs.append(d["jobs"][0]["read"]["total_ios"])
+sys.exit(0 if len(docs) >= 2 and docs == sorted(docs) and docs[-1] > 0 else 1)
+PY
+run bench --name=s --filename=null --rw=randread --runtime=2 --time_based \
+	--eta=always --eta-newline=500ms --eta-interval=250ms
+ok "--eta-newline --eta-interval" &&
+	check "--eta-newline: status lines each on a line of its own (>= 2)" \
+		test "$(grep -c 'Jobs: ' "$OUT")" -ge 2
+run bench --name=s --filename=null --size=1m --status-interval=0
+failed "--status-interval=0" "status-interval=0: must be above 0"
+run bench --name=s --filename=null --size=1m --eta-interval=abc
+failed "--eta-interval=abc" "eta-interval: "
+
+# ---- help: mqblk help bench is bench --help, which names every option
+# the parser takes and every device kind
+run help bench
+cp "$OUT" "$TMP/help-bench"
+run bench --help
+ok "bench --help" &&
+	check "mqblk help bench is mqblk bench --help" \
+		cmp -s "$OUT" "$TMP/help-bench"
+missing=
+for o in $(grep -oE '^\s*\{ "[a-z_0-9]+", OT_' ../src/bench/options.c |
+	grep -oE '"[a-z_0-9]+"' | tr -d '"'); do
+	grep -qE -- "--$o\b|[ |(]$o\b" "$OUT" || missing="$missing $o"
+done
+check "bench --help names every option of options.c's table${missing:+ (missing:$missing)}" \
+	test -z "$missing"
+for kind in 'null\[' '/path' 'stripe:' 'nvme-tcp://HOST' 'multipath'; do
+	check "bench --help names the device kind $kind" has_re "$kind"
+done
+
 finish

@@ -55,7 +55,11 @@ static inline void fuzz_check_config(const struct bench_config *cfg,
 	FUZZ_CHECK(cfg->output_format != 0);
 	FUZZ_CHECK((cfg->output_format & (OUTPUT_JSON | OUTPUT_JSONPLUS)) !=
 		   (OUTPUT_JSON | OUTPUT_JSONPLUS));
-	FUZZ_CHECK(!(cfg->output_format & OUTPUT_TERSE));
+	/* terse lines: one of fio's terse versions */
+	FUZZ_CHECK(cfg->terse_version >= 2 && cfg->terse_version <= 5);
+	FUZZ_CHECK(!(cfg->output_format &
+		     ~(unsigned)(OUTPUT_NORMAL | OUTPUT_JSON | OUTPUT_JSONPLUS |
+				 OUTPUT_TERSE)));
 	FUZZ_CHECK(fuzz_opt_string_ok(cfg->output));
 	if (finished)
 		FUZZ_CHECK(cfg->nr_jobs >= 1);
@@ -87,6 +91,16 @@ static inline void fuzz_check_config(const struct bench_config *cfg,
 			   j->iodepth_batch_complete_max);
 		FUZZ_CHECK(j->iodepth_low >= 1 && j->iodepth_low <= j->iodepth);
 		FUZZ_CHECK(!j->time_based || j->runtime_ns > 0);
+		/* where the I/O goes: fio's jobname file has a name and a
+		 * size; only files take directory/filesize/unlink */
+		FUZZ_CHECK(j->nrfiles == 1);
+		FUZZ_CHECK(j->size_pct <= 100);
+		if (j->target == TARGET_JOBFILES)
+			FUZZ_CHECK(j->filename && j->filesize > 0 &&
+				   !j->size_pct);
+		if (j->target == TARGET_URI || j->target == TARGET_NULL_DEFAULT)
+			FUZZ_CHECK(!j->directory && !j->filesize &&
+				   !j->unlink && !j->create_on_open);
 		FUZZ_CHECK(!j->gtod_reduce ||
 			   (!j->clat_percentiles && !j->lat_percentiles &&
 			    !j->slat_percentiles));

@@ -30,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.output_format = OUTPUT_NORMAL;
+	cfg.terse_version = 3; /* bench_parse_args's default */
 	bench_job_defaults(&defaults);
 	memset(err, 0x55, sizeof(err));
 

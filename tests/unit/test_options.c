@@ -795,7 +795,23 @@ static void test_output_format(void **state)
 	assert_int_equal(cfg.output_format, OUTPUT_NORMAL);
 	bench_config_free(&cfg);
 
-	PARSE_BAD("terse", "--output-format=terse", "--name=a");
+	/* terse: fio's --minimal, alone or beside the others */
+	assert_int_equal(format_of("--output-format=terse"), OUTPUT_TERSE);
+	assert_int_equal(format_of("--output-format=terse,json,normal"),
+			 OUTPUT_TERSE | OUTPUT_JSON | OUTPUT_NORMAL);
+	assert_int_equal(format_of("--minimal"), OUTPUT_TERSE);
+	/* as fio: the later of --minimal and --output-format wins */
+	PARSE_OK(&cfg, "--minimal", "--output-format=json", "--name=a");
+	assert_int_equal(cfg.output_format, OUTPUT_JSON);
+	assert_int_equal(cfg.terse_version, 3);
+	bench_config_free(&cfg);
+	PARSE_OK(&cfg, "--output-format=json", "--minimal", "--terse-version=5",
+		 "--name=a");
+	assert_int_equal(cfg.output_format, OUTPUT_TERSE);
+	assert_int_equal(cfg.terse_version, 5);
+	bench_config_free(&cfg);
+	PARSE_BAD("bad terse version format", "--terse-version=6", "--name=a");
+	PARSE_BAD("bad terse version format", "--terse-version=x", "--name=a");
 	PARSE_BAD("xml", "--output-format=json,xml", "--name=a");
 	PARSE_BAD("empty output-format", "--output-format=,,", "--name=a");
 	PARSE_BAD("needs a value", "--output-format=", "--name=a");

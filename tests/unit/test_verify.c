@@ -233,7 +233,8 @@ static void test_options(void **state)
 			     "--verify_backlog=8",
 			     "--fsync=4",
 			     "--end_fsync=1",
-			     "--ioengine=libaio" };
+			     "--ioengine=libaio",
+			     "--size=1m" };
 	const char *reg[] = { "bench", "--name=v", "--filename=/tmp/x.img",
 			      "--registerfiles", "--sqthread_poll" };
 	const char *reg2[] = { "bench", "--name=v",
@@ -255,7 +256,9 @@ static void test_options(void **state)
 				   "--filename=/dev/shm/x" };
 
 	(void)state;
-	assert_int_equal(parse(&cfg, 8, ok), 0);
+	/* libaio with no --filename: fio's file v.0.0, so size= too */
+	assert_int_equal(parse(&cfg, 9, ok), 0);
+	assert_int_equal(cfg.jobs[0].target, TARGET_JOBFILES);
 	assert_int_equal(cfg.jobs[0].verify, BENCH_VERIFY_PATTERN);
 	assert_int_equal(cfg.jobs[0].verify_pattern_len, 2);
 	assert_true(cfg.jobs[0].do_verify);

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Files as fio makes them: the names a job's clones use, laying them out
+ * before the timed phase, and removing them (--unlink) after.
+ */
+#ifndef MQBLK_BENCH_FILES_H
+#define MQBLK_BENCH_FILES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bench.h"
+
+/* One file the run may create. */
+struct bench_file {
+	char *path; /* the file, no URI keys */
+	uint64_t size; /* bytes it must hold */
+	unsigned job_idx;
+	bool data; /* written through (a job that reads), else allocated */
+	bool create; /* does not exist, or too small: to lay out */
+	bool created; /* this run made it */
+	bool laid_out; /* laid out (fio's message printed for it) */
+};
+
+struct bench_files {
+	struct bench_file *f;
+	unsigned nr;
+};
+
+/*
+ * The device URI clone `clone` of job uses: its filename, or for
+ * TARGET_JOBFILES fio's DIR/NAME.CLONE.0 with the same URI keys. NULL
+ * when it does not fit in len.
+ */
+const char *bench_clone_uri(const struct bench_job *job, unsigned clone,
+			    char *buf, size_t len);
+
+/*
+ * Before any output: find the files the jobs need, check they fit, and
+ * lay out those that do not exist yet (or, fio's own jobname files, are
+ * too small). A failure is one line on stderr, returns -1, and leaves no
+ * file this call created.
+ */
+int bench_files_prepare(const struct bench_job *jobs, unsigned nr,
+			struct bench_files *bf);
+
+/* fio's "NAME: Laying out IO file (1 file / 1MiB)" for each file laid out
+ * of jobs [first, last). */
+void bench_files_print_layout(FILE *f, const struct bench_files *bf,
+			      const struct bench_job *jobs, unsigned first,
+			      unsigned last);
+
+/* Remove the files of jobs with --unlink (all = every file this run
+ * created, after a failure). */
+void bench_files_unlink(const struct bench_files *bf,
+			const struct bench_job *jobs, bool all);
+
+void bench_files_free(struct bench_files *bf);
+
+/* fio's invalidate: drop the page cache of the file a path URI names, so
+ * a buffered job reads the device, not memory. 0 or -errno. */
+int bench_file_invalidate(const char *uri);
+
+#endif
