@@ -146,8 +146,15 @@ static void fuzz_addrs(const uint8_t *data, size_t size)
 
 			FUZZ_CHECK(a[i].host[0]);
 			FUZZ_CHECK(p >= 1 && p <= 65535);
+			/* a transport, when named: lowercase letters only */
+			FUZZ_CHECK(
+				strspn(a[i].tr, "abcdefghijklmnopqrstuvwxyz") ==
+				strlen(a[i].tr));
+			/* no path twice: the same address over two
+			 * transports is two paths */
 			for (j = 0; j < i; j++)
-				FUZZ_CHECK(strcmp(a[i].host, a[j].host) ||
+				FUZZ_CHECK(strcmp(a[i].tr, a[j].tr) ||
+					   strcmp(a[i].host, a[j].host) ||
 					   strcmp(a[i].port, a[j].port));
 		}
 	}
