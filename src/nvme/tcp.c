@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crc32c.h"
@@ -531,9 +532,32 @@ int nvme_tcp_check_data_range(uint32_t offset, uint32_t len,
 
 /* ---- Receive stepping ---------------------------------------------------- */
 
-void nvme_tcp_rx_reset(struct nvme_tcp_rx_state *rx)
+int nvme_tcp_rx_init(struct nvme_tcp_rx_state *rx, uint32_t cap)
 {
 	memset(rx, 0, sizeof(*rx));
+	if (cap < 4096)
+		return -EINVAL;
+	rx->stage = malloc(cap);
+	if (!rx->stage)
+		return -ENOMEM;
+	rx->cap = cap;
+	return 0;
+}
+
+void nvme_tcp_rx_free(struct nvme_tcp_rx_state *rx)
+{
+	free(rx->stage);
+	memset(rx, 0, sizeof(*rx));
+}
+
+void nvme_tcp_rx_reset(struct nvme_tcp_rx_state *rx)
+{
+	uint8_t *stage = rx->stage;
+	uint32_t cap = rx->cap;
+
+	memset(rx, 0, sizeof(*rx));
+	rx->stage = stage;
+	rx->cap = cap;
 }
 
 void nvme_tcp_rx_begin_data(struct nvme_tcp_rx_state *rx, uint8_t *dst)
@@ -638,6 +662,55 @@ enum nvme_tcp_rx_event nvme_tcp_rx_step(const struct nvme_tcp_conn *c,
 more:
 	*used = off;
 	return NVME_TCP_RXE_MORE;
+}
+
+enum nvme_tcp_rx_event nvme_tcp_rx_next(const struct nvme_tcp_conn *c,
+					struct nvme_tcp_rx_state *rx,
+					const uint8_t **at, uint32_t *avail,
+					bool *ddgst_ok)
+{
+	uint32_t used;
+	enum nvme_tcp_rx_event ev =
+		nvme_tcp_rx_step(c, rx, rx->stage + rx->start,
+				 rx->end - rx->start, &used, ddgst_ok);
+
+	/* HDR: used ends with the header; BAD: the bad one starts there */
+	*at = rx->stage + rx->start + used -
+	      (ev == NVME_TCP_RXE_HDR ? rx->pdu.hdr_len : 0);
+	rx->start += used;
+	*avail = (uint32_t)(rx->stage + rx->end - *at);
+	if (rx->start == rx->end)
+		rx->start = rx->end = 0;
+	return ev;
+}
+
+uint8_t *nvme_tcp_rx_room(struct nvme_tcp_rx_state *rx, uint32_t *len,
+			  bool *direct)
+{
+	uint32_t want;
+	uint8_t *dst = nvme_tcp_rx_direct(rx, &want);
+
+	if (dst && rx->start == rx->end && want >= 4096) {
+		*direct = true;
+		*len = want;
+		return dst;
+	}
+	*direct = false;
+	if (rx->cap - rx->end < 256) {
+		memmove(rx->stage, rx->stage + rx->start, rx->end - rx->start);
+		rx->end -= rx->start;
+		rx->start = 0;
+	}
+	*len = rx->cap - rx->end;
+	return rx->stage + rx->end;
+}
+
+void nvme_tcp_rx_got(struct nvme_tcp_rx_state *rx, uint32_t n, bool direct)
+{
+	if (direct)
+		nvme_tcp_rx_direct_done(rx, n);
+	else
+		rx->end += n;
 }
 
 uint8_t *nvme_tcp_rx_direct(const struct nvme_tcp_rx_state *rx, uint32_t *len)

@@ -369,6 +369,10 @@ enum nvme_tcp_rx_step_state {
 };
 
 struct nvme_tcp_rx_state {
+	/* the staging buffer (nvme_tcp_rx_init): bytes [start, end) are
+	 * received and not yet stepped over */
+	uint8_t *stage;
+	uint32_t cap, start, end;
 	uint8_t step; /* enum nvme_tcp_rx_step_state */
 	struct nvme_tcp_rx_pdu pdu; /* the current PDU's header */
 	uint8_t *dst; /* where the next data byte goes; NULL: dropped */
@@ -393,7 +397,12 @@ enum nvme_tcp_rx_event {
 	NVME_TCP_RXE_BAD,
 };
 
-/* Forget any PDU under way (a new connection). */
+/* A receive state with a staging buffer of cap bytes (at least 4 KiB):
+ * 0 or -ENOMEM. nvme_tcp_rx_free gives the buffer back. */
+int nvme_tcp_rx_init(struct nvme_tcp_rx_state *rx, uint32_t cap);
+void nvme_tcp_rx_free(struct nvme_tcp_rx_state *rx);
+
+/* Forget any PDU under way and what is staged (a new connection). */
 void nvme_tcp_rx_reset(struct nvme_tcp_rx_state *rx);
 
 /* After NVME_TCP_RXE_HDR for a PDU with data: its data goes to dst
@@ -410,6 +419,27 @@ enum nvme_tcp_rx_event nvme_tcp_rx_step(const struct nvme_tcp_conn *c,
 					struct nvme_tcp_rx_state *rx,
 					const uint8_t *buf, uint32_t avail,
 					uint32_t *used, bool *ddgst_ok);
+
+/*
+ * The next event from what is staged: nvme_tcp_rx_step over the staging
+ * buffer. *at is where the event's bytes begin (the header for HDR, the
+ * failing header for BAD) and *avail how many are staged from there.
+ */
+enum nvme_tcp_rx_event nvme_tcp_rx_next(const struct nvme_tcp_conn *c,
+					struct nvme_tcp_rx_state *rx,
+					const uint8_t **at, uint32_t *avail,
+					bool *ddgst_ok);
+
+/*
+ * Where the next receive goes, and how many bytes it may take (*len):
+ * straight to the PDU's data when nothing is staged and at least 4 KiB
+ * of it is wanted (*direct), else the staging buffer's free end (moved
+ * down when under 256 bytes are left). Then nvme_tcp_rx_got with how
+ * many arrived.
+ */
+uint8_t *nvme_tcp_rx_room(struct nvme_tcp_rx_state *rx, uint32_t *len,
+			  bool *direct);
+void nvme_tcp_rx_got(struct nvme_tcp_rx_state *rx, uint32_t n, bool direct);
 
 /*
  * Where data may be received straight to (no staging copy): the

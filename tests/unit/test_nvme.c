@@ -1137,36 +1137,36 @@ static void step_stream(const struct nvme_tcp_conn *host, const uint8_t *s,
 	}
 }
 
-static void test_rx_step(void **state)
+/* The stream test_rx_step and test_rx_staged feed: a padded C2HData of
+ * dlen bytes with both digests, a CapsuleResp, a C2HData of 100 bytes
+ * with a wrong data digest, 8 bytes of no PDU. Returns its length. */
+static uint32_t rx_stream(struct nvme_tcp_conn *host, uint8_t *stream,
+			  size_t size, uint8_t *data, size_t dlen)
 {
 	struct nvme_tcp_conn ctrl = conn(false, true, true);
-	struct nvme_tcp_conn host;
-	static uint8_t stream[32768], data[5000], got[16384];
 	struct nvme_completion cqe;
-	const uint32_t chunks[] = { 1, 7, 4096, sizeof(stream) };
-	uint32_t len = 0, i, c;
+	uint32_t len, i;
 	ssize_t n;
 
-	(void)state;
 	ctrl.tx_pda = 1; /* data 8-byte aligned: header 24 + 4 pads to 32 */
-	host = peer(&ctrl);
-	for (i = 0; i < sizeof(data); i++)
+	*host = peer(&ctrl);
+	for (i = 0; i < dlen; i++)
 		data[i] = (uint8_t)(i * 7 + 3);
-	n = nvme_tcp_build_data(&ctrl, stream, sizeof(stream), 1, 0, 0, NULL,
-				sizeof(data), NVME_TCP_F_DATA_LAST);
+	n = nvme_tcp_build_data(&ctrl, stream, size, 1, 0, 0, NULL,
+				(uint32_t)dlen, NVME_TCP_F_DATA_LAST);
 	assert_true(n > 0);
 	/* the header (and padding) only: data and digest follow */
 	len = (uint32_t)n;
-	memcpy(stream + len, data, sizeof(data));
-	len += sizeof(data);
-	nvme_tcp_put_ddgst(stream + len, data, sizeof(data));
+	memcpy(stream + len, data, dlen);
+	len += (uint32_t)dlen;
+	nvme_tcp_put_ddgst(stream + len, data, dlen);
 	len += 4;
 	memset(&cqe, 0, sizeof(cqe));
-	n = nvme_tcp_build_rsp(&ctrl, stream + len, sizeof(stream) - len, &cqe);
+	n = nvme_tcp_build_rsp(&ctrl, stream + len, size - len, &cqe);
 	assert_true(n > 0);
 	len += (uint32_t)n;
-	n = nvme_tcp_build_data(&ctrl, stream + len, sizeof(stream) - len, 2, 0,
-				0, NULL, 100, NVME_TCP_F_DATA_LAST);
+	n = nvme_tcp_build_data(&ctrl, stream + len, size - len, 2, 0, 0, NULL,
+				100, NVME_TCP_F_DATA_LAST);
 	assert_true(n > 0);
 	len += (uint32_t)n;
 	memcpy(stream + len, data, 100);
@@ -1176,6 +1176,18 @@ static void test_rx_step(void **state)
 	len += 4;
 	memset(stream + len, 0xee, 8); /* no PDU type */
 	len += 8;
+	return len;
+}
+
+static void test_rx_step(void **state)
+{
+	struct nvme_tcp_conn host;
+	static uint8_t stream[32768], data[5000], got[16384];
+	const uint32_t chunks[] = { 1, 7, 4096, sizeof(stream) };
+	uint32_t len, i, c;
+
+	(void)state;
+	len = rx_stream(&host, stream, sizeof(stream), data, sizeof(data));
 	for (c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
 		for (i = 0; i < 2; i++) {
 			struct step_run run;
@@ -1193,6 +1205,80 @@ static void test_rx_step(void **state)
 			assert_memory_equal(got, data, sizeof(data));
 			assert_memory_equal(got + sizeof(data), data, 100);
 		}
+	}
+}
+
+/* The same stream through the staging buffer (nvme_tcp_rx_room/got/next),
+ * with 12000 bytes in the first C2HData, "received" in chunks of 1, 7,
+ * 3000 and all it takes: big data goes straight to its place, the rest
+ * is staged, and the events and data are as stepping them says. */
+static void test_rx_staged(void **state)
+{
+	struct nvme_tcp_conn host;
+	static uint8_t stream[32768], data[12000], got[16384];
+	const uint32_t chunks[] = { 1, 7, 3000, sizeof(stream) };
+	uint32_t len, c;
+
+	(void)state;
+	len = rx_stream(&host, stream, sizeof(stream), data, sizeof(data));
+	for (c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+		struct nvme_tcp_rx_state rx;
+		unsigned hdrs = 0, datas = 0, bad_digests = 0, bad = 0;
+		unsigned directs = 0;
+		uint32_t pos = 0, dst_off = 0;
+
+		assert_int_equal(nvme_tcp_rx_init(&rx, 4096), 0);
+		memset(got, 0, sizeof(got));
+		while (!bad) {
+			const uint8_t *at;
+			uint32_t avail, room, n;
+			bool ok, direct;
+			uint8_t *to;
+
+			switch (nvme_tcp_rx_next(&host, &rx, &at, &avail,
+						 &ok)) {
+			case NVME_TCP_RXE_HDR:
+				assert_int_equal(at[0], rx.pdu.type);
+				hdrs++;
+				if (rx.pdu.data_len) {
+					nvme_tcp_rx_begin_data(&rx,
+							       got + dst_off);
+					dst_off += rx.pdu.data_len;
+				}
+				continue;
+			case NVME_TCP_RXE_DATA:
+				datas++;
+				bad_digests += !ok;
+				continue;
+			case NVME_TCP_RXE_BAD:
+				assert_int_equal(at[0], 0xee);
+				assert_int_equal(avail, 8);
+				bad++;
+				continue;
+			case NVME_TCP_RXE_MORE:
+				break;
+			}
+			assert_true(pos < len);
+			to = nvme_tcp_rx_room(&rx, &room, &direct);
+			assert_true(room > 0);
+			n = chunks[c] < room ? chunks[c] : room;
+			if (n > len - pos)
+				n = len - pos;
+			memcpy(to, stream + pos, n);
+			pos += n;
+			directs += direct;
+			nvme_tcp_rx_got(&rx, n, direct);
+		}
+		assert_int_equal(hdrs, 3);
+		assert_int_equal(datas, 2);
+		assert_int_equal(bad_digests, 1);
+		assert_int_equal(pos, len);
+		assert_memory_equal(got, data, sizeof(data));
+		assert_memory_equal(got + sizeof(data), data, 100);
+		/* past the first staged bytes, the 12000 bytes' data goes
+		 * straight to its place (more than 4 KiB of it wanted) */
+		assert_true(directs > 0);
+		nvme_tcp_rx_free(&rx);
 	}
 }
 
@@ -1221,6 +1307,7 @@ int main(void)
 		cmocka_unit_test(test_rx_bad_data),
 		cmocka_unit_test(test_data_range),
 		cmocka_unit_test(test_rx_step),
+		cmocka_unit_test(test_rx_staged),
 		cmocka_unit_test(test_kernel_plain),
 		cmocka_unit_test(test_kernel_digest),
 		cmocka_unit_test(test_kernel_streaming),

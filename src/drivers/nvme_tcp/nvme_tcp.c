@@ -80,8 +80,6 @@ struct nvt_queue {
 	struct nvt_req *tx_head, *tx_tail; /* under nq.tx_lock */
 	size_t tx_off;
 	/* receive: poll only, under nq.rx_lock */
-	uint8_t *rxbuf;
-	uint32_t rx_start, rx_end;
 	struct nvme_tcp_rx_state rx;
 	struct mqblk_rq *rx_rq;
 	bool rx_success;
@@ -727,13 +725,12 @@ static int nvt_queue_init(struct nvmf_queue *nq)
 	struct nvt_queue *q = nvt_q(nq);
 
 	q->fd = -1;
-	q->rxbuf = malloc(NVT_RXBUF);
-	return q->rxbuf ? 0 : -ENOMEM;
+	return nvme_tcp_rx_init(&q->rx, NVT_RXBUF);
 }
 
 static void nvt_queue_free(struct nvmf_queue *nq)
 {
-	free(nvt_q(nq)->rxbuf);
+	nvme_tcp_rx_free(&nvt_q(nq)->rx);
 }
 
 static int nvt_queue_attach(struct nvmf_queue *nq, struct nvmf_conn *cn)
@@ -776,7 +773,6 @@ static void nvt_queue_detach(struct nvmf_queue *nq)
 		q->fd = -1;
 	}
 	tx_drop(q);
-	q->rx_start = q->rx_end = 0;
 	nvme_tcp_rx_reset(&q->rx);
 	q->rx_rq = NULL;
 }
@@ -808,26 +804,22 @@ static void nvt_flush(struct nvmf_queue *nq)
 static int rx_process(struct nvt_queue *q, int *done)
 {
 	while (!atomic_load(&q->nq.dead)) {
-		uint32_t avail = q->rx_end - q->rx_start, used;
-		uint8_t *b = q->rxbuf + q->rx_start;
+		const uint8_t *b;
+		uint32_t avail;
 		bool ok;
 		int ret;
 
-		switch (nvme_tcp_rx_step(&q->conn, &q->rx, b, avail, &used,
-					 &ok)) {
+		switch (nvme_tcp_rx_next(&q->conn, &q->rx, &b, &avail, &ok)) {
 		case NVME_TCP_RXE_MORE:
-			q->rx_start += used;
 			return 0;
 		case NVME_TCP_RXE_BAD:
 			nvmf_conn_fail(&q->nq, "malformed PDU");
 			return -1;
 		case NVME_TCP_RXE_HDR:
-			q->rx_start += used;
-			ret = rx_header(q, b + used - q->rx.pdu.hdr_len);
+			ret = rx_header(q, b);
 			break;
 		case NVME_TCP_RXE_DATA:
 		default:
-			q->rx_start += used;
 			ret = rx_data_done(q, ok);
 			break;
 		}
@@ -848,33 +840,17 @@ static int nvt_poll(struct nvmf_queue *nq)
 	while (!atomic_load(&nq->dead)) {
 		uint32_t want;
 		uint8_t *dst;
+		bool direct;
 		ssize_t n;
 
 		if (rx_process(q, &done))
 			break;
-		if (q->rx_start == q->rx_end)
-			q->rx_start = q->rx_end = 0;
-		dst = nvme_tcp_rx_direct(&q->rx, &want);
-		if (dst && q->rx_start == q->rx_end && want >= 4096) {
-			/* a big data section: straight into the buffer */
-			n = recv(q->fd, dst, want, MSG_DONTWAIT);
-			if (n > 0) {
-				nvme_tcp_rx_direct_done(&q->rx, (uint32_t)n);
-				continue;
-			}
-		} else {
-			if (NVT_RXBUF - q->rx_end < 256) {
-				memmove(q->rxbuf, q->rxbuf + q->rx_start,
-					q->rx_end - q->rx_start);
-				q->rx_end -= q->rx_start;
-				q->rx_start = 0;
-			}
-			n = recv(q->fd, q->rxbuf + q->rx_end,
-				 NVT_RXBUF - q->rx_end, MSG_DONTWAIT);
-			if (n > 0) {
-				q->rx_end += (uint32_t)n;
-				continue;
-			}
+		/* a big data section straight into its buffer, else staged */
+		dst = nvme_tcp_rx_room(&q->rx, &want, &direct);
+		n = recv(q->fd, dst, want, MSG_DONTWAIT);
+		if (n > 0) {
+			nvme_tcp_rx_got(&q->rx, (uint32_t)n, direct);
+			continue;
 		}
 		if (n == 0) {
 			nvmf_conn_fail(nq,

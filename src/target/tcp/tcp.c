@@ -58,8 +58,7 @@ static struct tgt_queue *tcp_queue_create(struct tgt_reactor *r, intptr_t conn,
 		close(fd);
 		return NULL;
 	}
-	q->rxbuf = malloc(TGT_RXBUF);
-	if (!q->rxbuf) {
+	if (nvme_tcp_rx_init(&q->rx, TGT_RXBUF)) {
 		free(q);
 		close(fd);
 		return NULL;
@@ -102,7 +101,7 @@ static struct tgt_queue *tcp_queue_create(struct tgt_reactor *r, intptr_t conn,
 	ev.data.ptr = &q->sq;
 	if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 		close(fd);
-		free(q->rxbuf);
+		nvme_tcp_rx_free(&q->rx);
 		free(q);
 		return NULL;
 	}
@@ -189,7 +188,7 @@ static void tcp_queue_destroy(struct tgt_queue *sq)
 	tgt_req_release_buf(&q->boot.req);
 	tgt_queue_release(&q->sq);
 	free(q->cmds);
-	free(q->rxbuf);
+	nvme_tcp_rx_free(&q->rx);
 	free(q);
 }
 
@@ -417,15 +416,13 @@ static void rx_data_done(struct tcp_queue *q, bool dgst_ok)
 static bool rx_process(struct tcp_queue *q)
 {
 	while (!q->sq.closing && !q->close_after_ctl) {
-		uint32_t avail = q->rx_end - q->rx_start, used;
-		uint8_t *b = q->rxbuf + q->rx_start;
 		const struct nvme_tcp_rx_pdu *p = &q->rx.pdu;
+		const uint8_t *b;
+		uint32_t avail;
 		bool ok;
 
-		switch (nvme_tcp_rx_step(&q->conn, &q->rx, b, avail, &used,
-					 &ok)) {
+		switch (nvme_tcp_rx_next(&q->conn, &q->rx, &b, &avail, &ok)) {
 		case NVME_TCP_RXE_MORE:
-			q->rx_start += used;
 			return true;
 		case NVME_TCP_RXE_BAD:
 			if (p->type == nvme_tcp_h2c_term ||
@@ -433,18 +430,13 @@ static bool rx_process(struct tcp_queue *q)
 				tcp_queue_quiesce(&q->sq);
 				return false;
 			}
-			b += used;
-			avail -= used;
 			tcp_queue_fatal(q, p->fes, p->fei, b,
 					avail < p->hlen ? avail : p->hlen);
 			return false;
 		case NVME_TCP_RXE_DATA:
-			q->rx_start += used;
 			rx_data_done(q, ok);
 			break;
 		case NVME_TCP_RXE_HDR:
-			q->rx_start += used;
-			b += used - p->hdr_len;
 			switch (p->type) {
 			case nvme_tcp_icreq:
 				rx_icreq(q, b);
@@ -485,6 +477,7 @@ static void queue_rx(struct tcp_queue *q)
 	for (rounds = 0;; rounds++) {
 		uint8_t *dst;
 		uint32_t want;
+		bool direct;
 		ssize_t n;
 
 		if (rounds == 32) {
@@ -493,29 +486,12 @@ static void queue_rx(struct tcp_queue *q)
 		}
 		if (!rx_process(q))
 			return;
-		if (q->rx_start == q->rx_end)
-			q->rx_start = q->rx_end = 0;
-		dst = nvme_tcp_rx_direct(&q->rx, &want);
-		if (dst && q->rx_start == q->rx_end && want >= 4096) {
-			/* a big data section: straight into its buffer */
-			n = recv(q->fd, dst, want, MSG_DONTWAIT);
-			if (n > 0) {
-				nvme_tcp_rx_direct_done(&q->rx, (uint32_t)n);
-				continue;
-			}
-		} else {
-			if (TGT_RXBUF - q->rx_end < 256) {
-				memmove(q->rxbuf, q->rxbuf + q->rx_start,
-					q->rx_end - q->rx_start);
-				q->rx_end -= q->rx_start;
-				q->rx_start = 0;
-			}
-			n = recv(q->fd, q->rxbuf + q->rx_end,
-				 TGT_RXBUF - q->rx_end, MSG_DONTWAIT);
-			if (n > 0) {
-				q->rx_end += (uint32_t)n;
-				continue;
-			}
+		/* a big data section straight into its buffer, else staged */
+		dst = nvme_tcp_rx_room(&q->rx, &want, &direct);
+		n = recv(q->fd, dst, want, MSG_DONTWAIT);
+		if (n > 0) {
+			nvme_tcp_rx_got(&q->rx, (uint32_t)n, direct);
+			continue;
 		}
 		if (n == 0) {
 			if (q->sq.t->verbose || (q->sq.ctrl && !q->sq.qid))

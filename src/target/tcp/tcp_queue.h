@@ -51,8 +51,6 @@ struct tcp_queue {
 	struct tcp_cmd boot; /* the Connect command's slot */
 
 	/* receive */
-	uint8_t *rxbuf;
-	uint32_t rx_start, rx_end;
 	struct nvme_tcp_rx_state rx; /* the PDU being received */
 	struct tcp_cmd *rx_cmd; /* data destination owner */
 

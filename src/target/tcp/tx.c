@@ -378,7 +378,6 @@ void tcp_queue_fatal(struct tcp_queue *q, uint16_t fes, uint32_t fei,
 		q->sq.ctrl ? q->sq.ctrl->subsys->nqn : "unconnected", q->sq.qid,
 		fes, fei);
 	nvme_tcp_rx_reset(&q->rx);
-	q->rx_start = q->rx_end = 0;
 	n = nvme_tcp_build_term(&q->conn, q->ctl, sizeof(q->ctl), fes, fei, hdr,
 				hdr_len);
 	if (n <= 0) {
