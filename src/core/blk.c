@@ -657,7 +657,8 @@ int mqblk_queue_open(struct mqblk_dev *dev, struct mqblk_queue **qp)
 		ret = -EBUSY;
 		goto out_close;
 	}
-	h->nr_ctx++;
+	/* read unlocked by queue_wait_step: relaxed atomics */
+	__atomic_fetch_add(&h->nr_ctx, 1, __ATOMIC_RELAXED);
 	dev->nr_queues_open++;
 	pthread_mutex_unlock(&dev->lock);
 	q->hctx = h;
@@ -705,7 +706,7 @@ out_unmap:
 	if (q->epfd >= 0)
 		close(q->epfd);
 	pthread_mutex_lock(&dev->lock);
-	h->nr_ctx--;
+	__atomic_fetch_sub(&h->nr_ctx, 1, __ATOMIC_RELAXED);
 	dev->nr_queues_open--;
 	pthread_mutex_unlock(&dev->lock);
 out_close:
@@ -743,7 +744,7 @@ void mqblk_queue_close(struct mqblk_queue *q)
 		dev->ops->unmap_buf(q->hctx, q->bufs[--q->nr_bufs]);
 	sched_queue_detach(q);
 	pthread_mutex_lock(&dev->lock);
-	q->hctx->nr_ctx--;
+	__atomic_fetch_sub(&q->hctx->nr_ctx, 1, __ATOMIC_RELAXED);
 	dev->nr_queues_open--;
 	pthread_mutex_unlock(&dev->lock);
 	if (q->epfd >= 0)
@@ -1297,7 +1298,7 @@ static void queue_wait_step(struct mqblk_queue *q, int64_t timeout_ns)
 	int ms;
 
 	bool drv_wait = q->policy == MQBLK_COMP_LOCAL && h->dev->ops->wait &&
-			h->nr_ctx == 1;
+			__atomic_load_n(&h->nr_ctx, __ATOMIC_RELAXED) == 1;
 
 	if (q->policy == MQBLK_COMP_POLLED ||
 	    (q->policy == MQBLK_COMP_LOCAL && h->irq_fd < 0 && !drv_wait)) {
@@ -1315,10 +1316,24 @@ static void queue_wait_step(struct mqblk_queue *q, int64_t timeout_ns)
 	}
 	ms = timeout_ns < 0 ? -1 : (int)((timeout_ns + 999999) / 1000000);
 	if (drv_wait && q->inflight && rq_llist_empty(&q->remote)) {
-		/* LOCAL, sole user of the hw queue: the driver's own wait */
-		h->dev->ops->wait(h, timeout_ns);
-		core_poll_hctx(h, q, MQBLK_PATH_LOCAL, h->depth);
-		return;
+		int exp = 0;
+
+		/* LOCAL, sole user of the hw queue: the driver's own wait.
+		 * It reads the hw queue's completions as a poll does, and
+		 * another queue may have joined the hw queue since nr_ctx
+		 * was read (jobs opening one device together): so only as
+		 * its poller (h->polling); a thread that comes to poll
+		 * meanwhile leaves poll_missed, which the poll after the
+		 * wait serves. Someone else polling: wait as below. */
+		if (atomic_compare_exchange_strong_explicit(
+			    &h->polling, &exp, 1, memory_order_acquire,
+			    memory_order_relaxed)) {
+			h->dev->ops->wait(h, timeout_ns);
+			atomic_store_explicit(&h->polling, 0,
+					      memory_order_seq_cst);
+			core_poll_hctx(h, q, MQBLK_PATH_LOCAL, h->depth);
+			return;
+		}
 	}
 	if (q->epfd >= 0) {
 		/* LOCAL: this thread takes its hw queue's interrupt */

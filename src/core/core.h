@@ -133,7 +133,8 @@ struct mqblk_hctx {
 	int irq_fd;
 
 	struct mqblk_tags *tags; /* own set, or the device's shared set */
-	unsigned nr_ctx; /* software queues mapped here */
+	unsigned nr_ctx; /* software queues mapped here (changed under
+			  * dev->lock, atomically: read without it) */
 	bool need_lock; /* nr_ctx > 1: serialise dispatch */
 	bool active; /* counted in tags->active_queues */
 

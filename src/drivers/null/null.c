@@ -5,6 +5,7 @@
  * memory backed (sparse); with fault injection. The control case.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,8 @@
 #define NULL_PAGE_SIZE 4096u
 #define NULL_SEG_SHIFT 21 /* the store's segments: 2 MiB, one THP each */
 #define NULL_SEG_SIZE (1u << NULL_SEG_SHIFT)
+/* locks over the store's segments (segment i takes lock i % this) */
+#define NULL_STORE_LOCKS 64
 #define NULL_MAX_BADBLOCKS 16
 /* memory_backed stores up to this size ask for huge pages by default */
 #define NULL_HUGE_DEFAULT_MAX (16ull << 30)
@@ -74,6 +77,12 @@ struct null_dev {
 	 * a transparent huge page unless hugepages=0 */
 	_Atomic(uint8_t *) *seg;
 	size_t nr_seg;
+	/* Two requests on one segment at once (two hw queues, or a host
+	 * that sends a command again on another path while the first is
+	 * still here) do not touch its bytes at the same time: a block is
+	 * written whole or not (AWUN 0: one block), as null_blk's lock
+	 * keeps it, and no byte is read while being written. */
+	pthread_mutex_t store_lock[NULL_STORE_LOCKS];
 	int hugepages; /* -1: by size (up to NULL_HUGE_DEFAULT_MAX) */
 	int nt_writes; /* -1: default (on); big writes bypass the cache */
 };
@@ -219,6 +228,8 @@ static int null_store_init(struct null_dev *nd, char *err, size_t errlen)
 	}
 	if (nd->hugepages < 0)
 		nd->hugepages = nd->size <= NULL_HUGE_DEFAULT_MAX;
+	for (size_t i = 0; i < NULL_STORE_LOCKS; i++)
+		pthread_mutex_init(&nd->store_lock[i], NULL);
 	return 0;
 }
 
@@ -386,6 +397,9 @@ static void null_exit(struct mqblk_dev *dev)
 		if (m)
 			munmap(m, NULL_SEG_SIZE);
 	}
+	if (nd->seg)
+		for (size_t i = 0; i < NULL_STORE_LOCKS; i++)
+			pthread_mutex_destroy(&nd->store_lock[i]);
 	free(nd->seg);
 	free(nd);
 }
@@ -480,15 +494,19 @@ static int null_transfer(struct null_dev *nd, enum mqblk_op op, uint64_t off,
 		uint32_t n = NULL_SEG_SIZE - in < len ? NULL_SEG_SIZE - in :
 							len;
 		uint8_t *m = null_seg(nd, i, op == MQBLK_OP_WRITE);
+		pthread_mutex_t *lk = &nd->store_lock[i % NULL_STORE_LOCKS];
 
+		pthread_mutex_lock(lk);
 		if (op == MQBLK_OP_READ) {
 			if (m)
 				memcpy(buf, m + in, n);
 			else
 				memset(buf, 0, n); /* never written: zeros */
 		} else if (op == MQBLK_OP_WRITE) {
-			if (!m)
+			if (!m) {
+				pthread_mutex_unlock(lk);
 				return -ENOMEM;
+			}
 			null_store_write(nd, m + in, buf, n);
 		} else if (m) {
 			uint32_t a = (in + NULL_PAGE_SIZE - 1) &
@@ -505,6 +523,7 @@ static int null_transfer(struct null_dev *nd, enum mqblk_op op, uint64_t off,
 				memset(m + in, 0, n);
 			}
 		}
+		pthread_mutex_unlock(lk);
 		off += n;
 		len -= n;
 		if (buf)
