@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # What `meson install` ships, installed into a DESTDIR: the binary, libmqblk
-# shared and static, mqblk.pc, the headers, the licence; then
+# shared and static, mqblk.pc, the headers, the licence, the man pages and
+# their HTML; then
 # examples/simple.c built with nothing but what `pkg-config --cflags --libs
 # mqblk` prints (and, against the archive, `--static`), and run.
 #
 # Usage: bash tests/cli/install.sh BUILD/mqblk BUILD_ROOT SOURCE_ROOT
-# with PREFIX, LIBDIR, BINDIR, INCLUDEDIR, DATADIR (absolute), CC and
-# SANITIZE (meson's b_sanitize) in the environment, as tests/meson.build
-# passes them.
+# with PREFIX, LIBDIR, BINDIR, INCLUDEDIR, DATADIR, MANDIR (absolute),
+# DOCS_BUILT (1 when asciidoctor built the man pages), CC and SANITIZE
+# (meson's b_sanitize) in the environment, as tests/meson.build passes
+# them.
 # shellcheck shell=bash
 source "$(dirname "$0")/lib.sh"
 
 BUILD=${2:?build root}
 SRC=${3:?source root}
 : "${PREFIX:?}" "${LIBDIR:?}" "${BINDIR:?}" "${INCLUDEDIR:?}" "${DATADIR:?}"
+: "${MANDIR:?}" "${DOCS_BUILT:=0}"
 : "${CC:?}" "${SANITIZE:=none}"
 DEST=$TMP/dest
 
@@ -53,6 +56,27 @@ installed "$INCLUDEDIR/mqblk/mqblk.h" "$INCLUDEDIR/mqblk/driver.h"
 installed "$DATADIR/doc/mqblk/LICENSE"
 check "the licence installed is the source tree's" \
 	cmp -s "$SRC/LICENSE" "$DEST$DATADIR/doc/mqblk/LICENSE"
+
+# man pages: mqblk(8), mqblk-devices(7), one per subcommand mqblk help
+# lists (in section 1 or 8), and their HTML
+if ((DOCS_BUILT)); then
+	cmds=$("$DEST$BINDIR/mqblk" help | awk '/^commands:/ { on = 1; next }
+		on && /^  [a-z][a-z-]* / { print $1 }' | grep -vxE 'help|version')
+	missing=
+	for c in $cmds; do
+		[[ -f $DEST$MANDIR/man1/mqblk-$c.1 || -f $DEST$MANDIR/man8/mqblk-$c.8 ]] ||
+			missing="$missing mqblk-$c"
+		[[ -f $DEST$DATADIR/doc/mqblk/html/mqblk-$c.html ]] ||
+			missing="$missing mqblk-$c.html"
+	done
+	check "a man page and its HTML for each of:$(echo " "$cmds)${missing:+ (missing:$missing)}" \
+		test -n "$cmds" -a -z "$missing"
+	installed "$MANDIR/man8/mqblk.8" "$MANDIR/man7/mqblk-devices.7"
+	check "mqblk-bench.1 is a man page (.TH MQBLK-BENCH 1)" \
+		grep -q '^\.TH "MQBLK\\-BENCH" "1"' "$DEST$MANDIR/man1/mqblk-bench.1"
+else
+	skip_setup "man pages" "asciidoctor not installed (scripts/deps), so no docs were built"
+fi
 
 # the shared library exports the public API and nothing else
 nm -D --defined-only "$DEST$LIBDIR/libmqblk.so" >"$TMP/dynsyms" 2>&1
