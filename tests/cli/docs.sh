@@ -5,7 +5,8 @@
 # is in its page, and every option the page documents (a definition list
 # entry, `*--opt*...::`) is in that --help; and every long option any page
 # names anywhere is one some mqblk command takes (examples of other
-# programs, such as the Linux host's nvme-cli lines, excepted).
+# programs, such as the Linux host's nvme-cli lines, excepted). And the
+# bash completion offers what the same --help texts list.
 #
 # Usage: bash tests/cli/docs.sh BUILD/mqblk SOURCE_ROOT
 # shellcheck shell=bash
@@ -85,5 +86,50 @@ for c in $ctl_cmds; do
 done
 check "every command mqblk ctl --help lists has its entry in mqblk-ctl.txt${missing:+ (missing:$missing)}" \
 	test -n "$ctl_cmds" -a -z "$missing"
+
+# ---- bash completion (completions/mqblk) against the same --help texts
+# complete_words WORD...: COMPREPLY of _mqblk for the command line
+# WORD... (the last word being completed), sorted, one a line in $OUT
+complete_words()
+{
+	COMP_WORDS=("$MQBLK" "$@")
+	COMP_CWORD=$#
+	COMPREPLY=()
+	_mqblk
+	printf '%s\n' "${COMPREPLY[@]}" | sort -u >"$OUT"
+}
+# shellcheck source=../../completions/mqblk
+source "$SRC/completions/mqblk"
+complete_words ""
+missing=
+for c in $cmds; do
+	grep -qx "$c" "$OUT" || missing="$missing $c"
+done
+check "mqblk <TAB> offers every subcommand${missing:+ (missing:$missing)}" \
+	test -n "$cmds" -a -z "$missing"
+complete_words "bench" "--"
+check "mqblk bench --<TAB> offers exactly bench --help's options" \
+	eval 'diff <(grep -- "^--" "$OUT") "$TMP/help-bench" >/dev/null'
+complete_words "target" "--"
+check "mqblk target --<TAB> offers exactly target --help's options" \
+	eval 'diff <(grep -- "^--" "$OUT") "$TMP/help-target" >/dev/null'
+complete_words "bench" "--ioeng"
+check "mqblk bench --ioeng<TAB> is --ioengine=" \
+	eval '[[ $(cat "$OUT") == --ioengine= ]]'
+complete_words "bench" "--rw" "=" ""
+check "mqblk bench --rw=<TAB> offers fio's patterns" \
+	eval '[[ $(tr "\n" " " <"$OUT") == "randread randrw randtrim randwrite read readwrite rw trim write " ]]'
+complete_words "bench" "--ioscheduler" "=" "mq"
+check "mqblk bench --ioscheduler=mq<TAB> is mq-deadline" \
+	eval '[[ $(cat "$OUT") == mq-deadline ]]'
+complete_words "target" "--zer"
+check "mqblk target --zer<TAB> is --zerocopy" \
+	eval '[[ $(cat "$OUT") == --zerocopy ]]'
+complete_words "ctl" "/run/x.sock" ""
+check "mqblk ctl SOCKET <TAB> offers ctl --help's commands" \
+	eval '[[ $(tr "\n" " " <"$OUT") == "$(echo $ctl_cmds | tr " " "\n" | sort | tr "\n" " ")" ]]'
+complete_words "discover" "--tr"
+check "mqblk discover --tr<TAB> offers --transport --traddr --trsvcid" \
+	eval '[[ $(tr "\n" " " <"$OUT") == "--traddr --transport --trsvcid " ]]'
 
 finish

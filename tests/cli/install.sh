@@ -2,22 +2,23 @@
 # SPDX-License-Identifier: MIT
 # What `meson install` ships, installed into a DESTDIR: the binary, libmqblk
 # shared and static, mqblk.pc, the headers, the licence, the man pages and
-# their HTML; then
+# their HTML, the bash completion, the systemd unit; then
 # examples/simple.c built with nothing but what `pkg-config --cflags --libs
 # mqblk` prints (and, against the archive, `--static`), and run.
 #
 # Usage: bash tests/cli/install.sh BUILD/mqblk BUILD_ROOT SOURCE_ROOT
-# with PREFIX, LIBDIR, BINDIR, INCLUDEDIR, DATADIR, MANDIR (absolute),
-# DOCS_BUILT (1 when asciidoctor built the man pages), CC and SANITIZE
-# (meson's b_sanitize) in the environment, as tests/meson.build passes
-# them.
+# with PREFIX, LIBDIR, BINDIR, INCLUDEDIR, DATADIR, MANDIR, SYSCONFDIR,
+# BASHCOMPLETIONDIR, SYSTEMDUNITDIR (absolute), DOCS_BUILT (1 when
+# asciidoctor built the man pages), CC and SANITIZE (meson's b_sanitize)
+# in the environment, as tests/meson.build passes them.
 # shellcheck shell=bash
 source "$(dirname "$0")/lib.sh"
 
 BUILD=${2:?build root}
 SRC=${3:?source root}
 : "${PREFIX:?}" "${LIBDIR:?}" "${BINDIR:?}" "${INCLUDEDIR:?}" "${DATADIR:?}"
-: "${MANDIR:?}" "${DOCS_BUILT:=0}"
+: "${MANDIR:?}" "${DOCS_BUILT:=0}" "${SYSCONFDIR:?}" "${BASHCOMPLETIONDIR:?}"
+: "${SYSTEMDUNITDIR:?}"
 : "${CC:?}" "${SANITIZE:=none}"
 DEST=$TMP/dest
 
@@ -76,6 +77,37 @@ if ((DOCS_BUILT)); then
 		grep -q '^\.TH "MQBLK\\-BENCH" "1"' "$DEST$MANDIR/man1/mqblk-bench.1"
 else
 	skip_setup "man pages" "asciidoctor not installed (scripts/deps), so no docs were built"
+fi
+
+# bash completion: the file, and that bash takes it
+installed "$BASHCOMPLETIONDIR/mqblk"
+check "the installed completion defines complete -F _mqblk mqblk" \
+	bash -c 'source "$1" && complete -p mqblk | grep -q "_mqblk mqblk"' _ \
+	"$DEST$BASHCOMPLETIONDIR/mqblk"
+
+# the systemd unit: the installed binary with SYSCONFDIR/mqblk/target.json
+unit=$DEST$SYSTEMDUNITDIR/mqblk-target.service
+installed "$SYSTEMDUNITDIR/mqblk-target.service"
+check "mqblk-target.service runs $BINDIR/mqblk target --config $SYSCONFDIR/mqblk/target.json" \
+	grep -qxF "ExecStart=$BINDIR/mqblk target --config $SYSCONFDIR/mqblk/target.json" "$unit"
+check "mqblk-target.service has no @placeholder@ left" \
+	eval '! grep -q "@[a-z]*@" "$unit"'
+if command -v systemd-analyze >/dev/null 2>&1; then
+	# verify checks that ExecStart's binary exists: it is in DESTDIR,
+	# so a copy of the unit names it there
+	mkdir -p "$TMP/unit"
+	sed "s|=$BINDIR/mqblk |=$DEST$BINDIR/mqblk |" "$unit" \
+		>"$TMP/unit/mqblk-target.service"
+	if systemd-analyze verify --man=no "$TMP/unit/mqblk-target.service" \
+		>"$TMP/verify.log" 2>&1 &&
+		! grep -q 'mqblk-target' "$TMP/verify.log"; then
+		pass "systemd-analyze verify mqblk-target.service"
+	else
+		fail "systemd-analyze verify mqblk-target.service" \
+			"$(grep -m1 'mqblk-target' "$TMP/verify.log" || tail -n1 "$TMP/verify.log")"
+	fi
+else
+	skip_setup "systemd-analyze verify" "no systemd-analyze"
 fi
 
 # the shared library exports the public API and nothing else
