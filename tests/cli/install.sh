@@ -110,6 +110,10 @@ else
 	skip_setup "systemd-analyze verify" "no systemd-analyze"
 fi
 
+# the archive holds machine code (gcc's slim LTO objects would not)
+check "libmqblk.a has no slim LTO objects (__gnu_lto_slim)" \
+	eval '! readelf -s "$DEST$LIBDIR/libmqblk.a" 2>/dev/null | grep -q __gnu_lto_slim'
+
 # the shared library exports the public API and nothing else
 nm -D --defined-only "$DEST$LIBDIR/libmqblk.so" >"$TMP/dynsyms" 2>&1
 others=$(awk '$2 ~ /^[TDBRVW]$/ && $3 !~ /^mqblk_/ { print $3 }' \
