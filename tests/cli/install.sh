@@ -82,7 +82,7 @@ fi
 # bash completion: the file, and that bash takes it
 installed "$BASHCOMPLETIONDIR/mqblk"
 check "the installed completion defines complete -F _mqblk mqblk" \
-	bash -c 'source "$1" && complete -p mqblk | grep -q "_mqblk mqblk"' _ \
+	bash -c 'source "$1" && [[ $(complete -p mqblk) == *"_mqblk mqblk"* ]]' _ \
 	"$DEST$BASHCOMPLETIONDIR/mqblk"
 
 # the systemd unit: the installed binary with SYSCONFDIR/mqblk/target.json
@@ -111,8 +111,10 @@ else
 fi
 
 # the archive holds machine code (gcc's slim LTO objects would not)
+# (grep reads here-strings throughout: under pipefail, grep -q ending a
+# pipe early can fail the writer, and so the check)
 check "libmqblk.a has no slim LTO objects (__gnu_lto_slim)" \
-	eval '! readelf -s "$DEST$LIBDIR/libmqblk.a" 2>/dev/null | grep -q __gnu_lto_slim'
+	eval '! grep -q __gnu_lto_slim <<<"$(readelf -s "$DEST$LIBDIR/libmqblk.a" 2>/dev/null)"'
 
 # the shared library exports the public API and nothing else
 nm -D --defined-only "$DEST$LIBDIR/libmqblk.so" >"$TMP/dynsyms" 2>&1
@@ -163,7 +165,7 @@ if (cd "$work" && "$CC" "${san_flags[@]}" -Wall -Werror $cflags simple.c \
 	-o simple $libs) >"$TMP/cc.log" 2>&1; then
 	pass "cc simple.c \$(pkg-config --cflags --libs mqblk)"
 	check "the shared build links libmqblk.so.0" \
-		eval 'readelf -d "$work/simple" | grep -q "NEEDED.*\[libmqblk\.so\.0\]"'
+		eval 'grep -q "NEEDED.*\[libmqblk\.so\.0\]" <<<"$(readelf -d "$work/simple")"'
 	RC=0
 	LD_LIBRARY_PATH=$DEST$LIBDIR "$work/simple" >"$OUT" 2>"$ERR" || RC=$?
 	ok "simple (shared) runs" &&
@@ -182,7 +184,7 @@ if (cd "$work" && "$CC" "${san_flags[@]}" -Wall -Werror $cflags simple.c \
 	-o simple-static ${slibs//-lmqblk/-l:libmqblk.a}) >"$TMP/cc.log" 2>&1; then
 	pass "cc simple.c \$(pkg-config --static --cflags --libs mqblk) with libmqblk.a"
 	check "the static build needs no libmqblk.so" \
-		eval '! readelf -d "$work/simple-static" | grep -q "libmqblk\.so"'
+		eval '! grep -q "libmqblk\.so" <<<"$(readelf -d "$work/simple-static")"'
 	RC=0
 	"$work/simple-static" >"$OUT" 2>"$ERR" || RC=$?
 	ok "simple (static) runs" &&
