@@ -5,8 +5,9 @@
 # is in its page, and every option the page documents (a definition list
 # entry, `*--opt*...::`) is in that --help; and every long option any page
 # names anywhere is one some mqblk command takes (examples of other
-# programs, such as the Linux host's nvme-cli lines, excepted). And the
-# bash completion offers what the same --help texts list.
+# programs, such as the Linux host's nvme-cli lines, excepted); the
+# README's mqblk command lines name real subcommands and options. And
+# the bash completion offers what the same --help texts list.
 #
 # Usage: bash tests/cli/docs.sh BUILD/mqblk SOURCE_ROOT
 # shellcheck shell=bash
@@ -86,6 +87,24 @@ for c in $ctl_cmds; do
 done
 check "every command mqblk ctl --help lists has its entry in mqblk-ctl.txt${missing:+ (missing:$missing)}" \
 	test -n "$ctl_cmds" -a -z "$missing"
+
+# the README's mqblk command lines (in its code blocks: a line starting
+# build/mqblk and its continuation lines) name real subcommands and
+# options
+awk '/^```/ { inb = !inb; cont = 0; next }
+	inb && (cont || /^build\/mqblk /) {
+		print
+		cont = /\\$/
+	}' "$SRC/README.md" >"$TMP/readme-cmds"
+bad=
+for c in $(awk '$1 == "build/mqblk" { print $2 }' "$TMP/readme-cmds" | sort -u); do
+	grep -qx -- "$c" <<<"$cmds" || bad="$bad $c"
+done
+check "every subcommand in the README's command lines is one mqblk help lists${bad:+ (not:$bad)}" \
+	test -s "$TMP/readme-cmds" -a -z "$bad"
+extra=$(long_opts <"$TMP/readme-cmds" | comm -13 "$TMP/help-all" - | tr '\n' ' ')
+check "every option in the README's command lines is an mqblk option${extra:+ (none takes: $extra)}" \
+	test -z "$extra"
 
 # ---- bash completion (completions/mqblk) against the same --help texts
 # complete_words WORD...: COMPREPLY of _mqblk for the command line
