@@ -31,6 +31,10 @@
 
 #define BENCH_VERSION "mqblk-0.1.0"
 #define SAMPLE_NS (500ull * 1000 * 1000) /* fio's bw_avg_time */
+/* A reap waits at most this long, so the end of the runtime and a signal
+ * are seen even when nothing completes (a target gone, its requests held
+ * for a reconnection) */
+#define REAP_WAIT_NS (100ull * 1000 * 1000)
 #define MAX_BUF_TOTAL (4ull << 30) /* per job: iodepth x bs */
 /* devices open at once in a group (each clone of a job on fio's own
  * jobname files has its own) */
@@ -855,6 +859,16 @@ static void report_io_error(const struct job_thread *jt,
 		(unsigned long long)rq->offset, rq->len);
 }
 
+/* The job is over and its device holds requests for a reconnection (an
+ * NVMe-oF target gone away): they fail (-ETIMEDOUT) and are reaped as the
+ * job's errors, instead of waiting out ctrl_loss_tmo. */
+static unsigned give_up_held(struct mqblk_queue *q)
+{
+	int n = mqblk_queue_fail_held(q, -ETIMEDOUT);
+
+	return n > 0 ? (unsigned)n : 0;
+}
+
 /* A multipath device's per-path counters over the job's run into js. */
 static void paths_delta(struct job_stats *js, const struct mqblk_dev *dev,
 			const struct mqblk_path_stats *p0, int nr0)
@@ -1139,6 +1153,7 @@ static void *job_thread_fn(void *arg)
 	struct pace pc;
 	bool slow_checks; /* --status-interval or a minimum rate */
 	uint64_t stride;
+	unsigned held_failed = 0; /* given up at the end (give_up_held) */
 	enum bench_ddir wslot;
 	int d, ret;
 
@@ -1400,14 +1415,22 @@ static void *job_thread_fn(void *arg)
 			do {
 				/* td_io_getevents: max is at least min */
 				n = mqblk_reap(q, rqs, min,
-					       max > min ? max : min, -1);
+					       max > min ? max : min,
+					       (int64_t)REAP_WAIT_NS);
 				if (n < 0) {
 					fail(jt, -n, "%s: reap failed",
 					     job->name);
 					more = false;
 					break;
 				}
-				now = want_lat || (++reaps & 63) == 0 ?
+				if (!n && g.stop_main) {
+					/* the job is over (runtime, signal)
+					 * and waits for requests its device
+					 * holds for a reconnection: they
+					 * fail now, as errors of the job */
+					held_failed += give_up_held(q);
+				}
+				now = want_lat || !n || (++reaps & 63) == 0 ?
 					      clock_now_ns() :
 					      0;
 				account_batch(jt, rqs, n, now, want_lat,
@@ -1475,6 +1498,12 @@ static void *job_thread_fn(void *arg)
 	}
 	if (g.err && !jt->err)
 		fail(jt, g.err, "%s: cannot grow the verify log", job->name);
+	if (held_failed)
+		fprintf(stderr,
+			"mqblk: %s: %u request%s held for a reconnection to %s "
+			"failed when the job ended\n",
+			job->name, held_failed, held_failed == 1 ? "" : "s",
+			jt->bdev->uri);
 	now = clock_now_ns();
 	cpu_snapshot(&ru1);
 	cpu_account(js, &ru0, &ru1);

@@ -781,6 +781,38 @@ unsigned mqblk_queue_inflight(const struct mqblk_queue *q)
 	return q->inflight;
 }
 
+static inline void rq_start(struct mqblk_dev *dev, struct mqblk_rq *rq);
+
+int mqblk_queue_fail_held(struct mqblk_queue *q, int res)
+{
+	struct mqblk_hctx *h = q->hctx;
+	struct rq_list list;
+	struct mqblk_rq *rq;
+	unsigned n = 0;
+
+	if (res >= 0)
+		return -EINVAL;
+	if (!h->dev->ops->fail_held || !h->dev->ops->fail_held(h, res, &n))
+		return (int)n;
+	/* what the driver refused as busy meanwhile waits on h's busy
+	 * list (any submitter's: they wait for the same connection) */
+	pthread_mutex_lock(&h->lock);
+	list = h->dispatch;
+	if (!list.head)
+		list.tailp = &list.head;
+	rq_list_init(&h->dispatch);
+	atomic_store_explicit(&h->dispatch_nr, 0, memory_order_relaxed);
+	pthread_mutex_unlock(&h->lock);
+	while ((rq = rq_list_pop(&list))) {
+		/* idle since the driver refused it: in flight again for
+		 * the one completion it gets */
+		rq_start(h->dev, rq);
+		if (mqblk_complete_rq(rq, res, 0))
+			n++;
+	}
+	return (int)n;
+}
+
 void mqblk_queue_claim(struct mqblk_queue *q)
 {
 	pid_t me = core_gettid();
