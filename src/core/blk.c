@@ -1402,8 +1402,6 @@ int mqblk_reap(struct mqblk_queue *q, struct mqblk_rq **out, unsigned min,
 		queue_wait_step(q, 0);
 		return (int)(n + queue_collect(q, out + n, max - n));
 	}
-	if (timeout_ns > 0)
-		end = clock_now_ns() + (uint64_t)timeout_ns;
 	for (;;) {
 		int64_t left = timeout_ns;
 
@@ -1419,9 +1417,13 @@ int mqblk_reap(struct mqblk_queue *q, struct mqblk_rq **out, unsigned min,
 			continue;
 		}
 		if (timeout_ns > 0) {
+			/* counted from the first wait: a reap that finds its
+			 * completions reads no clock */
 			uint64_t now = clock_now_ns();
 
-			if (now >= end)
+			if (!end)
+				end = now + (uint64_t)timeout_ns;
+			else if (now >= end)
 				break;
 			left = (int64_t)(end - now);
 		} else if (timeout_ns == 0) {
