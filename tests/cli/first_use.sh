@@ -141,6 +141,23 @@ print(j["error"] != 0, j["mqblk"]["errors"] > 0, j["read"]["total_ios"] > 0)
 	check "target gone: the report has the error and the errors counted ($GONE)" \
 		test "$GONE" = "True True True"
 fi
+# The same through the multipath device (one path): it holds the requests
+# itself, for a usable path, and gives them up the same way.
+if start_target --ns null:size=64m --allow-host "$HOST"; then
+	run_bg bench --name=gonemp \
+		--filename="$(uri "iopolicy=numa&reconnect_delay=1")" \
+		--rw=randread --bs=4k --iodepth=8 --runtime=3 --time_based
+	sleep 1
+	kill_target
+	wait "$BPID" || RC=$?
+	why=$(status_problem)
+	check "multipath, target gone, --runtime=3: the job ends by itself${why:+ ($why)}" \
+		test -z "$why"
+	check "multipath, target gone: exit status 1 (an I/O error) ($RC)" \
+		test "$RC" = 1
+	check "multipath, target gone: the held requests failed when the job ended" \
+		grep -qE 'request(s)? held for a usable path failed' "$ERR"
+fi
 # One SIGINT ends such a run, with its report.
 if start_target --ns null:size=64m --allow-host "$HOST"; then
 	run_bg bench --name=gone2 --filename="$(uri)" --rw=randread --bs=4k \
