@@ -121,6 +121,7 @@ struct tgt_port {
 	 */
 	_Atomic uint8_t ana_state[TGT_MAX_ANA_GROUPS + 1];
 	_Atomic bool down; /* `mqblk ctl port-down`: not listening */
+	_Atomic uint64_t rejects; /* RDMA: connect requests refused */
 };
 
 /* Per-ctrl I/O counters for SMART (updated by each reactor, atomics). */
@@ -225,6 +226,12 @@ struct tgt {
 	/* --anatt: Identify's ANA transition time, seconds (0 =
 	 * TGT_ANATT) */
 	uint8_t anatt;
+	/* RDMA: one SEND in rdma_signal_every signalled (0 or 1: every
+	 * one); completion events moderated (rdma_cqm_count completions or
+	 * rdma_cqm_usecs, by the device or in software; count 0: off) */
+	uint32_t rdma_signal_every;
+	uint32_t rdma_cqm_count, rdma_cqm_usecs;
+	bool rdma_srq; /* one shared receive queue per reactor */
 };
 
 /* ---- Admin commands (core/admin_cmd.c) -------------------------------- */

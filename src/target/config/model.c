@@ -16,13 +16,13 @@
 #include "json.h"
 
 /*
- * The transports a port may name, the first the command line's (--listen).
- * rdma is nvmet's other network transport ({ "rdma", NVMF_TRTYPE_RDMA,
- * 4420 }, with its ops in core/transport*.c); it, fc and loop are refused
+ * The transports a port may name, the first the command line's (--listen
+ * ADDR:PORT; rdma:ADDR:PORT names the second). fc and loop are refused
  * until the target has them.
  */
 static const struct tgt_cfg_transport transports[] = {
 	{ "tcp", NVMF_TRTYPE_TCP, 4420 },
+	{ "rdma", NVMF_TRTYPE_RDMA, 4420 },
 };
 
 #define NR_TRANSPORTS (sizeof(transports) / sizeof(transports[0]))
@@ -319,8 +319,9 @@ int tgt_cfg_parse_dec(const char *s, size_t len, uint64_t max, uint64_t *out)
 
 bool tgt_cfg_same_addr(const struct tgt_port *a, const struct tgt_port *b)
 {
-	return a->adrfam == b->adrfam && !strcmp(a->traddr, b->traddr) &&
-	       !strcmp(a->trsvcid, b->trsvcid);
+	/* TCP and the RDMA CM have port spaces of their own */
+	return a->trtype == b->trtype && a->adrfam == b->adrfam &&
+	       !strcmp(a->traddr, b->traddr) && !strcmp(a->trsvcid, b->trsvcid);
 }
 
 /* ---- Ports by name ------------------------------------------------------ */

@@ -198,6 +198,14 @@ static uint16_t exec_async_event(struct admin_req *r)
 
 /* ---- Identify -------------------------------------------------------- */
 
+static bool port_keyed_sgls(const struct tgt_port *p)
+{
+	const struct tgt_transport_id *id = p ? tgt_transport_id(p->trtype) :
+						NULL;
+
+	return id && id->keyed_sgls;
+}
+
 static void id_ctrl_common(const struct tgt_ctrl *ctrl, struct nvme_id_ctrl *id)
 {
 	const struct tgt_subsys *s = ctrl->subsys;
@@ -210,9 +218,11 @@ static void id_ctrl_common(const struct tgt_ctrl *ctrl, struct nvme_id_ctrl *id)
 	id->ver = cpu_to_le32(ctrl->vs ? ctrl->vs : ADMIN_VS);
 	id->lpa = NVME_CTRL_LPA_EXT_DATA;
 	id->maxcmd = cpu_to_le16(ctrl->port->max_queue_size);
-	/* SGLs; an offset SGL names in-capsule data (NVMe/TCP has no keys) */
-	id->sgls =
-		cpu_to_le32(NVME_CTRL_SGLS_SUPPORTED | NVME_CTRL_SGLS_OFFSET);
+	/* SGLs; an offset SGL names in-capsule data; keyed ones (RDMA's)
+	 * where the port's transport has keys (NVMe/TCP has none) */
+	id->sgls = cpu_to_le32(
+		NVME_CTRL_SGLS_SUPPORTED | NVME_CTRL_SGLS_OFFSET |
+		(port_keyed_sgls(ctrl->port) ? NVME_CTRL_SGLS_KEYED : 0));
 	tgt_admin_put_nqn(id->subnqn, s->nqn);
 }
 

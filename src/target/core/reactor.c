@@ -587,6 +587,10 @@ events:
 		retry_waiters(r);
 	else if (r->wait_head && !r->dev_inflight)
 		retry_waiters(r);
+	if (t->busy_poll)
+		for (q = r->queues; q; q = q->next)
+			if (q->ops->queue_poll && !q->closing)
+				q->ops->queue_poll(q);
 	flush_queues(r);
 
 	now = mqblk_clock_ns();
@@ -784,6 +788,9 @@ static void reactor_fini(struct tgt_reactor *r)
 {
 	unsigned c;
 
+	if (r->xport_fini)
+		r->xport_fini(r);
+	r->xport_fini = NULL;
 	for (c = 0; c < TGT_BUF_CLASSES; c++)
 		r->bufs[c] = NULL;
 	while (r->nr_slabs)
