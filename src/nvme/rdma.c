@@ -178,8 +178,8 @@ void nvme_rdma_sgl_keyed(union nvme_command *cmd, uint64_t addr, uint32_t len,
 {
 	struct nvme_keyed_sgl_desc *k = &cmd->common.dptr.ksgl;
 
-	cmd->common.flags = (uint8_t)((cmd->common.flags & ~0xc0) |
-				      NVME_CMD_SGL_METABUF);
+	cmd->common.flags =
+		(uint8_t)((cmd->common.flags & ~0xc0) | NVME_CMD_SGL_METABUF);
 	k->addr = cpu_to_le64(addr);
 	put_le24(k->length, len);
 	nvme_put_le32(k->key, key);
@@ -195,8 +195,8 @@ void nvme_rdma_sgl_incapsule(union nvme_command *cmd, uint32_t len)
 {
 	struct nvme_sgl_desc *s = &cmd->common.dptr.sgl;
 
-	cmd->common.flags = (uint8_t)((cmd->common.flags & ~0xc0) |
-				      NVME_CMD_SGL_METABUF);
+	cmd->common.flags =
+		(uint8_t)((cmd->common.flags & ~0xc0) | NVME_CMD_SGL_METABUF);
 	memset(s, 0, sizeof(*s));
 	s->addr = cpu_to_le64(0);
 	s->length = cpu_to_le32(len);

@@ -1301,9 +1301,8 @@ static void test_rdma_cm_req(void **state)
 	assert_int_equal(b[6] | b[7] << 8, 127);
 	assert_int_equal(b[8] | b[9] << 8, 0xffff);
 	memcpy(padded, &req, sizeof(req));
-	assert_int_equal(nvme_rdma_cm_req_check(padded, sizeof(padded), 4, 128,
-						&cp),
-			 0);
+	assert_int_equal(
+		nvme_rdma_cm_req_check(padded, sizeof(padded), 4, 128, &cp), 0);
 	assert_int_equal(cp.qid, 1);
 	assert_int_equal(cp.sq_entries, 128);
 	assert_int_equal(cp.hrqsize, 128);
