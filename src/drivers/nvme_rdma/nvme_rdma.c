@@ -54,6 +54,9 @@
 #define NR_MAX_MAPS 16 /* mqblk_queue_map_buf regions per queue */
 #define NR_STASH 8 /* responses read ahead on a synchronous connection */
 #define NR_WC_BATCH 32
+/* the IB CM's reject reason "consumer defined": the peer's application
+ * (nvmet-rdma) rejected, with its private data */
+#define NR_CM_REJ_CONSUMER 28
 /* how often a polled queue looks at its CM event channel (a syscall) */
 #define NR_CM_CHECK_POLLS 256
 #define NR_ACCESS                                          \
@@ -451,8 +454,13 @@ static int conn_connect(struct nvmf_conn *cn, char *err, size_t errlen)
 		cn->connected = true;
 		return 0;
 	case RDMA_CM_EVENT_REJECTED:
-		st = nvme_rdma_cm_rej_parse(ev->param.conn.private_data,
-					    ev->param.conn.private_data_len);
+		/* only a consumer's reject carries the binding's status; the
+		 * CM's own (no listener: invalid service ID) carries zeros */
+		st = ev->status != NR_CM_REJ_CONSUMER ?
+			     -1 :
+			     nvme_rdma_cm_rej_parse(
+				     ev->param.conn.private_data,
+				     ev->param.conn.private_data_len);
 		if (st >= 0)
 			nvmf_err(err, errlen,
 				 "nvme-rdma: %s:%s qid %u: connect rejected: "
@@ -462,7 +470,8 @@ static int conn_connect(struct nvmf_conn *cn, char *err, size_t errlen)
 		else
 			nvmf_err(err, errlen,
 				 "nvme-rdma: %s:%s qid %u: connect rejected "
-				 "(CM status %d: no NVMe/RDMA listener there?)",
+				 "(CM reject reason %d: no NVMe/RDMA listener "
+				 "there?)",
 				 d->host, d->port, cn->qid, ev->status);
 		rdma_ack_cm_event(ev);
 		return -ECONNREFUSED;
