@@ -19,6 +19,9 @@
 
 #define NR_CM_TIMEOUT_MS 3000 /* address and route resolution */
 #define NR_STASH 8 /* responses read ahead on a synchronous connection */
+/* the control thread's look at a readable admin connection (sync_recv
+ * with cid 0): how long a spurious wake-up waits */
+#define NR_LOOK_MS 100
 #define NR_WC_BATCH 32
 /* the IB CM's reject reason "consumer defined": the peer's application
  * (nvmet-rdma) rejected, with its private data */
