@@ -674,6 +674,8 @@ static void rdma_json(struct jw *w, const struct job_stats *js)
 	jw_uint(w, "keyed", r->keyed);
 	jw_uint(w, "bounced", r->bounced);
 	jw_uint(w, "rsp_before_send", r->rsp_before_send);
+	jw_uint(w, "remote_inv", r->remote_inv);
+	jw_uint(w, "local_inv", r->local_inv);
 	jw_obj_end(w);
 }
 

@@ -368,12 +368,14 @@ static void show_rdma(FILE *f, const struct job_stats *js)
 		" recvs=%" PRIu64 "/%" PRIu64 " cqes=%" PRIu64
 		" events=%" PRIu64 " regs=%" PRIu64 " incapsule=%" PRIu64
 		" keyed=%" PRIu64 " bounced=%" PRIu64
-		" rsp_before_send=%" PRIu64
+		" rsp_before_send=%" PRIu64 " remote_inv=%" PRIu64
+		" local_inv=%" PRIu64
 		"; per command: cqes=%.2f events=%.2f signalled=%.2f\n",
 		r->sends, r->signalled, r->recv_done, r->recv_posted, r->cqes,
 		r->events, r->regs, r->incapsule, r->keyed, r->bounced,
-		r->rsp_before_send, (double)r->cqes / cmds,
-		(double)r->events / cmds, (double)r->signalled / cmds);
+		r->rsp_before_send, r->remote_inv, r->local_inv,
+		(double)r->cqes / cmds, (double)r->events / cmds,
+		(double)r->signalled / cmds);
 }
 
 static void show_header(FILE *f, const struct job_stats *js)

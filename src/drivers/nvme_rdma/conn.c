@@ -76,7 +76,9 @@ struct ibv_mr *nr_reg(struct nvmf_ctrl *d, void *buf, size_t len,
 		      struct nr_stats *st)
 {
 	struct nr_ctrl *o = d->tr;
-	struct ibv_mr *mr = ibv_reg_mr(o->pd, buf, len, NR_ACCESS);
+	struct ibv_mr *mr =
+		ibv_reg_mr(o->pd, buf, len,
+			   NR_ACCESS | (o->rinv ? IBV_ACCESS_MW_BIND : 0));
 
 	if (mr)
 		st_add(&st->regs, 1);
@@ -214,7 +216,10 @@ static int conn_verbs(struct nvmf_conn *cn, char *err, size_t errlen)
 	qa.recv_cq = cn->rcq;
 	qa.qp_type = IBV_QPT_RC;
 	qa.sq_sig_all = 0;
-	qa.cap.max_send_wr = cn->nr_rsp + 1;
+	/* with remote invalidation a command may take three: the window's
+	 * bind, the SEND, and a local invalidation when the controller did
+	 * not invalidate */
+	qa.cap.max_send_wr = cn->nr_rsp * (cn->qid && o->rinv ? 3 : 1) + 1;
 	qa.cap.max_recv_wr = cn->nr_rsp;
 	qa.cap.max_send_sge = 2; /* the SQE, in-capsule data */
 	qa.cap.max_recv_sge = 1;

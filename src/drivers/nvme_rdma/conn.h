@@ -41,7 +41,8 @@ static inline void st_add(_Atomic uint64_t *c, uint64_t n)
 
 struct nr_stats {
 	_Atomic uint64_t sends, signalled, recv_posted, recv_done, cqes, events,
-		regs, incapsule, keyed, bounced, rsp_before_send;
+		regs, incapsule, keyed, bounced, rsp_before_send, remote_inv,
+		local_inv;
 };
 
 /* Per controller (d->tr): the protection domain every queue's memory is
@@ -51,6 +52,10 @@ struct nr_ctrl {
 	struct ibv_context *verbs;
 	struct ibv_pd *pd;
 	uint8_t rd_atom; /* the device's max_qp_rd_atom (responder side) */
+	/* remote_invalidate=1: I/O data through a type-2 memory window per
+	 * tag, bound before the SEND, that the controller invalidates with
+	 * SEND with Invalidate (SGL subtype 0xF) */
+	bool rinv;
 	struct nr_stats admin; /* the admin queue's, across reconnects */
 };
 

@@ -56,8 +56,18 @@ struct nr_req {
 	bool send_done; /* its SEND completed: the HCA reads nothing more */
 	bool rsp_done; /* its response arrived (status kept) */
 	bool bounced; /* data through the tag's bounce buffer */
+	/* remote_invalidate=1: the window over its data is still valid
+	 * (bound, not yet invalidated by the controller or by us) */
+	bool inv_pending;
+	bool inv_posted; /* ... our LOCAL_INV for it is out */
 	uint16_t status;
+	uint32_t inv_rkey; /* the window's key this time */
+	struct ibv_send_wr bind_wr, inv_wr;
 };
+
+/* A local invalidation's wr_id: the request's address with bit 0 set
+ * (requests are aligned), told apart from its SEND's. */
+#define NR_WR_INV 1ull
 
 struct nr_bounce {
 	uint8_t *buf;
@@ -79,6 +89,7 @@ struct nr_queue {
 	uint8_t *slab;
 	struct ibv_mr *slab_mr;
 	struct nr_bounce *bounce; /* by tag */
+	struct ibv_mw **mw; /* by tag, remote_invalidate=1, while attached */
 	struct nr_map maps[NR_MAX_MAPS]; /* under tx_lock */
 	unsigned nr_maps;
 	unsigned polls; /* polled queue: passes since the CM check */
@@ -162,6 +173,38 @@ static void stats_merge(struct nr_stats *to, const struct nr_stats *from)
 	st_add(&to->keyed, from->keyed);
 	st_add(&to->bounced, from->bounced);
 	st_add(&to->rsp_before_send, from->rsp_before_send);
+	st_add(&to->remote_inv, from->remote_inv);
+	st_add(&to->local_inv, from->local_inv);
+}
+
+/* The windows of q's tags (remote_invalidate=1), type 2: bound on the
+ * connection's QP for each command, so made per connection and freed
+ * before its QP goes (rxe stalls destroying a QP a window is bound to). */
+static int mws_alloc(struct nr_queue *q)
+{
+	struct nr_ctrl *o = q->nq.d->tr;
+	unsigned t;
+
+	q->mw = calloc(q->nq.depth, sizeof(*q->mw));
+	if (!q->mw)
+		return -ENOMEM;
+	for (t = 0; t < q->nq.depth; t++) {
+		q->mw[t] = ibv_alloc_mw(o->pd, IBV_MW_TYPE_2);
+		if (!q->mw[t])
+			return errno ? -errno : -ENOMEM;
+	}
+	return 0;
+}
+
+static void mws_free(struct nr_queue *q)
+{
+	unsigned t;
+
+	for (t = 0; q->mw && t < q->nq.depth; t++)
+		if (q->mw[t])
+			ibv_dealloc_mw(q->mw[t]);
+	free(q->mw);
+	q->mw = NULL;
 }
 
 static int nr_queue_attach(struct nvmf_queue *nq, struct nvmf_conn *cn)
@@ -180,6 +223,14 @@ static int nr_queue_attach(struct nvmf_queue *nq, struct nvmf_conn *cn)
 	if (!ret && epoll_ctl(nq->epfd, EPOLL_CTL_ADD, cn->ech->fd, &ev)) {
 		ret = -errno;
 		epoll_ctl(nq->epfd, EPOLL_CTL_DEL, cn->cch->fd, NULL);
+	}
+	if (!ret && ((struct nr_ctrl *)nq->d->tr)->rinv) {
+		ret = mws_alloc(q);
+		if (ret) {
+			mws_free(q);
+			epoll_ctl(nq->epfd, EPOLL_CTL_DEL, cn->cch->fd, NULL);
+			epoll_ctl(nq->epfd, EPOLL_CTL_DEL, cn->ech->fd, NULL);
+		}
 	}
 	if (ret) {
 		nr_conn_destroy(cn);
@@ -206,6 +257,7 @@ static void nr_queue_detach(struct nvmf_queue *nq)
 		epoll_ctl(nq->epfd, EPOLL_CTL_DEL, cn->cch->fd, NULL);
 		epoll_ctl(nq->epfd, EPOLL_CTL_DEL, cn->ech->fd, NULL);
 		q->cn = NULL;
+		mws_free(q); /* before the QP: see mws_alloc */
 		nr_conn_destroy(cn);
 	}
 	/* the QP is gone: the HCA reads no request's buffer any more */
@@ -231,7 +283,7 @@ static void nr_queue_kill(struct nvmf_queue *nq)
  * and registered on first need; writes copied in). */
 static int data_map(struct nr_queue *q, struct mqblk_rq *rq, void *buf,
 		    uint32_t len, bool to_ctrl, uint64_t *addr, uint32_t *lkey,
-		    uint32_t *rkey)
+		    uint32_t *rkey, struct ibv_mr **mrp)
 {
 	struct nr_bounce *b = &q->bounce[rq->tag];
 	uint8_t *p = buf;
@@ -245,6 +297,7 @@ static int data_map(struct nr_queue *q, struct mqblk_rq *rq, void *buf,
 			*addr = (uintptr_t)p;
 			*lkey = m->mr->lkey;
 			*rkey = m->mr->rkey;
+			*mrp = m->mr;
 			return 0;
 		}
 	}
@@ -274,6 +327,7 @@ static int data_map(struct nr_queue *q, struct mqblk_rq *rq, void *buf,
 	*addr = (uintptr_t)b->buf;
 	*lkey = b->mr->lkey;
 	*rkey = b->mr->rkey;
+	*mrp = b->mr;
 	return 0;
 }
 
@@ -286,6 +340,7 @@ static int nr_queue_rq(struct nvmf_queue *nq, struct mqblk_rq *rq)
 	uint8_t *slot = q->slab + (size_t)rq->tag * NR_SLOT;
 	union nvme_command *cmd = (union nvme_command *)slot;
 	struct ibv_send_wr *wr = &r->wr;
+	struct ibv_mr *dmr = NULL;
 	uint32_t dlen = 0, lkey = 0, rkey = 0;
 	uint64_t addr = 0;
 	void *dbuf = NULL;
@@ -298,6 +353,7 @@ static int nr_queue_rq(struct nvmf_queue *nq, struct mqblk_rq *rq)
 	nr_nr(rq)->cid = nvmf_req_cid(rq);
 	nr_nr(rq)->abort_sent = false;
 	r->send_done = r->rsp_done = r->bounced = false;
+	r->inv_pending = r->inv_posted = false;
 	r->status = 0;
 	cmd->common.command_id = nr_nr(rq)->cid;
 	cmd->common.nsid = cpu_to_le32(d->nsid);
@@ -338,7 +394,8 @@ static int nr_queue_rq(struct nvmf_queue *nq, struct mqblk_rq *rq)
 		break;
 	}
 	if (dbuf) {
-		ret = data_map(q, rq, dbuf, dlen, to_ctrl, &addr, &lkey, &rkey);
+		ret = data_map(q, rq, dbuf, dlen, to_ctrl, &addr, &lkey, &rkey,
+			       &dmr);
 		if (ret)
 			return -1;
 	}
@@ -346,6 +403,29 @@ static int nr_queue_rq(struct nvmf_queue *nq, struct mqblk_rq *rq)
 		incap = true;
 		nvme_rdma_sgl_incapsule(cmd, dlen);
 		st_add(&q->st.incapsule, 1);
+	} else if (dlen && q->mw && dbuf) {
+		/* a window over just this transfer, bound before the SEND
+		 * (same QP: in order), invalidated by the controller's SEND
+		 * with Invalidate; the bind names the window by its current
+		 * key, so its new key is set by hand once posted (flush: rxe
+		 * does not) */
+		struct ibv_mw *mw = q->mw[rq->tag];
+		struct ibv_send_wr *b = &r->bind_wr;
+
+		r->inv_rkey = ibv_inc_rkey(mw->rkey);
+		memset(b, 0, sizeof(*b));
+		b->opcode = IBV_WR_BIND_MW;
+		b->bind_mw.mw = mw;
+		b->bind_mw.rkey = r->inv_rkey;
+		b->bind_mw.bind_info.mr = dmr;
+		b->bind_mw.bind_info.addr = addr;
+		b->bind_mw.bind_info.length = dlen;
+		b->bind_mw.bind_info.mw_access_flags =
+			to_ctrl ? IBV_ACCESS_REMOTE_READ :
+				  IBV_ACCESS_REMOTE_WRITE;
+		r->inv_pending = true;
+		nvme_rdma_sgl_keyed(cmd, addr, dlen, r->inv_rkey, true);
+		st_add(&q->st.keyed, 1);
 	} else if (dlen) {
 		nvme_rdma_sgl_keyed(cmd, addr, dlen, rkey, false);
 		st_add(&q->st.keyed, 1);
@@ -368,10 +448,17 @@ static int nr_queue_rq(struct nvmf_queue *nq, struct mqblk_rq *rq)
 	 * in-capsule data until then); pairs with the release in io_reap
 	 * and queue_detach */
 	atomic_store_explicit(&nr_nr(rq)->queued, true, memory_order_relaxed);
-	if (q->tx_tail)
+	if (r->inv_pending) {
+		r->bind_wr.next = wr;
+		if (q->tx_tail)
+			q->tx_tail->next = &r->bind_wr;
+		else
+			q->tx_head = &r->bind_wr;
+	} else if (q->tx_tail) {
 		q->tx_tail->next = wr;
-	else
+	} else {
 		q->tx_head = wr;
+	}
 	q->tx_tail = wr;
 	q->nr_tx++;
 	atomic_store_explicit(&nq->tx_queued, true, memory_order_relaxed);
@@ -390,8 +477,15 @@ static void nr_flush(struct nvmf_queue *nq)
 		return;
 	ret = q->cn ? ibv_post_send(q->cn->id->qp, q->tx_head, &bad) : ENOTCONN;
 	if (!ret) {
+		struct ibv_send_wr *w;
+
 		st_add(&q->st.sends, q->nr_tx);
 		st_add(&q->st.signalled, q->nr_tx);
+		/* the windows' new keys (their requests cannot complete and
+		 * be rebuilt meanwhile: that takes tx_lock) */
+		for (w = q->tx_head; w; w = w->next)
+			if (w->opcode == IBV_WR_BIND_MW)
+				w->bind_mw.mw->rkey = w->bind_mw.rkey;
 	}
 	q->tx_head = q->tx_tail = NULL;
 	q->nr_tx = 0;
@@ -428,6 +522,37 @@ static int wc_fail(struct nr_queue *q, const char *what,
 	return -1;
 }
 
+/* rq's response came with its window still bound: invalidated by the
+ * controller (SEND with Invalidate: rxe sets flag bit 0x4, libibverbs
+ * says IBV_WC_WITH_INV), or else we post a LOCAL_INV and complete it
+ * when that completes. 0, or -1 when the connection failed. */
+static int inv_check(struct nr_queue *q, struct nvmf_conn *cn,
+		     struct mqblk_rq *rq, const struct ibv_wc *wc)
+{
+	struct nr_req *r = nr_rq(rq);
+	struct ibv_send_wr *bad;
+
+	if ((wc->wc_flags & (IBV_WC_WITH_INV | IBV_WC_IP_CSUM_OK)) &&
+	    wc->invalidated_rkey == r->inv_rkey) {
+		r->inv_pending = false;
+		st_add(&cn->st->remote_inv, 1);
+		return 0;
+	}
+	if (r->inv_posted)
+		return 0;
+	memset(&r->inv_wr, 0, sizeof(r->inv_wr));
+	r->inv_wr.wr_id = (uintptr_t)rq | NR_WR_INV;
+	r->inv_wr.opcode = IBV_WR_LOCAL_INV;
+	r->inv_wr.invalidate_rkey = r->inv_rkey;
+	r->inv_wr.send_flags = IBV_SEND_SIGNALED;
+	if (ibv_post_send(cn->id->qp, &r->inv_wr, &bad)) {
+		nvmf_conn_fail(&q->nq, "posting a local invalidation failed");
+		return -1;
+	}
+	r->inv_posted = true;
+	return 0;
+}
+
 /* One pass over both CQs: completions counted in *done; how many work
  * completions, or -1 when the connection failed. */
 static int io_reap(struct nr_queue *q, struct nvmf_conn *cn, int *done)
@@ -447,11 +572,27 @@ static int io_reap(struct nr_queue *q, struct nvmf_conn *cn, int *done)
 			return wc_fail(q, "send", wc[i].status);
 		if (!rq)
 			continue; /* the Connect's (sync_send) */
+		if (wc[i].wr_id & NR_WR_INV) {
+			/* our invalidation of its window is done */
+			rq = (struct mqblk_rq *)(uintptr_t)(wc[i].wr_id &
+							    ~NR_WR_INV);
+			r = nr_rq(rq);
+			r->inv_pending = false;
+			st_add(&cn->st->local_inv, 1);
+			if (r->send_done && r->rsp_done) {
+				int ret = req_finish(q, rq);
+
+				if (ret < 0)
+					return -1;
+				*done += ret;
+			}
+			continue;
+		}
 		r = nr_rq(rq);
 		r->send_done = true;
 		atomic_store_explicit(&nr_nr(rq)->queued, false,
 				      memory_order_release);
-		if (r->rsp_done) {
+		if (r->rsp_done && !r->inv_pending) {
 			int ret = req_finish(q, rq);
 
 			if (ret < 0)
@@ -492,6 +633,10 @@ static int io_reap(struct nr_queue *q, struct nvmf_conn *cn, int *done)
 			continue; /* answered twice: the first one stands */
 		r->rsp_done = true;
 		r->status = nvme_cqe_status(&cqe);
+		if (r->inv_pending && inv_check(q, cn, rq, &wc[i]))
+			return -1;
+		if (r->inv_pending)
+			continue; /* its LOCAL_INV completes it */
 		if (!r->send_done) {
 			/* its SEND's completion is still to come */
 			st_add(&cn->st->rsp_before_send, 1);
@@ -615,6 +760,8 @@ static void stats_out(struct nvme_rdma_queue_stats *o, uint16_t qid,
 	o->keyed = atomic_load(&s->keyed);
 	o->bounced = atomic_load(&s->bounced);
 	o->rsp_before_send = atomic_load(&s->rsp_before_send);
+	o->remote_inv = atomic_load(&s->remote_inv);
+	o->local_inv = atomic_load(&s->local_inv);
 }
 
 int nvme_rdma_get_stats(const struct mqblk_dev *dev,
@@ -672,16 +819,16 @@ static void nr_ctrl_free(struct nvmf_ctrl *d)
 	d->tr = NULL;
 }
 
-/* No keys of its own: every nvme-rdma key is the core's. */
+/* The transport's key: remote_invalidate=0|1 (default 0). */
 static int nr_parse_param(struct nvmf_ctrl *d, struct mqblk_param *p,
 			  bool *taken, char *err, size_t errlen)
 {
-	(void)d;
-	(void)p;
-	(void)err;
-	(void)errlen;
-	*taken = false;
-	return 0;
+	struct nr_ctrl *o = d->tr;
+
+	*taken = !strcmp(p->key, "remote_invalidate");
+	if (!*taken)
+		return 0;
+	return mqblk_param_bool(p, &o->rinv, err, errlen);
 }
 
 const struct nvmf_transport_ops nvmf_rdma_transport = {

@@ -28,15 +28,19 @@ struct nvme_rdma_queue_stats {
 	/* responses that arrived before their command's send completion:
 	 * each waited for it before completing (the "completion holes") */
 	uint64_t rsp_before_send;
+	/* remote_invalidate=1: windows the controller invalidated (SEND
+	 * with Invalidate), and those the host had to invalidate itself */
+	uint64_t remote_inv;
+	uint64_t local_inv;
 };
 
 #define NVME_RDMA_NR_COUNTERS                              \
 	((sizeof(struct nvme_rdma_queue_stats) -           \
 	  offsetof(struct nvme_rdma_queue_stats, sends)) / \
 	 sizeof(uint64_t))
-_Static_assert(offsetof(struct nvme_rdma_queue_stats, rsp_before_send) ==
+_Static_assert(offsetof(struct nvme_rdma_queue_stats, local_inv) ==
 		       offsetof(struct nvme_rdma_queue_stats, sends) +
-			       10 * sizeof(uint64_t),
+			       12 * sizeof(uint64_t),
 	       "the counters are consecutive uint64_t fields");
 
 /* to += from (sign 1) or to -= from (sign -1), field by field. */

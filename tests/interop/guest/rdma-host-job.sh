@@ -3,9 +3,10 @@
 # tests/interop/kernel-rdma-target.sh: mqblk's NVMe/RDMA host against the
 # kernel's nvmet-rdma target in one guest, over soft-RoCE looped back to
 # the guest's own address. For each target configuration in CONFIGS
-# ("SRQ:INLINE" words, default "0:4096 1:16384": nvmet_rdma loaded with
-# use_srq=SRQ, the port's param_inline_data_size INLINE; the module and the
-# configfs tree made again for each):
+# ("SRQ:INLINE[:RINV]" words, default "0:4096 1:16384:1": nvmet_rdma
+# loaded with use_srq=SRQ, the port's param_inline_data_size INLINE, the
+# host's remote_invalidate=RINV (default 0); the module and the configfs
+# tree made again for each):
 #   discover  mqblk discover -t rdma: the subsystem's entry, rdma TSAS
 #   id-ctrl   the subsystem NQN, IOCCSZ = (64 + INLINE) / 16
 #   id-ns     the namespace's size as set up (4 KiB blocks)
@@ -13,7 +14,9 @@
 #             counters: a signalled SEND per command, one CQE for it and
 #             one for its response, in-capsule writes (up to INLINE) and
 #             keyed ones, nothing through a bounce buffer (the bench's
-#             buffers are registered once)
+#             buffers are registered once); with RINV every keyed
+#             command's window invalidated by the controller (SEND with
+#             Invalidate) or by the host
 #   read      randread 4k QD16, event-driven: completion events counted,
 #             fewer than CQEs
 #   cut       a verify running while the subsystem is unlinked from the
@@ -26,7 +29,7 @@
 [ -f /job/env ] && . /job/env
 NQN=${NQN:-nqn.2026-12.io.mqblk:rdma-target}
 SIZE_MB=${SIZE_MB:-64}
-CONFIGS=${CONFIGS:-"0:4096 1:16384"}
+CONFIGS=${CONFIGS:-"0:4096 1:16384:1"}
 VSIZE=${VSIZE:-8m}
 CFG=/sys/kernel/config
 OUT=/job/out
@@ -69,8 +72,11 @@ target_down() {
 }
 
 run_config() {
-	srq=$1 inl=$2 t="srq$1-inline$2"
+	srq=$1 inl=$2 rinv=${3:-0} t="srq$1-inline$2"
+	[ "$rinv" = 1 ] && t="$t-rinv"
 	U="nvme-rdma://$IP:4420/$NQN"
+	# the bench's URIs: remote invalidation asked for or not
+	B="$U?remote_invalidate=$rinv"
 	step "$t: nvmet-rdma use_srq=$srq, inline $inl"
 	NVMET_RDMA_OPTS="use_srq=$srq" nvmet_rdma_up "$NQN" "$SIZE_MB" 4420 "$inl" ||
 		{ fail "$t-setup" "nvmet-rdma set-up failed"; return; }
@@ -111,7 +117,7 @@ run_config() {
 
 	# ---- verify
 	step "$t: verify"
-	mqblk bench --eta=never --name=v --filename="$U?nr_io_queues=1" \
+	mqblk bench --eta=never --name=v --filename="$B&nr_io_queues=1" \
 		--rw=randwrite --bsrange=4k-128k --size=$VSIZE --iodepth=8 \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 >$OUT/$t-verify.log 2>&1
 	rc=$?
@@ -121,10 +127,14 @@ run_config() {
 		rcv=$(counter recvs $l) cqes=$(counter cqes $l)
 		incap=$(counter incapsule $l) keyed=$(counter keyed $l)
 		bounced=$(counter bounced $l)
+		rinvs=$(counter remote_inv $l) linvs=$(counter local_inv $l)
+		want_inv=0
+		[ "$rinv" = 1 ] && want_inv=$keyed
 		if [ "$sends" -gt 0 ] && [ "$sig" = "$sends" ] && [ "$rcv" = "$sends" ] &&
-			[ "$cqes" = $((sends + rcv)) ] && [ "$incap" -gt 0 ] &&
-			[ "$keyed" -gt 0 ] && [ "$bounced" = 0 ]; then
-			pass "$t-verify" "$VSIZE randwrite 4k-128k crc32c verified; sends=$sends signalled=$sig recvs=$rcv cqes=$cqes incapsule=$incap keyed=$keyed bounced=0"
+			[ "$cqes" = $((sends + rcv + linvs)) ] && [ "$incap" -gt 0 ] &&
+			[ "$keyed" -gt 0 ] && [ "$bounced" = 0 ] &&
+			[ $((rinvs + linvs)) = "$want_inv" ]; then
+			pass "$t-verify" "$VSIZE randwrite 4k-128k crc32c verified; sends=$sends signalled=$sig recvs=$rcv cqes=$cqes incapsule=$incap keyed=$keyed bounced=0 remote_inv=$rinvs local_inv=$linvs"
 		else
 			fail "$t-verify" "counters: $(grep -m1 'nvme-rdma *:' $l)"
 		fi
@@ -134,7 +144,7 @@ run_config() {
 
 	# ---- read
 	step "$t: randread"
-	mqblk bench --eta=never --name=r --filename="$U?nr_io_queues=1" \
+	mqblk bench --eta=never --name=r --filename="$B&nr_io_queues=1" \
 		--rw=randread --bs=4k --size=${SIZE_MB}m --iodepth=16 \
 		--runtime=3 --time_based >$OUT/$t-read.log 2>&1
 	rc=$?
@@ -154,7 +164,7 @@ run_config() {
 	step "$t: cut"
 	nc0=$(dmesg | grep -c 'creating nvm controller')
 	mqblk bench --eta=never --name=c \
-		--filename="$U?nr_io_queues=1&reconnect_delay=1" \
+		--filename="$B&nr_io_queues=1&reconnect_delay=1" \
 		--rw=randwrite --bsrange=4k-16k --size=$VSIZE --iodepth=8 \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 \
 		--rate_iops=150 >$OUT/$t-cut.log 2>&1 &
@@ -188,6 +198,7 @@ run_config() {
 step "rxe"
 rxe_up || { fail rxe "soft-RoCE did not come up"; finish; exit 1; }
 for cfg in $CONFIGS; do
-	run_config "${cfg%%:*}" "${cfg##*:}"
+	# shellcheck disable=SC2046 # SRQ INLINE [RINV], on purpose
+	run_config $(echo "$cfg" | tr ':' ' ')
 done
 finish
