@@ -879,6 +879,22 @@ static __attribute__((cold, noinline)) uint64_t reap_idle(struct gen *g,
 	return clock_now_ns();
 }
 
+/* An nvme-rdma device's counters, its I/O queues summed: false for
+ * another device. */
+static bool rdma_sum(const struct mqblk_dev *dev,
+		     struct nvme_rdma_queue_stats *sum)
+{
+	struct nvme_rdma_queue_stats st[65];
+	int n = nvme_rdma_get_stats(dev, st, 65), i;
+
+	memset(sum, 0, sizeof(*sum));
+	if (n <= 0)
+		return false;
+	for (i = 1; i < n && i < 65; i++)
+		nvme_rdma_stats_add(sum, &st[i], 1);
+	return true;
+}
+
 /* A multipath device's per-path counters over the job's run into js. */
 static void paths_delta(struct job_stats *js, const struct mqblk_dev *dev,
 			const struct mqblk_path_stats *p0, int nr0)
@@ -1149,6 +1165,7 @@ static void *job_thread_fn(void *arg)
 	struct io_u *units = NULL, *free_units = NULL;
 	struct mqblk_queue *q = NULL;
 	struct mqblk_path_stats paths0[MQBLK_MAX_PATHS];
+	struct nvme_rdma_queue_stats rdma0;
 	int nr_paths0 = -1;
 	struct rusage ru0, ru1;
 	struct sampler smp = { 0 };
@@ -1262,6 +1279,7 @@ static void *job_thread_fn(void *arg)
 		}
 	}
 	nr_paths0 = mqblk_dev_get_paths(dev, paths0, MQBLK_MAX_PATHS);
+	js->has_rdma = rdma_sum(dev, &rdma0);
 	ret = mqblk_queue_open(dev, &q);
 	if (ret) {
 		fail(jt, -ret, "%s: cannot open a queue on the device",
@@ -1542,6 +1560,8 @@ static void *job_thread_fn(void *arg)
 		js->mq.errors = qs.errors;
 	}
 	paths_delta(js, dev, paths0, nr_paths0);
+	if (js->has_rdma && rdma_sum(dev, &js->rdma))
+		nvme_rdma_stats_add(&js->rdma, &rdma0, -1);
 out:
 	if (q)
 		mqblk_queue_close(q);
