@@ -403,6 +403,12 @@ static void job_options(struct jw *w, const struct job_stats *js)
 		jw_str(w, "write_iops_log", job->iops_log);
 	if (job->log_avg_msec)
 		opt_uint(w, "log_avg_msec", job->log_avg_msec);
+	if (job->hist_log)
+		jw_str(w, "write_hist_log", job->hist_log);
+	if (job->log_hist_msec)
+		opt_uint(w, "log_hist_msec", job->log_hist_msec);
+	if (job->log_hist_coarseness)
+		opt_uint(w, "log_hist_coarseness", job->log_hist_coarseness);
 	jw_obj_end(w);
 }
 
