@@ -1271,6 +1271,12 @@ static int embed_svg(struct plot *pl, FILE *out, enum chart ch)
 	}
 	fprintf(out, "<svg id=\"%s\"", chart_id[ch]);
 	for (p = svg + 4; *p;) {
+		/* the chart's own name for a tooltip, not "Gnuplot" */
+		if (!strncmp(p, "<title>Gnuplot</title>", 22)) {
+			fprintf(out, "<title>%s</title>", chart_title[ch]);
+			p += 22;
+			continue;
+		}
 		for (i = 0; i < sizeof(ref) / sizeof(ref[0]); i++)
 			if (!strncmp(p, ref[i], strlen(ref[i])))
 				break;

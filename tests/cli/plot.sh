@@ -89,6 +89,9 @@ check "TMPDIR cleaned up after a page" test -z "$(ls -A "$TMPDIR")"
 check "every chart is an inline <svg> with its id" \
 	test "$(svg_ids "$P/page.html")" = \
 	"plot-iops plot-bw plot-lat plot-clat-hist plot-compare "
+check "each chart's SVG is titled by the chart, not \"Gnuplot\"" \
+	test "$(grep -c '<title>Gnuplot</title>' "$P/page.html")" = 0 -a \
+	"$(grep -c '<title>IOPS over time</title>' "$P/page.html")" = 1
 check "no XML prologue or doctype of gnuplot's inside the page" \
 	test "$(grep -c -e '<?xml' -e '<!DOCTYPE svg' "$P/page.html")" = 0
 check "no script in the page" \
@@ -203,6 +206,17 @@ if command -v "$FIO" >/dev/null; then
 		"plot-iops plot-lat plot-clat-hist "
 	check "fio's run: reads and writes drawn" \
 		test "$(grep -cE '<text>fj (read|write)</text>' "$P/f.html")" = 4
+	# fio's --status-interval JSON: a report a second in one file
+	(cd "$P/f" && timeout -k 5 30 "$FIO" --name=fs --ioengine=null \
+		--rw=randread --size=1g --runtime=3 --time_based \
+		--status-interval=1 --output-format=json --output=fs.json \
+		>/dev/null 2>&1)
+	plot -o fs.html f/fs.json
+	ok "plot of fio's --status-interval report"
+	check "fio's status reports: IOPS, bandwidth, percentiles over time" \
+		test "$(svg_ids "$P/fs.html")" = "plot-iops plot-bw plot-lat "
+	check "fio's status reports: p50, p99, p99.9 drawn" \
+		test "$(grep -cE '<text>fs read clat p(50|99|99.9) \(cumulative\)</text>' "$P/fs.html")" = 3
 else
 	skip_setup "plot of fio's report" "no fio"
 fi
