@@ -433,7 +433,12 @@ int plot_log_line(const char *line, uint64_t out[4])
 			p++;
 			continue;
 		}
-		if (*p == '\n' || *p == '\r' || !*p)
+		/* the end: a line end ("\n" or "\r\n") and nothing after */
+		if (*p == '\r')
+			p++;
+		if (*p == '\n')
+			p++;
+		if (!*p)
 			break;
 		return -1;
 	}
