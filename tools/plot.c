@@ -881,26 +881,47 @@ static int hist_series(struct plot *pl, const struct run *run, unsigned run_idx,
 
 /* ---- every chart's data from every run ---- */
 
+/* The name a job's logs of a type go under: its option's value, or its
+ * job name. */
+static const char *log_base(const struct json_object *doc,
+			    const struct json_object *job, const char *opt)
+{
+	const char *base = job_opt(doc, job, opt);
+
+	return base && *base ? base : cj_str(cj_get(job, "jobname"), NULL);
+}
+
 static int log_type_series(struct plot *pl, const struct run *run,
-			   unsigned run_idx, const struct json_object *job,
-			   const char *jobname, const char *who,
+			   unsigned run_idx, size_t job_idx, const char *who,
 			   bool got[CH_NR])
 {
 	static const char *const opt[] = { "write_bw_log", "write_iops_log",
 					   "write_lat_log", "write_lat_log" };
 	static const char *const type[] = { "bw", "iops", "clat", "lat" };
 	const struct json_object *doc = final_doc(run);
+	const struct json_object *jobs = cj_get(doc, "jobs");
+	const struct json_object *job = cj_at(jobs, job_idx);
 	struct log l;
 	const char *base;
+	size_t j;
 	int ret = 0, k;
 
 	/* bw, iops, then the latency: clat, or lat when there is no clat */
 	for (k = 0; k < 4 && !ret; k++) {
 		if (k == 3 && got[CH_LAT])
 			break;
-		base = job_opt(doc, job, opt[k]);
-		if (!base || !*base)
-			base = jobname;
+		base = log_base(doc, job, opt[k]);
+		/* numjobs=N without group_reporting: N entries of one name,
+		 * whose threads' files are all NAME_TYPE.*.log; the first
+		 * entry draws them (summed), the others nothing */
+		for (j = 0; j < job_idx; j++)
+			if (!strcmp(log_base(doc, cj_at(jobs, j), opt[k]),
+				    base))
+				break;
+		if (j < job_idx) {
+			got[k == 0 ? CH_BW : k == 1 ? CH_IOPS : CH_LAT] = true;
+			continue;
+		}
 		memset(&l, 0, sizeof(l));
 		ret = find_logs(pl, run, base, type[k], &l);
 		if (!ret && l.nr) {
@@ -938,7 +959,7 @@ static int gather_run(struct plot *pl, unsigned run_idx, bool src_log[CH_NR],
 			     pl->nr_runs > 1 ? run->label : "",
 			     pl->nr_runs > 1 ? ": " : "", name) < 0)
 			return oom(pl);
-		if (log_type_series(pl, run, run_idx, job, name, who, got))
+		if (log_type_series(pl, run, run_idx, i, who, got))
 			return -1;
 		for (c = CH_IOPS; c <= CH_LAT; c++) {
 			want[c] = !got[c] && run->nr_docs > 1;

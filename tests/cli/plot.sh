@@ -193,6 +193,20 @@ check "status run: no clat bins said so (not json+)" \
 check "status run: the percentiles are labelled cumulative" \
 	grep -q '<text>st read clat p99 (cumulative)</text>' "$P/s.html"
 
+# numjobs=2 without group_reporting: two entries of one name, each
+# thread's log file; one line per direction, the threads summed
+mkdir -p "$P/n"
+bench "$P/n" --name=c --filename=null --rw=randread --runtime=1 \
+	--time_based --rate_iops=2000 --numjobs=2 --write_iops_log=c \
+	--log_avg_msec=100 --output-format=json --output=c.json
+ok "run n: numjobs=2, a log per thread" &&
+	check "run n: c_iops.1.log and c_iops.2.log" \
+		test -s "$P/n/c_iops.1.log" -a -s "$P/n/c_iops.2.log"
+plot -o n.html n/c.json
+ok "plot of a numjobs=2 run"
+check "numjobs=2: one IOPS line for the job, not one per entry" \
+	test "$(svg_of plot-iops "$P/n.html" | grep -c '<text>c read</text>')" = 1
+
 # fio's own report and logs
 if command -v "$FIO" >/dev/null; then
 	(cd "$P/f" && timeout -k 5 30 "$FIO" --name=fj --ioengine=null \
