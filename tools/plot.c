@@ -1080,7 +1080,7 @@ static int gp_lines(struct plot *pl, FILE *f, enum chart ch)
 	else
 		fputs("set xlabel 'time (s)'\nset yrange [0:*]\n", f);
 	if (ch == CH_IOPS || ch == CH_BW)
-		fputs("set format y '%.3s%c'\n", f);
+		fputs("set format y '%.1s%c'\n", f);
 	fputs("set ylabel ", f);
 	gp_str(f, ylabel[ch]);
 	fputs("\nplot ", f);
