@@ -1050,6 +1050,16 @@ enum {
 
 #define NVMF_TCP_SECTYPE_NONE 0
 
+/* RDMA transport specific address subtype (discovery log TSAS) */
+#define NVMF_RDMA_QPTYPE_CONNECTED 1 /* reliable connected */
+#define NVMF_RDMA_QPTYPE_DATAGRAM 2
+#define NVMF_RDMA_PRTYPE_NOT_SPECIFIED 1
+#define NVMF_RDMA_PRTYPE_IB 2
+#define NVMF_RDMA_PRTYPE_ROCE 3
+#define NVMF_RDMA_PRTYPE_ROCEV2 4
+#define NVMF_RDMA_PRTYPE_IWARP 5
+#define NVMF_RDMA_CMS_RDMA_CM 1 /* connections through the RDMA CM */
+
 #define NVME_DISC_SUBSYS_NAME "nqn.2014-08.org.nvmexpress.discovery"
 
 struct nvmf_disc_log_entry {
@@ -1071,6 +1081,13 @@ struct nvmf_disc_log_entry {
 		struct {
 			uint8_t sectype; /* NVMF_TCP_SECTYPE_* */
 		} tcp;
+		struct {
+			uint8_t qptype; /* NVMF_RDMA_QPTYPE_* */
+			uint8_t prtype; /* NVMF_RDMA_PRTYPE_* */
+			uint8_t cms; /* NVMF_RDMA_CMS_* */
+			uint8_t rsvd3[5];
+			nvme_le16 pkey;
+		} rdma;
 	} tsas;
 };
 

@@ -28,7 +28,8 @@ iop_since() { awk -v a="$1" -v b="$(iop_now)" 'BEGIN { printf "%.1f", b - a }'; 
 # and modules are copied from the host). Installed only when missing.
 iop_packages() {
 	echo qemu-system-x86 busybox-static fio nvme-cli e2fsprogs libaio1 \
-		cpio kmod util-linux perl-base
+		cpio kmod util-linux perl-base iproute2 ibverbs-providers \
+		ibverbs-utils rdmacm-utils
 }
 
 # Not root: a skip ("SKIP: why", exit 77), except under CI=true, where the
@@ -91,8 +92,18 @@ iop_pick_kernel() {
 # kernel-target.sh, where the guest is the target.
 IOP_MODULES="virtio_pci virtio_net 9pnet_virtio 9p nvme-tcp ext4 crc32c_generic crc32c-intel"
 IOP_MODULES+=" nvmet nvmet-tcp null_blk brd"
-# Programs copied in with the libraries ldd lists.
-IOP_PROGRAMS="nvme fio mkfs.ext4 e2fsck"
+# NVMe/RDMA over soft-RoCE (the host kernel loads no modules, the guest
+# does): rxe, the user-space verbs and CM devices, the kernel's nvme-rdma
+# host and nvmet-rdma target; rxe computes its ICRC with the kernel's
+# crc32 (without a crc32 module `rdma link add` fails with ENOENT).
+IOP_MODULES+=" rdma_rxe rdma_ucm ib_uverbs ib_umad nvme-rdma nvmet-rdma crc32_generic crc32-pclmul"
+# Programs copied in with the libraries ldd lists (rdma: iproute2's, to
+# add the rxe link; ibv_devinfo and rping: rdma-core's, for a look at the
+# device and a plain RDMA CM exchange when a test fails).
+IOP_PROGRAMS="nvme fio mkfs.ext4 e2fsck rdma ibv_devinfo rping"
+# rdma-core's provider for rxe, which libibverbs dlopen()s by its
+# /etc/libibverbs.d entry (ldd cannot see it).
+IOP_RDMA_FILES="/etc/libibverbs.d/rxe.driver /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so"
 
 # The initramfs: busybox-static, IOP_PROGRAMS with their libraries,
 # IOP_MODULES with their dependencies, guest/init. Cached, keyed by the
@@ -102,7 +113,9 @@ iop_initramfs() {
 	local key out stage m f p lib
 	key=$( {
 		echo "$IOP_KVER $IOP_MODULES $IOP_PROGRAMS"
-		dpkg-query -W busybox-static nvme-cli fio e2fsprogs libaio1 2>/dev/null
+		dpkg-query -W busybox-static nvme-cli fio e2fsprogs libaio1 \
+			iproute2 ibverbs-providers ibverbs-utils rdmacm-utils 2>/dev/null
+		echo "$IOP_RDMA_FILES"
 		cat "$IOP_DIR/lib.sh" "$IOP_DIR/guest/init"
 	} | sha256sum | cut -c1-16)
 	out=$IOP_CACHE/initramfs-$IOP_KVER-$key.cpio
@@ -128,6 +141,18 @@ iop_initramfs() {
 			cp -L "$lib" "$stage$lib"
 		done
 	done
+	for f in $IOP_RDMA_FILES; do
+		[ -e "$f" ] || { iop_log "no $f on the host (ibverbs-providers)"; return 1; }
+		mkdir -p "$stage$(dirname "$f")"
+		cp -L "$f" "$stage$f"
+		case $f in *.so)
+			for lib in $(ldd "$f" | awk '/=> \// { print $3 } /^\t\// { print $1 }'); do
+				[ -e "$stage$lib" ] && continue
+				mkdir -p "$stage$(dirname "$lib")"
+				cp -L "$lib" "$stage$lib"
+			done ;;
+		esac
+	done
 	# libaio is linked by fio directly; ldd found it. Modules:
 	local moddir=/lib/modules/$IOP_KVER
 	for m in $IOP_MODULES; do
@@ -141,8 +166,10 @@ iop_initramfs() {
 		*.ko.gz) gzip -dc "$f" >"$stage${f%.gz}" ;;
 		esac
 	done
-	[ -e "$stage$moddir/kernel/drivers/nvme/host/nvme-tcp.ko" ] ||
-		{ iop_log "nvme-tcp.ko missing from the initramfs"; return 1; }
+	for f in host/nvme-tcp host/nvme-rdma target/nvmet-rdma; do
+		[ -e "$stage$moddir/kernel/drivers/nvme/$f.ko" ] ||
+			{ iop_log "$f.ko missing from the initramfs"; return 1; }
+	done
 	for f in modules.order modules.builtin modules.builtin.modinfo; do
 		[ -e "$moddir/$f" ] && cp "$moddir/$f" "$stage$moddir/"
 	done
@@ -313,4 +340,58 @@ iop_stop_vm() {
 		wait "$IOP_QEMU_PID" 2>/dev/null
 	fi
 	IOP_QEMU_PID=
+}
+
+# ---- Everything in one guest (NVMe/RDMA over soft-RoCE) ----------------
+
+# iop_share_mqblk BIN: BIN into the run's share as bin/mqblk and, in lib/,
+# the libraries ldd lists that the initramfs lacks (liburing, ISA-L,
+# json-c, ...). In the guest, guest/rdma.sh's `mqblk` runs it.
+iop_share_mqblk() {
+	local bin=$1 lib
+	mkdir -p "$IOP_RUN/share/bin" "$IOP_RUN/share/lib"
+	cp "$bin" "$IOP_RUN/share/bin/mqblk" || return 1
+	for lib in $(ldd "$bin" | awk '/=> \// { print $3 }'); do
+		case $(basename "$lib") in
+		libc.so.* | libm.so.* | ld-linux*) ;; # the initramfs has the same glibc
+		*) cp -L "$lib" "$IOP_RUN/share/lib/" || return 1 ;;
+		esac
+	done
+}
+
+# iop_boot_local: QEMU (as iop_boot) with no forwards: the guest talks
+# only to itself (rxe loops back to its own 10.0.2.15).
+iop_boot_local() {
+	iop_boot_net "user,id=n0,restrict=on,net=10.0.2.0/24"
+}
+
+# iop_guest_job SCRIPT LIMIT_S: run SCRIPT (a guest job, sourcing
+# /job/rdma.sh for the helpers) in one guest and wait for it, at most
+# LIMIT_S seconds (then the VM is killed). Sets IOP_JOB_RC: the job's exit
+# status, or 124 for a timeout and 125 for a guest that gave none. The
+# console is in $IOP_RUN/console.log, the job's output in
+# $IOP_RUN/share/out/job.log.
+iop_guest_job() {
+	local script=$1 limit=$2 t0
+	cp "$script" "$IOP_RUN/share/job.sh" || return 1
+	cp "$IOP_DIR/guest/rdma.sh" "$IOP_RUN/share/rdma.sh" || return 1
+	iop_boot_local
+	if [ "${INTEROP_VERBOSE:-0}" = 1 ]; then
+		tail -s 0.2 -n +1 -F --pid="$IOP_QEMU_PID" "$IOP_RUN/console.log" 2>/dev/null |
+			sed -u 's/\r$//' >&2 &
+	fi
+	t0=$(date +%s)
+	while kill -0 "$IOP_QEMU_PID" 2>/dev/null; do
+		if (($(date +%s) - t0 > limit)); then
+			iop_log "the guest job ran past ${limit} s: killing the VM"
+			iop_stop_vm
+			IOP_JOB_RC=124
+			return 0
+		fi
+		sleep 0.5
+	done
+	wait "$IOP_QEMU_PID" 2>/dev/null
+	IOP_QEMU_PID=
+	IOP_JOB_RC=$(cat "$IOP_RUN/share/out/rc" 2>/dev/null || echo 125)
+	iop_log "guest job $(basename "$script"): rc $IOP_JOB_RC in $(($(date +%s) - t0)) s ($IOP_ACCEL)"
 }

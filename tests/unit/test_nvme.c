@@ -19,6 +19,7 @@
 
 #include "nvme/crc32c.h"
 #include "nvme/nvme.h"
+#include "nvme/rdma.h"
 #include "nvme/tcp.h"
 
 /* A connection past its IC exchange, as one end sees it */
@@ -1282,6 +1283,145 @@ static void test_rx_staged(void **state)
 	}
 }
 
+/* ---- NVMe/RDMA: CM private data and data pointers ---------------------- */
+
+static void test_rdma_cm_req(void **state)
+{
+	struct nvme_rdma_cm_req req;
+	struct nvme_rdma_conn_params cp;
+	uint8_t padded[56] = { 0 };
+	const uint8_t *b = (const uint8_t *)&req;
+
+	(void)state;
+	/* what the kernel host sends for I/O queue 1 of 128 entries */
+	nvme_rdma_cm_req_fill(&req, 1, 128, 127, 0xffff);
+	assert_int_equal(b[0] | b[1] << 8, 0);
+	assert_int_equal(b[2] | b[3] << 8, 1);
+	assert_int_equal(b[4] | b[5] << 8, 128);
+	assert_int_equal(b[6] | b[7] << 8, 127);
+	assert_int_equal(b[8] | b[9] << 8, 0xffff);
+	memcpy(padded, &req, sizeof(req));
+	assert_int_equal(
+		nvme_rdma_cm_req_check(padded, sizeof(padded), 4, 128, &cp), 0);
+	assert_int_equal(cp.qid, 1);
+	assert_int_equal(cp.sq_entries, 128);
+	assert_int_equal(cp.hrqsize, 128);
+	assert_int_equal(cp.cntlid, 0xffff);
+
+	/* each reject the binding names */
+	assert_int_equal(nvme_rdma_cm_req_check(&req, 31, 4, 128, &cp),
+			 NVME_RDMA_CM_INVALID_LEN);
+	assert_int_equal(nvme_rdma_cm_req_check(NULL, 0, 4, 128, &cp),
+			 NVME_RDMA_CM_INVALID_LEN);
+	req.recfmt = cpu_to_le16(1);
+	assert_int_equal(nvme_rdma_cm_req_check(&req, 32, 4, 128, &cp),
+			 NVME_RDMA_CM_INVALID_RECFMT);
+	nvme_rdma_cm_req_fill(&req, 5, 128, 127, 0xffff);
+	assert_int_equal(nvme_rdma_cm_req_check(&req, 32, 4, 128, &cp),
+			 NVME_RDMA_CM_INVALID_QID);
+	nvme_rdma_cm_req_fill(&req, 1, 256, 255, 0xffff);
+	assert_int_equal(nvme_rdma_cm_req_check(&req, 32, 4, 128, &cp),
+			 NVME_RDMA_CM_INVALID_HSQSIZE);
+	nvme_rdma_cm_req_fill(&req, 1, 2, 0, 0xffff);
+	assert_int_equal(nvme_rdma_cm_req_check(&req, 32, 4, 128, &cp),
+			 NVME_RDMA_CM_INVALID_HSQSIZE);
+	/* the admin queue: 32 entries at most, whatever I/O queues take */
+	nvme_rdma_cm_req_fill(&req, 0, 32, 31, 0);
+	assert_int_equal(nvme_rdma_cm_req_check(&req, 32, 4, 128, &cp), 0);
+	nvme_rdma_cm_req_fill(&req, 0, 64, 63, 0);
+	assert_int_equal(nvme_rdma_cm_req_check(&req, 32, 4, 128, &cp),
+			 NVME_RDMA_CM_INVALID_HSQSIZE);
+	nvme_rdma_cm_req_fill(&req, 1, 8, 127, 0xffff);
+	assert_int_equal(nvme_rdma_cm_req_check(&req, 32, 4, 128, &cp),
+			 NVME_RDMA_CM_INVALID_HRQSIZE);
+	assert_string_equal(nvme_rdma_cm_msg(NVME_RDMA_CM_INVALID_HRQSIZE),
+			    "invalid HRQSIZE");
+}
+
+static void test_rdma_cm_rep_rej(void **state)
+{
+	struct nvme_rdma_cm_rep rep;
+	struct nvme_rdma_cm_rej rej;
+	uint16_t crq = 0;
+	uint8_t bad[4] = { 1, 0, 6, 0 };
+
+	(void)state;
+	nvme_rdma_cm_rep_fill(&rep, 128);
+	assert_int_equal(nvme_rdma_cm_rep_parse(&rep, sizeof(rep), &crq), 0);
+	assert_int_equal(crq, 128);
+	assert_int_equal(nvme_rdma_cm_rep_parse(&rep, 3, &crq), -1);
+	nvme_rdma_cm_rej_fill(&rej, NVME_RDMA_CM_NO_RSC);
+	assert_int_equal(nvme_rdma_cm_rej_parse(&rej, sizeof(rej)),
+			 NVME_RDMA_CM_NO_RSC);
+	assert_int_equal(nvme_rdma_cm_rej_parse(&rej, 2), -1);
+	assert_int_equal(nvme_rdma_cm_rej_parse(bad, sizeof(bad)), -1);
+}
+
+static void test_rdma_data(void **state)
+{
+	union nvme_command c;
+	struct nvme_rdma_data d;
+	const uint8_t *sgl = (const uint8_t *)&c.common.dptr;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.common.opcode = nvme_cmd_read;
+	nvme_rdma_sgl_keyed(&c, 0x1122334455667788ull, 131072, 0xabcd1234,
+			    true);
+	assert_int_equal(c.common.flags & 0xc0, NVME_CMD_SGL_METABUF);
+	assert_int_equal(sgl[8] | sgl[9] << 8 | sgl[10] << 16, 131072);
+	assert_int_equal(sgl[15], 0x4f);
+	assert_int_equal(nvme_rdma_data_parse(&c, 0, 4096, 131072, 1, &d), 0);
+	assert_int_equal(d.kind, NVME_RDMA_DATA_KEYED);
+	assert_int_equal(d.len, 131072);
+	assert_true(d.invalidate);
+	assert_true(d.addr == 0x1122334455667788ull);
+	assert_int_equal(d.key, 0xabcd1234);
+	/* past MDTS */
+	assert_int_equal(nvme_rdma_data_parse(&c, 0, 4096, 65536, 1, &d),
+			 NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	/* keyed data with bytes in the capsule too */
+	assert_int_equal(nvme_rdma_data_parse(&c, 512, 4096, 131072, 1, &d),
+			 NVME_SC_SGL_INVALID_DATA | NVME_SC_DNR);
+	/* data for a command that moves none */
+	assert_int_equal(nvme_rdma_data_parse(&c, 0, 4096, 131072, 0, &d),
+			 NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	/* a zero-length keyed SGL: no data, whatever the direction */
+	nvme_rdma_sgl_none(&c);
+	assert_int_equal(sgl[15], 0x40);
+	assert_int_equal(nvme_rdma_data_parse(&c, 0, 4096, 131072, 0, &d), 0);
+	assert_int_equal(d.kind, NVME_RDMA_DATA_NONE);
+	/* PRPs */
+	c.common.flags &= (uint8_t)~0xc0;
+	assert_int_equal(nvme_rdma_data_parse(&c, 0, 4096, 131072, 0, &d),
+			 NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	/* an all-zero descriptor (subtype 0, type 0) is not one of ours */
+	memset(&c, 0, sizeof(c));
+	c.common.flags = NVME_CMD_SGL_METABUF;
+	assert_int_equal(nvme_rdma_data_parse(&c, 0, 4096, 131072, 0, &d),
+			 NVME_SC_SGL_INVALID_TYPE | NVME_SC_DNR);
+
+	/* in-capsule: writes only, within what arrived and the queue's room */
+	nvme_rdma_sgl_incapsule(&c, 4096);
+	assert_int_equal(sgl[15], 0x01);
+	assert_int_equal(nvme_rdma_data_parse(&c, 4096, 4096, 131072, 2, &d),
+			 0);
+	assert_int_equal(d.kind, NVME_RDMA_DATA_INCAPSULE);
+	assert_int_equal(d.len, 4096);
+	assert_int_equal(d.offset, 0);
+	assert_int_equal(nvme_rdma_data_parse(&c, 4096, 4096, 131072, 1, &d),
+			 NVME_SC_SGL_INVALID_TYPE | NVME_SC_DNR);
+	assert_int_equal(nvme_rdma_data_parse(&c, 4096, 0, 131072, 2, &d),
+			 NVME_SC_SGL_INVALID_TYPE | NVME_SC_DNR);
+	assert_int_equal(nvme_rdma_data_parse(&c, 2048, 4096, 131072, 2, &d),
+			 NVME_SC_SGL_INVALID_DATA | NVME_SC_DNR);
+	assert_int_equal(nvme_rdma_data_parse(&c, 8192, 2048, 131072, 2, &d),
+			 NVME_SC_SGL_INVALID_OFFSET | NVME_SC_DNR);
+	c.common.dptr.sgl.addr = cpu_to_le64(1ull << 40);
+	assert_int_equal(nvme_rdma_data_parse(&c, 8192, 8192, 131072, 2, &d),
+			 NVME_SC_SGL_INVALID_OFFSET | NVME_SC_DNR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1311,6 +1451,9 @@ int main(void)
 		cmocka_unit_test(test_kernel_plain),
 		cmocka_unit_test(test_kernel_digest),
 		cmocka_unit_test(test_kernel_streaming),
+		cmocka_unit_test(test_rdma_cm_req),
+		cmocka_unit_test(test_rdma_cm_rep_rej),
+		cmocka_unit_test(test_rdma_data),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

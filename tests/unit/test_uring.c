@@ -467,7 +467,7 @@ out:
  * A LOCAL device opened for one submitter gets a ring only its owner may
  * enter; a queue opened later by another thread must still work (the
  * driver remakes the ring as that thread), several times over, under
- * LOCAL and POLLED.
+ * LOCAL and POLLED, and two new threads one after the other too.
  */
 static void test_sole_submitter_changes_thread(void **state)
 {
@@ -484,6 +484,15 @@ static void test_sole_submitter_changes_thread(void **state)
 			struct thread_io t = { dev, i + 10 * p, -1 };
 			pthread_t th;
 
+			assert_int_equal(
+				pthread_create(&th, NULL, thread_io_fn, &t), 0);
+			assert_int_equal(pthread_join(th, NULL), 0);
+			assert_int_equal(t.ret, 0);
+			/* a new thread right after the owner ended: glibc
+			 * gives it the same stack and thread-locals, and it
+			 * is still another task to the kernel */
+			t.seed += 50;
+			t.ret = -1;
 			assert_int_equal(
 				pthread_create(&th, NULL, thread_io_fn, &t), 0);
 			assert_int_equal(pthread_join(th, NULL), 0);

@@ -101,7 +101,7 @@ struct uring_hctx {
 	bool bufs_table; /* a sparse registered-buffer table exists */
 	unsigned depth;
 	unsigned setup_flags; /* what the ring was made with, to remake it */
-	const void *owner; /* single: the thread the ring belongs to */
+	uint64_t owner; /* single: the thread the ring belongs to (uring_self) */
 	/* serialises the SQ side: queue_rq/commit_rqs against timeout */
 	pthread_spinlock_t sq_lock;
 	unsigned unsubmitted; /* SQEs filled, doorbell not yet rung */
@@ -123,8 +123,24 @@ struct uring_cmd {
 	_Atomic uint64_t info; /* len << 32 | op */
 };
 
-/* Its address names the calling thread (a SINGLE_ISSUER ring's owner). */
-static _Thread_local char uring_thread_token;
+/*
+ * The calling thread's number (a SINGLE_ISSUER ring's owner), from 1,
+ * never reused: a thread-local's address would be, by a thread started
+ * after the owner ended, which would then take the ring for its own and
+ * be refused by the kernel (-EEXIST) instead of remaking it.
+ */
+static _Atomic uint64_t uring_threads;
+static _Thread_local uint64_t uring_thread_id;
+
+static inline uint64_t uring_self(void)
+{
+	if (__builtin_expect(!uring_thread_id, 0))
+		uring_thread_id =
+			atomic_fetch_add_explicit(&uring_threads, 1,
+						  memory_order_relaxed) +
+			1;
+	return uring_thread_id;
+}
 
 static inline uint64_t uring_rq_ud(const struct mqblk_rq *rq)
 {
@@ -358,7 +374,7 @@ static int uring_ring_setup(struct uring_hctx *uh, unsigned flags)
 	}
 	if (!ret) {
 		uh->setup_flags = flags | modes[i];
-		uh->owner = &uring_thread_token;
+		uh->owner = uring_self();
 	}
 	if (!(uh->setup_flags & IORING_SETUP_SINGLE_ISSUER))
 		uh->single = false;
@@ -501,7 +517,7 @@ static int uring_rehome(struct uring_hctx *uh)
 	pthread_spin_lock(&uh->sq_lock);
 	old = uh->ring;
 	uh->ring = ring;
-	uh->owner = &uring_thread_token;
+	uh->owner = uring_self();
 	uh->unsubmitted = 0;
 	uh->reaped = uh->issued;
 	atomic_store_explicit(&uh->retry, false, memory_order_relaxed);
@@ -512,7 +528,7 @@ static int uring_rehome(struct uring_hctx *uh)
 
 static inline int uring_own(struct uring_hctx *uh)
 {
-	if (__builtin_expect(uh->single && uh->owner != &uring_thread_token, 0))
+	if (__builtin_expect(uh->single && uh->owner != uring_self(), 0))
 		return uring_rehome(uh);
 	return 0;
 }
@@ -599,7 +615,7 @@ static void uring_exit_hctx(struct mqblk_hctx *hctx)
 	 * every exiting task), and closing the ring cancels the rest.
 	 */
 	if (uh->issued != uh->reaped &&
-	    (!uh->single || uh->owner == &uring_thread_token)) {
+	    (!uh->single || uh->owner == uring_self())) {
 		struct __kernel_timespec ts = { .tv_sec = 1 };
 		struct io_uring_cqe *cqe;
 		uint64_t left = uh->issued - uh->reaped;
@@ -673,8 +689,7 @@ static void uring_doorbell(struct uring_hctx *uh)
 
 	if (!uh->unsubmitted)
 		return;
-	if (__builtin_expect(uh->single && uh->owner != &uring_thread_token,
-			     0)) {
+	if (__builtin_expect(uh->single && uh->owner != uring_self(), 0)) {
 		atomic_store_explicit(&uh->retry, true, memory_order_relaxed);
 		return;
 	}
@@ -1009,7 +1024,7 @@ static void uring_unmap_buf(struct mqblk_hctx *hctx, void *base)
 	/* the queue's I/O is reaped: the kernel holds no request on it. A
 	 * refused update (another thread's SINGLE_ISSUER ring) leaves the
 	 * pages pinned until the ring goes. */
-	if (!uh->single || uh->owner == &uring_thread_token)
+	if (!uh->single || uh->owner == uring_self())
 		io_uring_register_buffers_update_tag(&uh->ring, slot, &none,
 						     NULL, 1);
 }
@@ -1030,7 +1045,7 @@ static enum mqblk_timeout_ret uring_timeout(struct mqblk_rq *rq)
 		io_uring_sqe_set_data64(sqe, URING_UD_CANCEL);
 		uh->unsubmitted++;
 		uring_doorbell(uh);
-		kick = uh->single && uh->owner != &uring_thread_token;
+		kick = uh->single && uh->owner != uring_self();
 	}
 	pthread_spin_unlock(&uh->sq_lock);
 	if (kick)
