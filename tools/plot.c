@@ -91,6 +91,7 @@ struct plot {
 	double threshold;
 	const char *title;
 	const char *out_path;
+	const char *log_dir; /* --log-dir: the logs are here, not beside */
 	struct chart_data ch[CH_NR];
 	char tmpdir[PATH_MAX];
 	unsigned nr_files; /* data files written, d0.dat ... */
@@ -542,7 +543,8 @@ static int find_logs(struct plot *pl, const struct run *run, const char *base,
 	if (base[0] == '/')
 		n = snprintf(path, sizeof(path), "%s", base);
 	else
-		n = snprintf(path, sizeof(path), "%s/%s", run->dir, base);
+		n = snprintf(path, sizeof(path), "%s/%s",
+			     pl->log_dir ? pl->log_dir : run->dir, base);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return 0;
 	slash = strrchr(path, '/');
@@ -1484,6 +1486,7 @@ static void plot_usage(FILE *f)
 	fprintf(f,
 		"usage: mqblk plot [-o PAGE.html] [--title TEXT] [--threshold "
 		"PCT]\n"
+		"                  [--log-dir DIR]\n"
 		"                  RUN.json[,RUN2.json...] "
 		"[NEW.json[,NEW2.json...]]\n"
 		"\n"
@@ -1515,6 +1518,8 @@ static void plot_usage(FILE *f)
 		"  -o, --output PAGE  the page (default mqblk-plot.html);\n"
 		"                     written whole or not at all\n"
 		"  --title TEXT       the page's title\n"
+		"  --log-dir DIR      look for every run's logs in DIR, not\n"
+		"                     beside its report\n"
 		"  --threshold PCT    as mqblk compare's: a regression past it\n"
 		"                     is drawn as one\n"
 		"  -h, --help         this text\n"
@@ -1703,7 +1708,8 @@ int plot_cmd(int argc, char **argv)
 		} else if (!opts_done &&
 			   (!strcmp(a, "-o") || !strcmp(a, "--output") ||
 			    !strcmp(a, "--title") ||
-			    !strcmp(a, "--threshold"))) {
+			    !strcmp(a, "--threshold") ||
+			    !strcmp(a, "--log-dir"))) {
 			if (i + 1 >= argc) {
 				fprintf(stderr,
 					"mqblk plot: %s needs a value\n", a);
@@ -1713,6 +1719,8 @@ int plot_cmd(int argc, char **argv)
 				pl.title = argv[++i];
 			else if (!strcmp(a, "--threshold"))
 				tval = argv[++i];
+			else if (!strcmp(a, "--log-dir"))
+				pl.log_dir = argv[++i];
 			else
 				pl.out_path = argv[++i];
 		} else if (!opts_done && !strncmp(a, "--output=", 9)) {
@@ -1721,6 +1729,8 @@ int plot_cmd(int argc, char **argv)
 			pl.title = a + 8;
 		} else if (!opts_done && !strncmp(a, "--threshold=", 12)) {
 			tval = a + 12;
+		} else if (!opts_done && !strncmp(a, "--log-dir=", 10)) {
+			pl.log_dir = a + 10;
 		} else if (!opts_done && a[0] == '-' && a[1]) {
 			fprintf(stderr,
 				"mqblk plot: unknown option '%s' (try mqblk "
@@ -1753,6 +1763,21 @@ int plot_cmd(int argc, char **argv)
 	if (!*pl.out_path) {
 		fprintf(stderr, "mqblk plot: -o needs a file name\n");
 		return 1;
+	}
+	if (pl.log_dir) {
+		struct stat st;
+
+		if (stat(pl.log_dir, &st)) {
+			fprintf(stderr, "mqblk plot: --log-dir %s: %s\n",
+				pl.log_dir, strerror(errno));
+			return 1;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			fprintf(stderr,
+				"mqblk plot: --log-dir %s: not a directory\n",
+				pl.log_dir);
+			return 1;
+		}
 	}
 	if (load_side(&pl, pos[0]))
 		goto out;

@@ -193,6 +193,25 @@ check "status run: no clat bins said so (not json+)" \
 check "status run: the percentiles are labelled cumulative" \
 	grep -q '<text>st read clat p99 (cumulative)</text>' "$P/s.html"
 
+# --log-dir: a report moved away from its logs
+mkdir -p "$P/moved"
+cp "$P/a/a.json" "$P/moved/a.json"
+plot -o m.html moved/a.json
+ok "plot of a report without its logs" &&
+	check "without its logs: no IOPS chart, and why" \
+		grep -q 'id="plot-iops-none"' "$P/m.html"
+plot -o m.html --log-dir a moved/a.json
+ok "--log-dir: the logs found there" &&
+	check "--log-dir: IOPS, bandwidth and latency over time drawn" \
+		test "$(svg_ids "$P/m.html")" = \
+		"plot-iops plot-bw plot-lat plot-clat-hist "
+plot -o m2.html --log-dir nowhere moved/a.json
+bad "--log-dir that does not exist" "--log-dir nowhere: No such file" \
+	"$P/m2.html"
+plot -o m2.html --log-dir=a/a.json moved/a.json
+bad "--log-dir that is a file" "--log-dir a/a.json: not a directory" \
+	"$P/m2.html"
+
 # numjobs=2 without group_reporting: two entries of one name, each
 # thread's log file; one line per direction, the threads summed
 mkdir -p "$P/n"
