@@ -833,7 +833,7 @@ static int status_series(struct plot *pl, const struct run *run,
 /* ---- the clat distribution (json+ bins) ---- */
 
 static int hist_series(struct plot *pl, const struct run *run, unsigned run_idx,
-		       size_t job_idx, const char *who, bool *have)
+		       size_t job_idx, const char *who)
 {
 	const struct json_object *job =
 		cj_at(cj_get(final_doc(run), "jobs"), job_idx);
@@ -849,7 +849,6 @@ static int hist_series(struct plot *pl, const struct run *run, unsigned run_idx,
 			      "bins");
 		if (cj_type(bins) != CJ_OBJECT || !cj_count(bins))
 			continue;
-		*have = true;
 		s = new_series(pl, CH_HIST, run_idx, "%s %s", who,
 			       ddir_name[d]);
 		if (!s)
@@ -943,7 +942,7 @@ static int log_type_series(struct plot *pl, const struct run *run,
 }
 
 static int gather_run(struct plot *pl, unsigned run_idx, bool src_log[CH_NR],
-		      bool src_status[CH_NR], bool *have_bins)
+		      bool src_status[CH_NR])
 {
 	const struct run *run = &pl->runs[run_idx];
 	const struct json_object *jobs = cj_get(final_doc(run), "jobs");
@@ -971,7 +970,7 @@ static int gather_run(struct plot *pl, unsigned run_idx, bool src_log[CH_NR],
 		if ((want[CH_IOPS] || want[CH_BW] || want[CH_LAT]) &&
 		    status_series(pl, run, run_idx, i, name, who, want))
 			return -1;
-		if (hist_series(pl, run, run_idx, i, who, have_bins))
+		if (hist_series(pl, run, run_idx, i, who))
 			return -1;
 	}
 	return 0;
@@ -1614,7 +1613,6 @@ static void set_sources(struct plot *pl, const bool src_log[CH_NR],
 static int make_page(struct plot *pl)
 {
 	bool src_log[CH_NR] = { false }, src_status[CH_NR] = { false };
-	bool have_bins = false;
 	const char *tmpbase = getenv("TMPDIR");
 	char tmp_out[PATH_MAX];
 	FILE *mem, *f;
@@ -1622,7 +1620,7 @@ static int make_page(struct plot *pl)
 	int c, n;
 
 	for (r = 0; r < pl->nr_runs; r++)
-		if (gather_run(pl, r, src_log, src_status, &have_bins))
+		if (gather_run(pl, r, src_log, src_status))
 			return -1;
 	set_sources(pl, src_log, src_status);
 	if (pl->two_sides) {
