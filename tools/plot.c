@@ -892,9 +892,11 @@ static const char *log_base(const struct json_object *doc,
 	return base && *base ? base : cj_str(cj_get(job, "jobname"), NULL);
 }
 
+/* got[c]: chart c has this job's log lines; dup[c]: an earlier entry of
+ * the same name drew them. */
 static int log_type_series(struct plot *pl, const struct run *run,
 			   unsigned run_idx, size_t job_idx, const char *who,
-			   bool got[CH_NR])
+			   bool got[CH_NR], bool dup[CH_NR])
 {
 	static const char *const opt[] = { "write_bw_log", "write_iops_log",
 					   "write_lat_log", "write_lat_log" };
@@ -909,7 +911,7 @@ static int log_type_series(struct plot *pl, const struct run *run,
 
 	/* bw, iops, then the latency: clat, or lat when there is no clat */
 	for (k = 0; k < 4 && !ret; k++) {
-		if (k == 3 && got[CH_LAT])
+		if (k == 3 && (got[CH_LAT] || dup[CH_LAT]))
 			break;
 		base = log_base(doc, job, opt[k]);
 		/* numjobs=N without group_reporting: N entries of one name,
@@ -920,7 +922,7 @@ static int log_type_series(struct plot *pl, const struct run *run,
 				    base))
 				break;
 		if (j < job_idx) {
-			got[k == 0 ? CH_BW : k == 1 ? CH_IOPS : CH_LAT] = true;
+			dup[k == 0 ? CH_BW : k == 1 ? CH_IOPS : CH_LAT] = true;
 			continue;
 		}
 		memset(&l, 0, sizeof(l));
@@ -952,6 +954,7 @@ static int gather_run(struct plot *pl, unsigned run_idx, bool src_log[CH_NR],
 		const struct json_object *job = cj_at(jobs, i);
 		const char *name = cj_str(cj_get(job, "jobname"), NULL);
 		bool got[CH_NR] = { false }, want[CH_NR] = { false };
+		bool dup[CH_NR] = { false };
 		char who[LABEL_MAX];
 		int c;
 
@@ -960,10 +963,10 @@ static int gather_run(struct plot *pl, unsigned run_idx, bool src_log[CH_NR],
 			     pl->nr_runs > 1 ? run->label : "",
 			     pl->nr_runs > 1 ? ": " : "", name) < 0)
 			return oom(pl);
-		if (log_type_series(pl, run, run_idx, i, who, got))
+		if (log_type_series(pl, run, run_idx, i, who, got, dup))
 			return -1;
 		for (c = CH_IOPS; c <= CH_LAT; c++) {
-			want[c] = !got[c] && run->nr_docs > 1;
+			want[c] = !got[c] && !dup[c] && run->nr_docs > 1;
 			src_log[c] |= got[c];
 			src_status[c] |= want[c];
 		}
