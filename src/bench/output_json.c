@@ -393,6 +393,22 @@ static void job_options(struct jw *w, const struct job_stats *js)
 		jw_str(w, "cpus_allowed", job->cpus_allowed);
 	if (job->cpus_split)
 		jw_str(w, "cpus_allowed_policy", "split");
+	/* the logs, as fio lists them ("" when given without a name):
+	 * mqblk plot finds a job's logs by these */
+	if (job->bw_log)
+		jw_str(w, "write_bw_log", job->bw_log);
+	if (job->lat_log)
+		jw_str(w, "write_lat_log", job->lat_log);
+	if (job->iops_log)
+		jw_str(w, "write_iops_log", job->iops_log);
+	if (job->log_avg_msec)
+		opt_uint(w, "log_avg_msec", job->log_avg_msec);
+	if (job->hist_log)
+		jw_str(w, "write_hist_log", job->hist_log);
+	if (job->log_hist_msec)
+		opt_uint(w, "log_hist_msec", job->log_hist_msec);
+	if (job->log_hist_coarseness)
+		opt_uint(w, "log_hist_coarseness", job->log_hist_coarseness);
 	jw_obj_end(w);
 }
 

@@ -746,7 +746,8 @@ static void account_batch(struct job_thread *jt, struct mqblk_rq **rqs, int n,
 			     want_lat);
 		if (__builtin_expect(log != NULL, 0))
 			iolog_io(log, now - jt->start_ns, u->ddir, u->slat_ns,
-				 clat, u->len, u->off);
+				 clat, u->len, u->off,
+				 js->dd[u->ddir].clat_hist);
 	}
 	js->complete_map[stats_batch_slot((unsigned)n)]++;
 	js->total_complete++;
