@@ -20,7 +20,8 @@ set -uo pipefail
 MQBLK=${1:-}
 RDMA_BAD=${2:-}
 [[ -n $MQBLK && -x $MQBLK ]] || iop_die "usage: $0 /path/to/mqblk [/path/to/rdma-bad]"
-ldd "$MQBLK" | grep -q librdmacm ||
+# (not `ldd | grep -q`: under pipefail, grep's early exit fails ldd)
+[[ $(ldd "$MQBLK") == *librdmacm* ]] ||
 	{ echo "SKIP: $MQBLK was built without rdma-core"; exit 77; }
 LIMIT=${INTEROP_RDMA_LIMIT:-300}
 
