@@ -11,8 +11,12 @@
 # counters (they must move), clean disconnects; then RDMA_BAD (the raw
 # bad-input client, tests/target/rdma_bad.c): rejects, bad Connects, MDTS,
 # a bad key, a flood of connects, and a silent host whose controller the
-# target drops after KATO; the target must exit 0. The guest half is
-# guest/rdma-host-job.sh.
+# target drops after KATO; the target must exit 0. Then the same target
+# with --rdma-signal-every 8 --rdma-cq-moderation 16,200 --rdma-srq
+# (fewer signalled SENDs and completion events, moderation timers
+# firing), and with --busy-poll (CQEs, no events) after `mqblk ctl`
+# port-down and port-up of its RDMA listener. About 2 minutes of guest
+# under TCG. The guest half is guest/rdma-host-job.sh.
 # Exit: 0 all passed, 1 a check failed, 2 setup error, 77 cannot run here.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
