@@ -57,7 +57,7 @@ iop_guest_job "$IOP_DIR/guest/rdma-host-job.sh" "$LIMIT"
 LOG=$RUN/share/out/job.log
 npass=$(grep -c '^RDMA-PASS' "$LOG" 2>/dev/null)
 nfail=$(grep -c '^RDMA-FAIL' "$LOG" 2>/dev/null)
-grep -E '^(RDMA-(PASS|FAIL)|# rdma-bad)' "$LOG" 2>/dev/null | sed 's/^RDMA-//'
+grep -E '^(RDMA-(PASS|FAIL|STEP)|# rdma-bad)' "$LOG" 2>/dev/null | sed 's/^RDMA-//'
 if [[ -s $RUN/share/out/target-all.log && ($nfail != 0 || ${INTEROP_VERBOSE:-0} = 1) ]]; then
 	echo "--- the target's log"
 	tail -n 60 "$RUN/share/out/target-all.log"

@@ -20,7 +20,7 @@ NQN=nqn.2026-12.io.mqblk:rdma-interop
 SOCK=/tmp/mqblk-stats.sock
 CTL=/tmp/mqblk-ctl.sock
 TLOG=/job/out/target.log
-VERIFY=${RDMA_VERIFY_SIZE:-16M}
+VERIFY=${RDMA_VERIFY_SIZE:-8M}
 : >/job/out/target-all.log
 
 # stat_sum COLUMN...: the columns summed over the target's I/O queues
