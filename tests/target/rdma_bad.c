@@ -51,6 +51,10 @@ static unsigned nr_tests, nr_failed;
 static char why[512];
 
 static void ok(bool pass, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void setwhy(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void ok(bool pass, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -430,7 +434,7 @@ static void test_rejects(void)
 static void test_connects(void)
 {
 	struct conn a, c;
-	uint32_t dw0;
+	uint32_t dw0 = 0;
 	int cntlid, st;
 
 	cntlid = admin_up(&a, 0);
