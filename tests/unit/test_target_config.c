@@ -1491,6 +1491,15 @@ static void test_args_rdma(void **state)
 	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
 		 "--rdma-cq-moderation 32,70000",
 		 "expected COUNT,USEC");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--rdma-cq-moderation 32,16 --busy-poll",
+		 "--rdma-cq-moderation moderates completion events, and "
+		 "--busy-poll waits for none: one or the other");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a --rdma-srq",
+		 "--rdma-srq: no RDMA port to apply it to");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--rdma-signal-every 4",
+		 "--rdma-signal-every: no RDMA port");
 }
 
 static void test_args_refusals(void **state)
