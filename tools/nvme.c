@@ -611,6 +611,21 @@ static int uri_safe(const char *what, const char *v)
 	return 0;
 }
 
+/* A TCP port given as digits, 1..65535: said as the option, here, and not
+ * later as a part of the URI it goes into. */
+static bool port_number(const char *s)
+{
+	unsigned long v = 0;
+	size_t i;
+
+	for (i = 0; s[i]; i++) {
+		if (s[i] < '0' || s[i] > '9' || i >= 5)
+			return false;
+		v = v * 10 + (unsigned long)(s[i] - '0');
+	}
+	return i && v >= 1 && v <= 65535;
+}
+
 int nvme_cmd_discover(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -698,8 +713,14 @@ int nvme_cmd_discover(int argc, char **argv)
 				"ADDR\n");
 		return 1;
 	}
-	if (!trsvcid[0] || uri_safe("trsvcid", trsvcid) ||
-	    uri_safe("traddr", traddr) || uri_safe("nqn", nqn) ||
+	if (!port_number(trsvcid)) {
+		fprintf(stderr,
+			"mqblk discover: --trsvcid/-s '%s': not a port number "
+			"(1..65535)\n",
+			trsvcid);
+		return 1;
+	}
+	if (uri_safe("traddr", traddr) || uri_safe("nqn", nqn) ||
 	    (hostnqn && uri_safe("hostnqn", hostnqn)) ||
 	    (hostid && uri_safe("hostid", hostid)))
 		return 1;

@@ -967,7 +967,7 @@ static int set_usec_time(const char *key, const char *val, uint64_t *out,
 
 /*
  * Options whose default mqblk has and whose other values it does not:
- * the default is taken, anything else refused naming why (the README's
+ * the default is taken, anything else refused naming why (mqblk-bench(1)'s
  * list of options not implemented).
  */
 static int set_default_only(const struct opt *o, const char *val, char *err,
@@ -2121,7 +2121,7 @@ void bench_usage(FILE *f)
 		"  (refused: --write_hist_log --log_hist_msec --log_compression)\n"
 		"  --kb_base=1024 --sync=0 --random_distribution=random\n"
 		"  --unified_rw_reporting=0 --continue_on_error=none: fio's defaults\n"
-		"                           only (README: options not implemented)\n"
+		"                           only (mqblk-bench(1): not implemented)\n"
 		"\n"
 		"verification (fio's): every block written carries a header (offset,\n"
 		"length, seed, checksums); then, with do_verify, it is read back and\n"

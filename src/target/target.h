@@ -151,6 +151,12 @@ struct tgt_ctrl {
 	uint32_t kato_ms; /* 0: no keep alive */
 	_Atomic uint64_t last_ka_ns; /* any command, any queue */
 	_Atomic bool dead; /* torn down: every queue of it closes */
+	/* when the keep-alive timer tore it down (admin reactor's; 0: not
+	 * that way, or the admin queue is to close now): until
+	 * TGT_KA_SHUTDOWN_GRACE_MS later its admin queue still answers
+	 * Property Get/Set, for the shutdown of a host that stopped its
+	 * keep-alives to tear the controller down itself */
+	uint64_t ka_dead_ns;
 	_Atomic int refs; /* queues (admin and I/O) + Connect in flight */
 
 	/* Set Features state */

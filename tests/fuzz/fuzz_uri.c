@@ -6,7 +6,8 @@
  * switch parsers drivers use (mqblk_param_u64, mqblk_param_bool). No
  * device is opened. Checked: on success the driver name and every key
  * and value are non-empty strings inside the split buffer, keys hold no
- * '=' and no separator; on failure the reason is one non-empty line.
+ * '=' and no separator, and no key comes twice; on failure the reason
+ * is one non-empty line.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -37,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *driver = NULL;
 	char err[256];
 	char *buf;
-	unsigned i;
+	unsigned i, k;
 
 	if (size > 4096)
 		return 0;
@@ -82,6 +83,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		err[0] = '\0';
 		if (mqblk_param_bool(p, &b, err, sizeof(err)))
 			check_err(err);
+		/* a key given twice is refused, never both kept */
+		for (k = 0; k < i; k++)
+			FUZZ_CHECK(strcmp(params.v[k].key, p->key));
 	}
 	free(params.v);
 	free(buf);

@@ -692,6 +692,9 @@ static const uint8_t hostid_ok[16] = { 0x6d, 0x71, 0x62, 0x6c, 0x6b, 0x2d,
 				       0x77, 0x69, 0x72, 0x65, 0x2d, 0x68,
 				       0x6f, 0x73, 0x74, 0x01 };
 
+/* KATO a Connect of an admin queue sends (ms; 0: none, the default) */
+static uint32_t connect_kato_ms;
+
 static int wc_connect(struct wc *w, const char *subnqn, const char *host,
 		      uint16_t qid, uint16_t cntlid, uint16_t sqsize,
 		      uint8_t cattr, struct nvme_completion *cqe)
@@ -712,7 +715,7 @@ static int wc_connect(struct wc *w, const char *subnqn, const char *host,
 	cmd.connect.qid = cpu_to_le16(qid);
 	cmd.connect.sqsize = cpu_to_le16(sqsize);
 	cmd.connect.cattr = cattr;
-	cmd.connect.kato = cpu_to_le32(0);
+	cmd.connect.kato = cpu_to_le32(qid ? 0 : connect_kato_ms);
 	/* the response comes on the queue being connected */
 	w->qid = qid;
 	/* the Connect's data always in the capsule, as Linux does */
@@ -2513,6 +2516,70 @@ static int disc_changed(struct ctrl *d, uint16_t *cid, uint64_t want)
 	return ret;
 }
 
+/*
+ * J: a host that stops its keep-alives before it shuts the controller
+ * down (Linux deleting a controller: nvme_stop_ctrl, then the namespaces
+ * go, which for hundreds of them takes longer than KATO): the keep-alive
+ * timer tears the controller down and its I/O queue closes, but its admin
+ * queue still answers the shutdown (Property Set CC.SHN, then CSTS with
+ * SHST complete); any other command then fails and the queue closes.
+ */
+static int ka_then_shutdown(void)
+{
+	union nvme_command cmd;
+	struct ctrl x;
+	char needle[512];
+	uint64_t v = 0, end;
+	uint16_t st = 0;
+	int ret;
+
+	connect_kato_ms = 1000;
+	ret = ctrl_open(&x, 0, 1);
+	connect_kato_ms = 0;
+	if (ret)
+		goto out;
+	snprintf(needle, sizeof(needle),
+		 "ctrl %u (host %s, %s): keep-alive timeout", x.cntlid, HOST_OK,
+		 SUBNQN);
+	end = now_ms() + TIMEOUT_MS;
+	while (!log_has(needle) && now_ms() < end)
+		usleep(50000);
+	if (!log_has(needle)) {
+		ret = fail(W_TIMEOUT, "no \"%s\" in the target's log", needle);
+		goto out;
+	}
+	ret = ctx(wc_expect_eof(&x.io[1]), "the I/O queue after KATO");
+	if (!ret)
+		ret = prop_set(&x.admin, NVME_REG_CC,
+			       0x460001 | NVME_CC_SHN_NORMAL << 14, &st);
+	if (!ret && st)
+		ret = fail(W_ERR, "shutdown Property Set: status %#x", st);
+	end = now_ms() + TIMEOUT_MS;
+	while (!ret) {
+		ret = prop_get(&x.admin, NVME_REG_CSTS, false, &v, &st);
+		if (!ret && st)
+			ret = fail(W_ERR, "Property Get CSTS: status %#x", st);
+		if (ret || (v & NVME_CSTS_SHST_MASK) == NVME_CSTS_SHST_CMPLT)
+			break;
+		if (now_ms() > end)
+			ret = fail(W_TIMEOUT, "CSTS %#llx: no SHST complete",
+				   (unsigned long long)v);
+		usleep(10000);
+	}
+	if (ret)
+		goto out;
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.common.opcode = nvme_admin_keep_alive;
+	ret = wc_expect(&x.admin, &cmd, NULL, 0, DIR_NONE, XFER_AUTO,
+			NVME_SC_ABORT_QUEUE, NULL);
+	if (!ret)
+		ret = ctx(wc_expect_eof(&x.admin), "the admin queue after a "
+						   "Keep Alive");
+out:
+	ctrl_close(&x);
+	return ret;
+}
+
 static void scenario_i(void)
 {
 	const uint32_t ana_aen = NVME_AER_DW0(
@@ -2777,6 +2844,9 @@ int main(int argc, char **argv)
 				 "each queue reads right, one stats row each, all freed on close",
 	    scale());
 	scenario_i();
+	tap("J: KATO expired before the host's shutdown: the I/O queue "
+	    "closes, the admin queue answers the shutdown, then closes",
+	    ka_then_shutdown());
 	tap("G: --config FILE (nvmetcli JSON): connect as the allowed host, "
 	    "model/serial/uuid from the file, write and read back",
 	    config_target());

@@ -275,6 +275,9 @@ enum mqblk_status nvmf_queue_rq(struct mqblk_hctx *hctx, struct mqblk_rq *rq,
 				bool last);
 void nvmf_commit_rqs(struct mqblk_hctx *hctx);
 int nvmf_poll(struct mqblk_hctx *hctx, unsigned budget);
+/* mqblk_queue_fail_held: a queue whose connection is gone gives up what
+ * it holds for the reconnect. */
+bool nvmf_fail_held(struct mqblk_hctx *hctx, int res, unsigned *nr);
 enum mqblk_timeout_ret nvmf_timeout(struct mqblk_rq *rq);
 int nvmf_nvme_admin(struct mqblk_dev *dev, void *sqe, void *data, uint32_t len,
 		    bool to_dev, uint32_t *result, uint16_t *status);

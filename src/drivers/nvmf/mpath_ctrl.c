@@ -872,8 +872,20 @@ int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 			     k < sizeof(pass_keys) / sizeof(pass_keys[0]); k++)
 				if (!strcmp(p->key, pass_keys[k]))
 					break;
-			if (k == sizeof(pass_keys) / sizeof(pass_keys[0]))
-				continue; /* a core key, or unknown */
+			if (k == sizeof(pass_keys) / sizeof(pass_keys[0])) {
+				char b[48];
+
+				if (p->used)
+					continue; /* a core key */
+				/* unknown: said before any path connects */
+				snprintf(err, errlen,
+					 "unknown parameter '%s' for device "
+					 "nvme_mpath",
+					 mp_printable(p->key, 40, b,
+						      sizeof(b)));
+				ret = -EINVAL;
+				goto fail;
+			}
 			p->used = true;
 			if (!strcmp(p->key, "hostid"))
 				have_hostid = true;

@@ -39,6 +39,10 @@ struct tgt_ctl_job;
 #define TGT_BUF_CLASSES 9 /* 4 KiB .. 1 MiB */
 #define TGT_BUF_SLAB 262144 /* buffers are carved from slabs this big */
 #define TGT_TICK_MS 100
+/* How long the admin queue of a controller its keep-alive timer tore
+ * down stays open for a shutdown: the Linux host's admin timeout (a
+ * Property Set it sends later it has given up on anyway) */
+#define TGT_KA_SHUTDOWN_GRACE_MS 60000
 
 enum tgt_req_state {
 	CMD_FREE = 0,

@@ -373,11 +373,40 @@ static void ctl_serve(struct tgt *t, int listen_fd)
 
 /* ---- Start and stop ------------------------------------------------------ */
 
+/* "on CPUs 0,1" (reactor i on the i-th), or "not pinned", for the log. */
+static const char *reactor_cpus(char *buf, size_t len)
+{
+	unsigned i, n = tgt_reactors_count();
+	size_t off;
+
+	if (tgt_reactor_cpu(0) < 0) {
+		snprintf(buf, len, "(not pinned: more than the CPUs allowed)");
+		return buf;
+	}
+	off = (size_t)snprintf(buf, len, "on CPU%s ", n > 1 ? "s" : "");
+	for (i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%d",
+					i ? "," : "", tgt_reactor_cpu(i));
+	return buf;
+}
+
+/* The namespaces a host can see: a disabled one is configured, not
+ * exported. */
+static unsigned subsys_nr_enabled(const struct tgt_subsys *s)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < s->nr_ns; i++)
+		n += s->ns[i].enabled;
+	return n;
+}
+
 int tgt_run(struct tgt *t)
 {
 	sigset_t sigs;
 	int sfd = -1, stats_fd = -1, ctl_fd = -1, status = 1;
 	unsigned i, j, started = 0;
+	char cpus[256];
 
 	/* before any thread exists (devices start the core's): SIGINT and
 	 * SIGTERM are read from the signalfd, by this thread only */
@@ -418,9 +447,23 @@ int tgt_run(struct tgt *t)
 		for (j = 0; j < p->nr_subsys; j++)
 			tgt_log("listening on %s%s:%s: %s (%u namespaces)", tr,
 				p->traddr, p->trsvcid, p->subsys[j]->nqn,
-				p->subsys[j]->nr_ns);
+				subsys_nr_enabled(p->subsys[j]));
 	}
-	tgt_log("ready: %u reactors%s%s%s%s", tgt_reactors_count(),
+	for (i = 0; i < t->nr_subsys; i++) {
+		const struct tgt_subsys *s = t->subsys[i];
+
+		/* not an error (hosts may be meant to come later, as with
+		 * nvmet), but a target nobody can use says so */
+		if (!s->allow_any_host && !s->nr_hosts)
+			tgt_log("warning: %s allows no host: no host can "
+				"connect to it (--allow-host NQN or "
+				"--allow-any-host; nvmetcli: allowed_hosts or "
+				"attr_allow_any_host)",
+				s->nqn);
+	}
+	tgt_log("ready: %u reactor%s %s%s%s%s%s", tgt_reactors_count(),
+		tgt_reactors_count() > 1 ? "s" : "",
+		reactor_cpus(cpus, sizeof(cpus)),
 		stats_fd >= 0 ? ", stats on " : "",
 		stats_fd >= 0 ? t->stats_path : "",
 		ctl_fd >= 0 ? ", control on " : "",
