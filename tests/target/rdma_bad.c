@@ -19,9 +19,10 @@
  * on answering; 64 KiB written and read back intact, and a host gone
  * while the target RDMA READs a 1 MiB write leaves the target and the
  * controller's admin queue going; a flood of connects (bad and good, torn
- * down at once)
- * leaves the target answering; an admin queue with a 2 s KATO that
- * falls silent is disconnected by the target. Every wait has a timeout.
+ * down at once) leaves the target answering; an admin queue with a 2 s
+ * KATO that falls silent has its controller torn down: a Keep Alive then
+ * is aborted and the target disconnects the queue. Every wait has a
+ * timeout.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -595,16 +596,29 @@ static void test_flood(void)
 
 static void test_kato(void)
 {
+	union nvme_command sqe;
+	struct nvme_completion cqe;
 	struct conn a;
 	int cntlid, st;
 
 	cntlid = admin_up(&a, 2000);
 	ok(cntlid > 0, "admin queue with a 2 s KATO up");
 	if (cntlid > 0) {
-		/* silence: no Keep Alive */
-		st = wait_event(&a, RDMA_CM_EVENT_DISCONNECTED, NULL, 8000);
+		/* silence past KATO: the controller is torn down, its admin
+		 * queue left to answer a shutdown only; a Keep Alive now is
+		 * aborted and the queue closes */
+		sleep(4);
+		memset(&sqe, 0, sizeof(sqe));
+		sqe.common.opcode = nvme_admin_keep_alive;
+		nvme_rdma_sgl_none(&sqe);
+		st = exec(&a, &sqe, 0, &cqe) ? -1 : cqe_status(&cqe);
+		setwhy("status %d", st);
+		ok(st == NVME_SC_ABORT_QUEUE,
+		   "a Keep Alive after KATO: Abort (SQ deletion)");
+		st = wait_event(&a, RDMA_CM_EVENT_DISCONNECTED, NULL, 5000);
 		ok(!st || a.disconnected,
-		   "a silent host is disconnected after KATO");
+		   "then the target disconnects the silent host's admin "
+		   "queue");
 	}
 	conn_close(&a);
 }
