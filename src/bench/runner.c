@@ -746,7 +746,8 @@ static void account_batch(struct job_thread *jt, struct mqblk_rq **rqs, int n,
 			     want_lat);
 		if (__builtin_expect(log != NULL, 0))
 			iolog_io(log, now - jt->start_ns, u->ddir, u->slat_ns,
-				 clat, u->len, u->off);
+				 clat, u->len, u->off,
+				 js->dd[u->ddir].clat_hist);
 	}
 	js->complete_map[stats_batch_slot((unsigned)n)]++;
 	js->total_complete++;
@@ -877,6 +878,22 @@ static __attribute__((cold, noinline)) uint64_t reap_idle(struct gen *g,
 			g->held_failed += (unsigned)n;
 	}
 	return clock_now_ns();
+}
+
+/* An nvme-rdma device's counters, its I/O queues summed: false for
+ * another device. */
+static bool rdma_sum(const struct mqblk_dev *dev,
+		     struct nvme_rdma_queue_stats *sum)
+{
+	struct nvme_rdma_queue_stats st[65];
+	int n = nvme_rdma_get_stats(dev, st, 65), i;
+
+	memset(sum, 0, sizeof(*sum));
+	if (n <= 0)
+		return false;
+	for (i = 1; i < n && i < 65; i++)
+		nvme_rdma_stats_add(sum, &st[i], 1);
+	return true;
 }
 
 /* A multipath device's per-path counters over the job's run into js. */
@@ -1149,6 +1166,7 @@ static void *job_thread_fn(void *arg)
 	struct io_u *units = NULL, *free_units = NULL;
 	struct mqblk_queue *q = NULL;
 	struct mqblk_path_stats paths0[MQBLK_MAX_PATHS];
+	struct nvme_rdma_queue_stats rdma0;
 	int nr_paths0 = -1;
 	struct rusage ru0, ru1;
 	struct sampler smp = { 0 };
@@ -1262,6 +1280,7 @@ static void *job_thread_fn(void *arg)
 		}
 	}
 	nr_paths0 = mqblk_dev_get_paths(dev, paths0, MQBLK_MAX_PATHS);
+	js->has_rdma = rdma_sum(dev, &rdma0);
 	ret = mqblk_queue_open(dev, &q);
 	if (ret) {
 		fail(jt, -ret, "%s: cannot open a queue on the device",
@@ -1542,6 +1561,8 @@ static void *job_thread_fn(void *arg)
 		js->mq.errors = qs.errors;
 	}
 	paths_delta(js, dev, paths0, nr_paths0);
+	if (js->has_rdma && rdma_sum(dev, &js->rdma))
+		nvme_rdma_stats_add(&js->rdma, &rdma0, -1);
 out:
 	if (q)
 		mqblk_queue_close(q);

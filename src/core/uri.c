@@ -3,7 +3,8 @@
  * Device URIs: "driver" or "driver:key=value,key=value"; a path ("/..." or
  * "./...", "../...") is the uring driver's, "PATH" or "PATH?key=value,...",
  * handed over as a first key "path"; "nvme-tcp://HOST:PORT/SUBNQN?k=v&k=v"
- * is the nvme_tcp driver's, the part before '?' handed over as "addr"
+ * is the nvme_tcp driver's (nvme-rdma:// the nvme_rdma driver's), the part
+ * before '?' handed over as "addr"
  * (its keys may be separated by '&', as in a URL, or ','), or the
  * nvme_mpath driver's with several addresses ("HOST:PORT,HOST:PORT/")
  * or an iopolicy= or paths= key. Splits in place; the driver name
@@ -118,7 +119,10 @@ int uri_parse(char *buf, const char **driver, struct mqblk_params *params,
 {
 	char *colon, *p;
 	bool is_path = buf[0] == '/' || buf[0] == '.';
-	bool is_nvme_tcp = !strncmp(buf, "nvme-tcp://", 11);
+	/* nvme-tcp:// and nvme-rdma://: the fabrics host's (the variable
+	 * keeps its first transport's name) */
+	bool is_rdma = !strncmp(buf, "nvme-rdma://", 12);
+	bool is_nvme_tcp = !strncmp(buf, "nvme-tcp://", 11) || is_rdma;
 
 	params->nr = 0;
 	params->v = NULL;
@@ -129,11 +133,22 @@ int uri_parse(char *buf, const char **driver, struct mqblk_params *params,
 		params->v = calloc(URI_MAX_PARAMS, sizeof(*params->v));
 		if (!params->v)
 			return -ENOMEM;
-		*driver = is_path ? "uring" : "nvme_tcp";
+		*driver = is_path ? "uring" :
+			  is_rdma ? "nvme_rdma" :
+				    "nvme_tcp";
 		params->v[0].key = is_path ? "path" : "addr";
-		params->v[0].val = is_path ? buf : buf + 11;
+		params->v[0].val = is_path ? buf : buf + (is_rdma ? 12 : 11);
 		params->v[0].used = false;
 		params->nr = 1;
+		if (is_rdma) {
+			/* for the multipath driver: its paths' transport
+			 * when a path names none (the scheme's); made
+			 * here, so no driver is asked to consume it */
+			params->v[1].key = "transport";
+			params->v[1].val = "rdma";
+			params->v[1].used = true;
+			params->nr = 2;
+		}
 		if (is_nvme_tcp && nvme_tcp_is_multipath(params))
 			*driver = "nvme_mpath";
 		if (!q)

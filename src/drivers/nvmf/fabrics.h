@@ -216,7 +216,11 @@ struct nvmf_transport_ops {
 			 void *buf, uint32_t len, bool to_ctrl);
 	/* The next completion on cn (blocking), data for command cid
 	 * landing in buf (len bytes); a data transfer that also completes
-	 * the command makes a CQE with status 0. 0 or -errno. */
+	 * the command makes a CQE with status 0. 0 or -errno. cid 0 is the
+	 * control thread's look after conn_fd was readable: -EAGAIN when
+	 * nothing had come after all (a spurious wake-up: an RDMA
+	 * completion channel can hold an event for a completion already
+	 * reaped). */
 	int (*sync_recv)(struct nvmf_conn *cn, uint16_t cid, void *buf,
 			 uint32_t len, struct nvme_completion *cqe);
 
