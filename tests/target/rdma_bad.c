@@ -16,9 +16,13 @@
  * Connect Invalid Parameters; a keyed SGL past MDTS gets Invalid Field;
  * a keyed SGL with a key we never registered makes the target's RDMA
  * WRITE fail and the target close that queue, while another queue goes
- * on answering; a flood of connects (bad and good, torn down at once)
- * leaves the target answering; an admin queue with a 2 s KATO that
- * falls silent is disconnected by the target. Every wait has a timeout.
+ * on answering; 64 KiB written and read back intact, and a host gone
+ * while the target RDMA READs a 1 MiB write leaves the target and the
+ * controller's admin queue going; a flood of connects (bad and good, torn
+ * down at once) leaves the target answering; an admin queue with a 2 s
+ * KATO that falls silent has its controller torn down: a Keep Alive then
+ * is aborted and the target disconnects the queue. Every wait has a
+ * timeout.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -46,6 +50,10 @@
 static const char *addr, *port, *subnqn;
 static unsigned nr_tests, nr_failed;
 static char why[512];
+
+static void ok(bool pass, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void setwhy(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void ok(bool pass, const char *fmt, ...)
 {
@@ -245,8 +253,8 @@ static int conn_open(struct conn *c, uint16_t qid, uint16_t entries,
 
 /* Send a capsule (sqe, then incap bytes from DATA_OFF) and wait for its
  * CQE: 0 with *cqe, or < 0 (timeout, error completion). */
-static int exec(struct conn *c, union nvme_command *sqe, uint32_t incap,
-		struct nvme_completion *cqe)
+/* Send a capsule (sqe, then incap bytes from DATA_OFF) without waiting. */
+static int post_capsule(struct conn *c, union nvme_command *sqe, uint32_t incap)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)c->buf + CAPSULE_OFF,
 			       .length = 64 + incap,
@@ -256,8 +264,6 @@ static int exec(struct conn *c, union nvme_command *sqe, uint32_t incap,
 				  .opcode = IBV_WR_SEND,
 				  .send_flags = IBV_SEND_SIGNALED },
 			   *bad;
-	uint64_t end = now_ms() + TIMEOUT_MS;
-	struct ibv_wc wc;
 
 	sqe->common.command_id = ++c->cid;
 	memcpy(c->buf + CAPSULE_OFF, sqe, 64);
@@ -267,6 +273,17 @@ static int exec(struct conn *c, union nvme_command *sqe, uint32_t incap,
 		setwhy("post_send failed");
 		return -EIO;
 	}
+	return 0;
+}
+
+static int exec(struct conn *c, union nvme_command *sqe, uint32_t incap,
+		struct nvme_completion *cqe)
+{
+	uint64_t end = now_ms() + TIMEOUT_MS;
+	struct ibv_wc wc;
+
+	if (post_capsule(c, sqe, incap))
+		return -EIO;
 	while (now_ms() < end) {
 		int n = ibv_poll_cq(c->cq, 1, &wc);
 
@@ -418,7 +435,7 @@ static void test_rejects(void)
 static void test_connects(void)
 {
 	struct conn a, c;
-	uint32_t dw0;
+	uint32_t dw0 = 0;
 	int cntlid, st;
 
 	cntlid = admin_up(&a, 0);
@@ -486,6 +503,69 @@ static void test_connects(void)
 	conn_close(&a);
 }
 
+/* A read or write of nlb 512-byte blocks at LBA 0 of namespace 1 with a
+ * keyed SGL over DATA_OFF (posted only, when nowait). */
+static int rw(struct conn *c, uint8_t opcode, uint32_t nlb, bool nowait)
+{
+	union nvme_command sqe;
+	struct nvme_completion cqe;
+
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.rw.opcode = opcode;
+	sqe.rw.nsid = cpu_to_le32(1);
+	sqe.rw.length = cpu_to_le16((uint16_t)(nlb - 1));
+	nvme_rdma_sgl_keyed(&sqe, (uintptr_t)c->buf + DATA_OFF, nlb * 512,
+			    c->mr->rkey, false);
+	if (nowait)
+		return post_capsule(c, &sqe, 0);
+	if (exec(c, &sqe, 0, &cqe))
+		return -1;
+	return cqe_status(&cqe);
+}
+
+/* Data by RDMA READ and WRITE, and a host gone while the target reads
+ * its data. */
+static void test_io(void)
+{
+	struct conn a, io;
+	uint32_t dw0 = 0, i;
+	int cntlid, st;
+
+	cntlid = admin_up(&a, 0);
+	st = cntlid > 0 ? conn_open(&io, 1, 32, NULL, 0) : -1;
+	if (!st)
+		st = do_connect(&io, 1, 31, (uint16_t)cntlid, 0, &dw0);
+	setwhy("%s, status %d", why, st);
+	ok(!st, "an I/O queue up");
+	if (st) {
+		conn_close(&io);
+		conn_close(&a);
+		return;
+	}
+	for (i = 0; i < 65536; i++)
+		io.buf[DATA_OFF + i] = (uint8_t)(i * 7 + 3);
+	st = rw(&io, nvme_cmd_write, 128, false);
+	memset(io.buf + DATA_OFF, 0, 65536);
+	if (!st)
+		st = rw(&io, nvme_cmd_read, 128, false);
+	for (i = 0; !st && i < 65536; i++)
+		if (io.buf[DATA_OFF + i] != (uint8_t)(i * 7 + 3))
+			st = 1000;
+	setwhy("status %d", st);
+	ok(!st, "64 KiB written (the target's RDMA READ) and read back "
+		"(its RDMA WRITE) intact");
+	/* 1 MiB to write, and the host gone at once: the target's RDMA
+	 * READ fails (or finds no one); the queue goes, the target stays */
+	st = rw(&io, nvme_cmd_write, 2048, true);
+	conn_close(&io);
+	usleep(500000);
+	st = st ? st : identify(&a, 4096, 0);
+	setwhy("status %d", st);
+	ok(!st, "a host gone during the target's RDMA READ: the target and "
+		"the controller's admin queue go on");
+	conn_close(&a);
+}
+
 static void test_flood(void)
 {
 	struct nvme_rdma_cm_req req;
@@ -516,16 +596,29 @@ static void test_flood(void)
 
 static void test_kato(void)
 {
+	union nvme_command sqe;
+	struct nvme_completion cqe;
 	struct conn a;
 	int cntlid, st;
 
 	cntlid = admin_up(&a, 2000);
 	ok(cntlid > 0, "admin queue with a 2 s KATO up");
 	if (cntlid > 0) {
-		/* silence: no Keep Alive */
-		st = wait_event(&a, RDMA_CM_EVENT_DISCONNECTED, NULL, 8000);
+		/* silence past KATO: the controller is torn down, its admin
+		 * queue left to answer a shutdown only; a Keep Alive now is
+		 * aborted and the queue closes */
+		sleep(4);
+		memset(&sqe, 0, sizeof(sqe));
+		sqe.common.opcode = nvme_admin_keep_alive;
+		nvme_rdma_sgl_none(&sqe);
+		st = exec(&a, &sqe, 0, &cqe) ? -1 : cqe_status(&cqe);
+		setwhy("status %d", st);
+		ok(st == NVME_SC_ABORT_QUEUE,
+		   "a Keep Alive after KATO: Abort (SQ deletion)");
+		st = wait_event(&a, RDMA_CM_EVENT_DISCONNECTED, NULL, 5000);
 		ok(!st || a.disconnected,
-		   "a silent host is disconnected after KATO");
+		   "then the target disconnects the silent host's admin "
+		   "queue");
 	}
 	conn_close(&a);
 }
@@ -542,6 +635,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_rejects();
 	test_connects();
+	test_io();
 	test_flood();
 	test_kato();
 	printf("1..%u\n", nr_tests);

@@ -797,6 +797,30 @@ static void test_log_discovery(void **state)
 	assert_int_equal(nvme_get_le64(b + 8), 0);
 }
 
+/* A controller on an RDMA port: keyed SGLs in Identify; the port's
+ * discovery entry with trtype rdma and the RDMA TSAS (nvmet-rdma's). */
+static void test_rdma_port(void **state)
+{
+	struct fix *f = *state;
+	union nvme_command c = identify(NVME_ID_CNS_CTRL, 0, 0);
+	const uint8_t *b = f->buf;
+
+	f->ports[0].trtype = NVMF_TRTYPE_RDMA;
+	assert_int_equal(run(f, &f->ctrl, &c, 4096, NULL), NVME_SC_SUCCESS);
+	assert_int_equal(nvme_get_le32(b + 536), 0x100005); /* SGLS, keyed */
+	assert_int_equal(b[77], TGT_MDTS);
+	c = get_log(NVME_LOG_DISC, 0, 4096, 0, false);
+	assert_int_equal(run(f, &f->dctrl, &c, 4096, NULL), NVME_SC_SUCCESS);
+	assert_int_equal(b[1024], NVMF_TRTYPE_RDMA);
+	assert_int_equal(b[1024 + 3], NVMF_TREQ_NOT_SPECIFIED);
+	assert_int_equal(b[1024 + 768], NVMF_RDMA_QPTYPE_CONNECTED);
+	assert_int_equal(b[1024 + 769], NVMF_RDMA_PRTYPE_NOT_SPECIFIED);
+	assert_int_equal(b[1024 + 770], NVMF_RDMA_CMS_RDMA_CM);
+	/* the TCP port's entry after it is still TCP's */
+	check_entry(b + 2048, &f->ports[2], IO_NQN);
+	f->ports[0].trtype = NVMF_TRTYPE_TCP;
+}
+
 /* ---- Features ------------------------------------------------------------ */
 
 static void test_features_num_queues(void **state)
@@ -1413,6 +1437,7 @@ int main(void)
 		T(test_log_cmd_effects),
 		T(test_log_unknown),
 		T(test_log_discovery),
+		T(test_rdma_port),
 		T(test_features_num_queues),
 		T(test_features_kato_aec),
 		T(test_identify_ana),

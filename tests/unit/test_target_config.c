@@ -1463,6 +1463,17 @@ static void test_args_rdma(void **state)
 	assert_int_equal(t.rdma_cqm_count, 32);
 	assert_int_equal(t.rdma_cqm_usecs, 16);
 	tgt_config_free(&t);
+	/* a port named as --listen gave it: rdma:ADDR:PORT, or a bare
+	 * ADDR:PORT, the TCP port's when both have it */
+	args_ok(&t, "target --listen rdma:10.0.2.15:4420 --listen "
+		    "10.0.2.15:4420 --listen rdma:10.0.2.15:4421 --nqn nqn.a:b "
+		    "--ns x --ana rdma:10.0.2.15:4420:1=inaccessible "
+		    "--ana 10.0.2.15:4420:1=non-optimized "
+		    "--ana 10.0.2.15:4421:1=change");
+	assert_int_equal(t.ports[0].ana_state[1], NVME_ANA_INACCESSIBLE);
+	assert_int_equal(t.ports[1].ana_state[1], NVME_ANA_NONOPTIMIZED);
+	assert_int_equal(t.ports[2].ana_state[1], NVME_ANA_CHANGE);
+	tgt_config_free(&t);
 	args_bad("target --listen rdma:1.2.3.4:5 --listen rdma:1.2.3.4:5 "
 		 "--nqn nqn.a --ns a",
 		 "--listen: rdma:1.2.3.4:5 given twice");
@@ -1480,6 +1491,15 @@ static void test_args_rdma(void **state)
 	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
 		 "--rdma-cq-moderation 32,70000",
 		 "expected COUNT,USEC");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--rdma-cq-moderation 32,16 --busy-poll",
+		 "--rdma-cq-moderation moderates completion events, and "
+		 "--busy-poll waits for none: one or the other");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a --rdma-srq",
+		 "--rdma-srq: no RDMA port to apply it to");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--rdma-signal-every 4",
+		 "--rdma-signal-every: no RDMA port");
 }
 
 static void test_args_refusals(void **state)

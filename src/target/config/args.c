@@ -714,6 +714,31 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 	return 0;
 }
 
+/* The RDMA options need an RDMA port to act on. */
+static int check_rdma_opts(const struct tgt *t, const struct args *a, char *err,
+			   size_t errlen)
+{
+	static const enum opt_id rdma_opts[] = {
+		OPT_RDMA_SIGNAL_EVERY,
+		OPT_RDMA_CQ_MODERATION,
+		OPT_RDMA_SRQ,
+	};
+	size_t i;
+	unsigned p;
+
+	for (p = 0; p < t->nr_ports; p++)
+		if (t->ports[p].trtype == NVMF_TRTYPE_RDMA)
+			return 0;
+	for (i = 0; i < sizeof(rdma_opts) / sizeof(rdma_opts[0]); i++)
+		if (a->seen[rdma_opts[i]])
+			return tgt_err(err, errlen,
+				       "--%s: no RDMA port to apply it to "
+				       "(--listen rdma:ADDR:PORT, or trtype "
+				       "rdma in the config)",
+				       opts[rdma_opts[i]].name);
+	return 0;
+}
+
 /* --rdma-cq-moderation COUNT,USEC */
 static int parse_cq_moderation(struct tgt *t, const char *v, char *err,
 			       size_t errlen)
@@ -813,6 +838,12 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 	if (a.val[OPT_RDMA_CQ_MODERATION] &&
 	    parse_cq_moderation(t, a.val[OPT_RDMA_CQ_MODERATION], err, errlen))
 		goto out;
+	if (t->rdma_cqm_count && t->busy_poll) {
+		tgt_err(err, errlen,
+			"--rdma-cq-moderation moderates completion events, and "
+			"--busy-poll waits for none: one or the other");
+		goto out;
+	}
 	if (a.val[OPT_ANATT]) {
 		if (arg_uint("anatt", a.val[OPT_ANATT], 1, 255, &u, err,
 			     errlen))
@@ -871,6 +902,8 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 	} else if (build_from_args(t, &a, err, errlen)) {
 		goto out;
 	}
+	if (check_rdma_opts(t, &a, err, errlen))
+		goto out;
 	ret = 0;
 out:
 	free(a.ns);

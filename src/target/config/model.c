@@ -336,6 +336,29 @@ static bool all_digits(const char *s, size_t len)
 	return len > 0;
 }
 
+/* A TCP port whose ADDR:PORT is spec (len bytes)? */
+static bool tcp_port_at(const struct tgt *t, const char *spec, size_t len)
+{
+	char name[128];
+	unsigned i;
+
+	for (i = 0; i < t->nr_ports; i++) {
+		const struct tgt_port *p = &t->ports[i];
+
+		if (p->trtype == NVMF_TRTYPE_RDMA)
+			continue;
+		if (p->adrfam == NVMF_ADDR_FAMILY_IP6)
+			snprintf(name, sizeof(name), "[%s]:%s", p->traddr,
+				 p->trsvcid);
+		else
+			snprintf(name, sizeof(name), "%s:%s", p->traddr,
+				 p->trsvcid);
+		if (strlen(name) == len && !memcmp(name, spec, len))
+			return true;
+	}
+	return false;
+}
+
 struct tgt_port *tgt_port_find(struct tgt *t, const char *spec, size_t len,
 			       char *err, size_t errlen)
 {
@@ -354,14 +377,21 @@ struct tgt_port *tgt_port_find(struct tgt *t, const char *spec, size_t len,
 	}
 	for (i = 0; i < t->nr_ports; i++) {
 		const struct tgt_port *p = &t->ports[i];
+		/* an RDMA port as --listen gave it (rdma:ADDR:PORT); its bare
+		 * ADDR:PORT too when no TCP port has that address */
+		const char *tr = p->trtype == NVMF_TRTYPE_RDMA ? "rdma:" : "";
+		size_t skip = len > 5 && !memcmp(spec, "rdma:", 5) ? 0 :
+								     strlen(tr);
 
 		if (p->adrfam == NVMF_ADDR_FAMILY_IP6)
-			snprintf(name, sizeof(name), "[%s]:%s", p->traddr,
+			snprintf(name, sizeof(name), "%s[%s]:%s", tr, p->traddr,
 				 p->trsvcid);
 		else
-			snprintf(name, sizeof(name), "%s:%s", p->traddr,
+			snprintf(name, sizeof(name), "%s%s:%s", tr, p->traddr,
 				 p->trsvcid);
-		if (strlen(name) == len && !memcmp(name, spec, len))
+		if (strlen(name + skip) == len &&
+		    !memcmp(name + skip, spec, len) &&
+		    (!skip || !tcp_port_at(t, spec, len)))
 			return &t->ports[i];
 	}
 	snprintf(err, errlen,

@@ -112,9 +112,9 @@ static struct rdma_regs *reactor_regs(struct tgt_reactor *r)
 	return regs;
 }
 
-/* The reactor's SRQ on q's device, made on first use: a receive for
- * every command of TGT_RDMA_SRQ_SIZE, each as big as the largest
- * capsule an RDMA port takes. NULL (logged) if it cannot be had. */
+/* The reactor's SRQ on q's device, made on first use: receives as big as
+ * the largest capsule an RDMA port takes, as many as TGT_RDMA_SRQ_*
+ * allow. NULL (logged) if it cannot be had. */
 struct ibv_srq *rdma_reactor_srq(struct rdma_queue *q)
 {
 	struct rdma_regs *regs = reactor_regs(q->sq.r);
@@ -141,8 +141,12 @@ struct ibv_srq *rdma_reactor_srq(struct rdma_queue *q)
 	s = &n[regs->nr_srqs];
 	memset(s, 0, sizeof(*s));
 	s->pd = q->pd;
-	s->nr = TGT_RDMA_SRQ_SIZE;
 	s->capsule_size = (uint32_t)sizeof(union nvme_command) + incap;
+	s->nr = TGT_RDMA_SRQ_BYTES / s->capsule_size;
+	if (s->nr > TGT_RDMA_SRQ_SIZE)
+		s->nr = TGT_RDMA_SRQ_SIZE;
+	if (s->nr < TGT_RDMA_SRQ_MIN)
+		s->nr = TGT_RDMA_SRQ_MIN;
 	size = ((size_t)s->nr * s->capsule_size + 4095) & ~(size_t)4095;
 	s->recvs = calloc(s->nr, sizeof(*s->recvs));
 	s->bufs = aligned_alloc(4096, size);

@@ -14,8 +14,12 @@
 
 #include "rdma.h"
 
-/* --rdma-srq: receives in each reactor's shared receive queue */
+/* --rdma-srq: receives in each reactor's shared receive queue: 1024, or
+ * fewer where capsules are big (at most 32 MiB of them, at least 64);
+ * a host that finds none posted retries (RNR) until one is */
 #define TGT_RDMA_SRQ_SIZE 1024
+#define TGT_RDMA_SRQ_BYTES (32u << 20)
+#define TGT_RDMA_SRQ_MIN 64
 
 /* A capsule's receive buffer: the SQE and up to the queue's in-capsule
  * data (its queue's, or the reactor's SRQ's). Reposted as soon as its capsule is taken in (in-capsule data is

@@ -7,7 +7,9 @@
 # then reads, ext4 (mkfs, mount, write, unmount, fsck clean), the raw
 # bad-input client (rejects, bad Connects, MDTS, a bad key, a flood of
 # connects, a silent host dropped after KATO), a clean disconnect; the
-# target's RDMA counters must move and it must exit 0.
+# target's RDMA counters must move and it must exit 0. Then selective
+# signalling with software CQ moderation and the reactor's SRQ, and busy
+# polling after the RDMA listener went down and up (mqblk ctl).
 # One line per check (guest/rdma.sh's pass and fail); /job/bin has mqblk
 # and rdma-bad, /job/lib their libraries.
 . /job/rdma.sh
@@ -16,8 +18,9 @@
 MQ=/job/bin/mqblk
 NQN=nqn.2026-12.io.mqblk:rdma-interop
 SOCK=/tmp/mqblk-stats.sock
+CTL=/tmp/mqblk-ctl.sock
 TLOG=/job/out/target.log
-VERIFY=${RDMA_VERIFY_SIZE:-32M}
+VERIFY=${RDMA_VERIFY_SIZE:-8M}
 : >/job/out/target-all.log
 
 # stat_sum COLUMN...: the columns summed over the target's I/O queues
@@ -120,7 +123,7 @@ start_target() {
 	: >$TLOG
 	"$MQ" target --listen rdma:$IP:4420 --nqn $NQN \
 		--ns null:size=256m,memory_backed=1 --ns null:size=64m,memory_backed=1 \
-		--allow-any-host --stats-socket $SOCK -v "$@" >>$TLOG 2>&1 &
+		--allow-any-host --stats-socket $SOCK --ctl $CTL -v "$@" >>$TLOG 2>&1 &
 	TPID=$!
 	for _ in $(seq 100); do
 		grep -q "ready" $TLOG && break
@@ -198,8 +201,11 @@ if [ -x /job/bin/rdma-bad ]; then
 		fail keep-alive "no keep-alive timeout in the target's log"
 	fi
 	rej=$(grep -c "refused" $TLOG)
-	[ "$rej" -ge 6 ] && pass "target logged $rej refused connects" ||
-		fail rejects "only $rej refused connects logged"
+	ctlrej=$("$MQ" ctl $CTL stats | awk '$1 == "port" && $2 == 1 {
+		for (i = 3; i < NF; i++) if ($i == "rejects") print $(i + 1) }')
+	[ "$rej" -ge 18 ] && [ "$ctlrej" = "$rej" ] &&
+		pass "$rej refused connects, logged and counted on the port (ctl stats)" ||
+		fail rejects "$rej refused connects logged, ctl stats says '$ctlrej'"
 fi
 
 stop_target event-driven
@@ -226,4 +232,32 @@ if connect 1; then
 	disconnect "selective signalling"
 fi
 stop_target "signal 1 in 8"
+
+# Busy polling (one reactor: the CQs polled every pass, no completion
+# channel), and the RDMA listener closed and opened again by the control
+# socket (port-down, port-up) before the host comes; the target stopped
+# while the host is still connected.
+step "busy-poll, port down and up"
+start_target "busy-poll" --busy-poll --reactors 1
+if "$MQ" ctl $CTL port-down 1 >/tmp/ctl.out 2>&1 &&
+	! nvme discover -t rdma -a "$IP" -s 4420 >/dev/null 2>&1 &&
+	"$MQ" ctl $CTL port-up 1 >>/tmp/ctl.out 2>&1; then
+	pass "ctl port-down refuses RDMA connects, port-up takes them again"
+else
+	fail "port down/up" "$(cat /tmp/ctl.out)"
+fi
+if connect 1; then
+	RDMA_V=$VERIFY
+	VERIFY=4M
+	verify "busy-poll"
+	VERIFY=$RDMA_V
+	set -- $(stat_sum rdma_cqes rdma_events)
+	[ "$1" -gt 0 ] && [ "$2" = 0 ] &&
+		pass "busy-poll: $1 CQEs polled, no completion events" ||
+		fail busy-poll "cqes $1 events $2"
+fi
+# stopped with the host still connected: the target closes its queues
+# and exits 0; the host is then told to give up
+stop_target "busy-poll, host connected"
+[ -n "$DEV" ] && nvme disconnect -n $NQN >/dev/null 2>&1
 finish
