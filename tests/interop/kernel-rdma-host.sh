@@ -25,8 +25,11 @@ MQBLK=${1:-}
 RDMA_BAD=${2:-}
 [[ -n $MQBLK && -x $MQBLK ]] || iop_die "usage: $0 /path/to/mqblk [/path/to/rdma-bad]"
 # (not `ldd | grep -q`: under pipefail, grep's early exit fails ldd)
-[[ $(ldd "$MQBLK") == *librdmacm* ]] ||
-	{ echo "SKIP: $MQBLK was built without rdma-core"; exit 77; }
+if [[ $(ldd "$MQBLK") != *librdmacm* ]]; then
+	[ "${CI:-}" = true ] && iop_die "$MQBLK was built without rdma-core (librdmacm-dev, libibverbs-dev), which scripts/deps installs" 1
+	echo "SKIP: $MQBLK was built without rdma-core"
+	exit 77
+fi
 LIMIT=${INTEROP_RDMA_LIMIT:-300}
 
 T_START=$(iop_now)
