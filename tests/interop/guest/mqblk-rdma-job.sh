@@ -61,15 +61,16 @@ run_bench mp --filename="$MP" --rw=randwrite --bsrange=4k-64k --size=4m \
 [ "$(cat /job/out/mp.rc)" = 0 ] && pass mpath-verify-exit ||
 	fail mpath-verify-exit "$(tail -n 3 /job/out/mp.err)"
 
-# writes_on PORT: the writes the target has taken on the I/O queues of
-# the controllers connected through PORT (`mqblk ctl stats`: the ctrl
-# lines name each controller's port, the queue table follows)
+# writes_on: the writes the target has taken on the I/O queues of the
+# controllers connected through port 1 and through port 2, as "N1 N2"
+# (one `mqblk ctl stats`: the ctrl lines name each controller's port,
+# the queue table follows)
 writes_on() {
-	"$MQ" ctl $CTL stats | awk -v port="$1" '
-		$1 == "ctrl" && $5 == "port" { if ($6 == port) c[$2] = 1; next }
+	"$MQ" ctl $CTL stats | awk '
+		$1 == "ctrl" && $5 == "port" { port[$2] = $6; next }
 		$1 == "ctrl" && $2 == "qid" { for (i = 1; i <= NF; i++) col[$i] = i; next }
-		col["writes"] && ($1 in c) && $2 > 0 { w += $col["writes"] }
-		END { print w + 0 }'
+		col["writes"] && ($1 in port) && $2 > 0 { w[port[$1]] += $col["writes"] }
+		END { print w[1] + 0, w[2] + 0 }'
 }
 
 # cut_path NAME PORT: a time-based verify over the multipath device
@@ -84,20 +85,23 @@ cut_path() {
 	"$MQ" bench --name="$name" --output-format=json \
 		--filename="$MP&reconnect_delay=1&ctrl_loss_tmo=20" \
 		--rw=randwrite --bs=4k --size=8m --iodepth=16 --verify=crc32c \
-		--do_verify=1 --verify_fatal=1 --runtime=4 --time_based \
+		--do_verify=1 --verify_fatal=1 --runtime=${CUT_RT:-4} --time_based \
 		>/job/out/$name.json 2>/job/out/$name.err &
 	bpid=$!
 	flowing=0
 	for _ in $(seq 200); do
 		kill -0 $bpid 2>/dev/null || break
-		if [ "$(writes_on 1)" -ge 64 ] && [ "$(writes_on 2)" -ge 64 ]; then
+		# shellcheck disable=SC2046 # two numbers
+		set -- $(writes_on)
+		if [ "$1" -ge 64 ] && [ "$2" -ge 64 ]; then
 			flowing=1
 			break
 		fi
 		sleep 0.1
 	done
-	[ $flowing = 1 ] && pass "$name-io-flowing" "writes on port 1: $(writes_on 1), port 2: $(writes_on 2)" ||
-		fail "$name-io-flowing" "the target saw no writes on both ports within 20 s: $(tail -n 3 /job/out/$name.err)"
+	[ $flowing = 1 ] && pass "$name-io-flowing" "writes on port 1: $1, port 2: $2" ||
+		fail "$name-io-flowing" "the target saw no writes on both ports before the job ended: $(tail -n 3 /job/out/$name.err)"
+	step "$name: port-down $port"
 	if "$MQ" ctl $CTL port-down $port >/job/out/$name.ctl 2>&1; then
 		pass "$name-port-down" "$(head -n 1 /job/out/$name.ctl)"
 	else
