@@ -1058,9 +1058,11 @@ int cmp_report_json(FILE *out, const struct cmp_run *base, size_t nr_base,
 	return nr_reg ? 1 : 0;
 }
 
-/* s as XML attribute or text: markup escaped; control characters, which
- * XML 1.0 cannot hold, and bytes that are not UTF-8 become '?'. */
-static void xml_str(FILE *f, const char *s)
+/* s as XML (or HTML) attribute or text: markup escaped; control
+ * characters, which XML 1.0 cannot hold (keep_lines: but newline and
+ * tab, in element text), and bytes that are not UTF-8 become '?'. plot's
+ * page uses it too. */
+void cmp_xml_str(FILE *f, const char *s, bool keep_lines)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s), l;
@@ -1084,7 +1086,9 @@ static void xml_str(FILE *f, const char *s)
 			fputs("&apos;", f);
 			break;
 		default:
-			if (*p < 0x20 || *p == 0x7f) {
+			if ((*p < 0x20 &&
+			     !(keep_lines && (*p == '\n' || *p == '\t'))) ||
+			    *p == 0x7f) {
 				fputc('?', f);
 			} else if (*p >= 0x80) {
 				l = utf8_len(p, n);
@@ -1119,7 +1123,7 @@ static int junit_row(const struct cmp_row *row, void *arg)
 		snprintf(cls, sizeof(cls), "%s.group%" PRId64 ".%s",
 			 row->job->name, row->job->groupid, dir_key[row->dir]);
 	fputs("    <testcase classname=\"", f);
-	xml_str(f, cls);
+	cmp_xml_str(f, cls, false);
 	fprintf(f, "\" name=\"%s\"", cmp_metric_key(row->metric));
 	if (!row->nr_base || !row->nr_new) {
 		ox->nr_skipped++;
@@ -1149,7 +1153,7 @@ static int junit_row(const struct cmp_row *row, void *arg)
 			 metric_label[row->metric], bs, ns, row->pct,
 			 ox->threshold);
 	fputs(">\n      <failure type=\"regression\" message=\"", f);
-	xml_str(f, msg);
+	cmp_xml_str(f, msg, false);
 	fputs("\"/>\n    </testcase>\n", f);
 	return 0;
 }

@@ -140,4 +140,9 @@ int cmp_parse_threshold(const char *s, double *out);
 /* mqblk compare ARGS (argv[0] = "compare"): the exit status, 0, 1 or 2. */
 int cmp_cmd(int argc, char **argv);
 
+/* s as XML or HTML text or attribute: markup escaped, control bytes
+ * (but newline and tab with keep_lines, for element text) and bytes
+ * that are not UTF-8 as '?'. */
+void cmp_xml_str(FILE *f, const char *s, bool keep_lines);
+
 #endif

@@ -190,28 +190,6 @@ static int dbl_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void html_esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
-}
-
 /* ---- reading a run: its reports ---- */
 
 /* From p, the offset of the next line whose first non-blank byte is '{'
@@ -1327,7 +1305,7 @@ static void page_head(struct plot *pl, FILE *f)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 	      "<meta charset=\"utf-8\">\n<title>",
 	      f);
-	html_esc(f, pl->title);
+	cmp_xml_str(f, pl->title, true);
 	fputs("</title>\n<style>\n"
 	      "body{font-family:sans-serif;margin:1.5em auto;max-width:1040px;"
 	      "padding:0 1em;color:#222}\n"
@@ -1345,7 +1323,7 @@ static void page_head(struct plot *pl, FILE *f)
 	      "p.none{color:#777;font-style:italic}\n"
 	      "</style>\n</head>\n<body>\n<h1>",
 	      f);
-	html_esc(f, pl->title);
+	cmp_xml_str(f, pl->title, true);
 	fputs("</h1>\n", f);
 }
 
@@ -1385,20 +1363,20 @@ static void page_runs(struct plot *pl, FILE *f)
 				if (!dv->io)
 					continue;
 				fputs("<tr><td class=\"l\">", f);
-				html_esc(f, run->label);
+				cmp_xml_str(f, run->label, true);
 				fprintf(f, "</td><td class=\"l\">%s</td>",
 					!pl->two_sides	? "-" :
 					r < pl->nr_base ? "base" :
 							  "new");
 				fputs("<td class=\"l\">", f);
-				html_esc(f, run->path);
+				cmp_xml_str(f, run->path, true);
 				if (ver) {
 					fputs(" (", f);
-					html_esc(f, ver);
+					cmp_xml_str(f, ver, true);
 					fputs(")", f);
 				}
 				fputs("</td><td class=\"l\">", f);
-				html_esc(f, j->name);
+				cmp_xml_str(f, j->name, true);
 				fprintf(f, "</td><td class=\"l\">%s</td>",
 					cmp_dir_name(d));
 				td_num(f, dv, CMP_IOPS, 1, 0);
@@ -1419,11 +1397,11 @@ static int page_chart(struct plot *pl, FILE *f, enum chart ch,
 	struct chart_data *cd = &pl->ch[ch];
 
 	fputs("<h2>", f);
-	html_esc(f, chart_title[ch]);
+	cmp_xml_str(f, chart_title[ch], true);
 	fputs("</h2>\n", f);
 	if (!cd->drawn) {
 		fprintf(f, "<p class=\"none\" id=\"%s-none\">", chart_id[ch]);
-		html_esc(f, why_none);
+		cmp_xml_str(f, why_none, true);
 		fputs("</p>\n", f);
 		return 0;
 	}
@@ -1432,7 +1410,7 @@ static int page_chart(struct plot *pl, FILE *f, enum chart ch,
 		return -1;
 	if (cd->src[0]) {
 		fputs("<figcaption>", f);
-		html_esc(f, cd->src);
+		cmp_xml_str(f, cd->src, true);
 		fputs("</figcaption>\n", f);
 	}
 	fputs("</figure>\n", f);
@@ -1460,7 +1438,7 @@ static int write_page(struct plot *pl, FILE *f)
 		pl->nr_runs == 1 ? "" : "s");
 	for (r = 0; r < pl->nr_runs; r++) {
 		fputs(r ? ", " : " ", f);
-		html_esc(f, pl->runs[r].path);
+		cmp_xml_str(f, pl->runs[r].path, true);
 	}
 	fputs(pl->two_sides ? " (base, then new)." : ".", f);
 	if (pl->nr_runs > 1)
@@ -1474,7 +1452,7 @@ static int write_page(struct plot *pl, FILE *f)
 		if (page_chart(pl, f, CH_CMP, none[CH_CMP]))
 			return -1;
 		fputs("<pre id=\"compare-table\">", f);
-		html_esc(f, pl->cmp_text ? pl->cmp_text : "");
+		cmp_xml_str(f, pl->cmp_text ? pl->cmp_text : "", true);
 		fputs("</pre>\n", f);
 	}
 	fputs("</body>\n</html>\n", f);

@@ -214,9 +214,9 @@ def seed004_table(d, plug):
 
 
 # ---- 001 ----------------------------------------------------------------
-def stats_sums(path):
-    """Sum the target's --stats columns over its queues, by header name."""
-    want = ("sends", "cqes", "zc_sends", "zc_polls", "zc_reads", "zc_copied")
+def column_sums(path, want, io_only=False):
+    """Sum the target's --stats columns over its queues (io_only: the I/O
+    queues, qid > 0), by header name; None without a header."""
     sums = dict.fromkeys(want, 0)
     try:
         lines = open(path).read().splitlines()
@@ -231,10 +231,17 @@ def stats_sums(path):
             names = f
             continue
         if names and len(f) == len(names):
+            if io_only and int(f[names.index("qid")]) == 0:
+                continue
             for k in want:
                 if k in names:
                     sums[k] += int(f[names.index(k)])
     return sums if names else None
+
+
+def stats_sums(path):
+    """The TCP target's columns seed 001 reads."""
+    return column_sums(path, ("sends", "cqes", "zc_sends", "zc_polls", "zc_reads", "zc_copied"))
 
 
 def fio2_iops(v):
@@ -476,24 +483,7 @@ RDMA_COLS = ("cmds", "rdma_sends", "rdma_signalled", "rdma_cqes",
 
 def rdma_sums(path):
     """The target's RDMA columns summed over its I/O queues (qid > 0)."""
-    sums = dict.fromkeys(RDMA_COLS, 0)
-    try:
-        lines = open(path).read().splitlines()
-    except OSError:
-        return None
-    names = None
-    for line in lines:
-        f = line.split()
-        if not f:
-            continue
-        if f[0] == "ctrl":
-            names = f
-            continue
-        if names and len(f) == len(names) and int(f[names.index("qid")]) > 0:
-            for k in RDMA_COLS:
-                if k in names:
-                    sums[k] += int(f[names.index(k)])
-    return sums if names else None
+    return column_sums(path, RDMA_COLS, io_only=True)
 
 
 def per(a, b):
