@@ -206,6 +206,9 @@ static int b64_decode(const char *s, size_t len, uint8_t *out, size_t cap)
 		}
 		uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 |
 			     (uint32_t)v[2] << 6 | (uint32_t)v[3];
+		/* the bits padding drops must be zero: one encoding per key */
+		if ((pad == 2 && (w & 0xffff)) || (pad == 1 && (w & 0xff)))
+			return -1;
 		if (n + 3 - pad > cap)
 			return -1;
 		out[n++] = w >> 16;
@@ -715,8 +718,12 @@ int nvme_auth_failure_decode(const void *buf, size_t len, uint8_t want_id,
 	if (len < sizeof(struct nvme_auth_failure_msg))
 		return NVME_AUTH_FAIL_INCORRECT_PAYLOAD;
 	*t_id = nvme_get_le16(p + 4);
-	/* any explanation is reported; an unknown one prints as such */
-	*reason = p[7] ? p[7] : NVME_AUTH_FAIL_FAILED;
+	/* a failure is a failure whatever it says: an explanation the spec
+	 * does not have is reported as plain "failed" */
+	*reason = NVME_AUTH_FAIL_FAILED;
+	if (p[7] >= NVME_AUTH_FAIL_FAILED &&
+	    p[7] <= NVME_AUTH_FAIL_INCORRECT_MESSAGE)
+		*reason = p[7];
 	return 0;
 }
 

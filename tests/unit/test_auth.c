@@ -653,6 +653,22 @@ static void test_names(void **state)
 	assert_null(nvme_auth_dhgroup_name(6));
 	assert_string_equal(nvme_auth_failure_str(NVME_AUTH_FAIL_FAILED),
 			    "authentication failed");
+	/* a Failure1 explaining itself with a code the spec lacks: failed */
+	uint8_t msg[8], reason = 0;
+	uint16_t t_id;
+	assert_int_equal(nvme_auth_failure_encode(msg, sizeof(msg),
+						  NVME_AUTH_ID_FAILURE1, 3,
+						  0x6d),
+			 8);
+	assert_int_equal(nvme_auth_failure_decode(msg, 8, NVME_AUTH_ID_FAILURE1,
+						  &t_id, &reason),
+			 0);
+	assert_int_equal(reason, NVME_AUTH_FAIL_FAILED);
+	assert_int_equal(t_id, 3);
+	/* ... and a Failure2 is not a Failure1 */
+	assert_int_equal(nvme_auth_failure_decode(msg, 8, NVME_AUTH_ID_FAILURE2,
+						  &t_id, &reason),
+			 NVME_AUTH_FAIL_INCORRECT_MESSAGE);
 }
 
 int main(void)
