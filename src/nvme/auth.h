@@ -19,6 +19,8 @@
 /* Authentication Send/Receive: SECP and SPSP0/SPSP1 of the NVMe
  * in-band authentication protocol */
 #define NVME_AUTH_SECP 0xe9
+/* Connect's DW0: AUTHREQ.ATR, an authentication transaction required */
+#define NVME_CONNECT_AUTHREQ_ATR (1u << 17)
 #define NVME_AUTH_SPSP0 0x01
 #define NVME_AUTH_SPSP1 0x01
 
