@@ -4,8 +4,11 @@
  * EVP), the AUTH message codec and the two halves of the exchange.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
@@ -333,6 +336,53 @@ int nvme_auth_key_format(const struct nvme_auth_key *key, char *out, size_t cap)
 	out[n] = '\0';
 	OPENSSL_cleanse(raw, sizeof(raw));
 	return 0;
+}
+
+int nvme_auth_key_load(const char *arg, struct nvme_auth_key *key, char *err,
+		       size_t errlen)
+{
+	char buf[256];
+	struct stat st;
+	ssize_t n;
+	int fd, ret;
+
+	if (arg[0] != '@')
+		return nvme_auth_key_parse(arg, key, err, errlen);
+	memset(key, 0, sizeof(*key));
+	fd = open(arg + 1, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "DH-HMAC-CHAP key file %s: %s", arg + 1,
+			 strerror(errno));
+		return ret;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(err, errlen,
+			 "DH-HMAC-CHAP key file %s: not a regular file",
+			 arg + 1);
+		return -EINVAL;
+	}
+	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+		close(fd);
+		snprintf(err, errlen,
+			 "DH-HMAC-CHAP key file %s: group or others may read "
+			 "or write it (mode %04o): chmod 600 it",
+			 arg + 1, (unsigned)(st.st_mode & 07777));
+		return -EACCES;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0) {
+		snprintf(err, errlen, "DH-HMAC-CHAP key file %s: %s", arg + 1,
+			 strerror(errno));
+		return -EIO;
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	ret = nvme_auth_key_parse(buf, key, err, errlen);
+	OPENSSL_cleanse(buf, sizeof(buf));
+	return ret;
 }
 
 void nvme_auth_key_clear(struct nvme_auth_key *key)

@@ -213,6 +213,13 @@ struct nvme_auth_key {
  */
 int nvme_auth_key_parse(const char *str, struct nvme_auth_key *key, char *err,
 			size_t errlen);
+/*
+ * nvme_auth_key_parse, or for "@PATH" the secret in the file PATH (one
+ * line): a file that group or others may read or write is refused, as
+ * ssh refuses such a private key. -EINVAL/-EACCES/-errno with a reason.
+ */
+int nvme_auth_key_load(const char *arg, struct nvme_auth_key *key, char *err,
+		       size_t errlen);
 /* The DHHC-1 form of a key, NUL-terminated; -ENOSPC if cap is short. */
 int nvme_auth_key_format(const struct nvme_auth_key *key, char *out,
 			 size_t cap);

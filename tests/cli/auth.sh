@@ -89,6 +89,16 @@ failed "a malformed secret: one line, the secret not echoed" \
 check "the malformed secret is not in the message" \
 	bash -c "! grep -q AAAA '$ERR'"
 
+# the secret from a file: only its owner may read it
+echo "$KEY" >"$TMP/key"
+chmod 600 "$TMP/key"
+run id-ctrl "$(uri "dhchap_secret=@$TMP/key")"
+ok "dhchap_secret=@FILE (mode 600)"
+chmod 644 "$TMP/key"
+run id-ctrl "$(uri "dhchap_secret=@$TMP/key")"
+failed "dhchap_secret=@FILE readable by others: refused" \
+	"key file .*: group or others may read or write it \(mode 0644\)"
+
 run id-ctrl "$(uri "dhchap_ctrl_secret=$CKEY")"
 failed "a controller secret alone: refused" \
 	"dhchap_ctrl_secret without dhchap_secret"

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -194,6 +196,44 @@ static void test_bad_keys(void **state)
 	/* 24 bytes: a length the format does not have */
 	parse_bad("DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYX:", "want 32, 48");
 	parse_bad("", "format");
+}
+
+/* "@FILE": the secret from a file only its owner may read */
+static void test_key_file(void **state)
+{
+	const char *good =
+		"DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:";
+	char dir[] = "/tmp/mqblk-auth-XXXXXX", path[64], arg[80], err[256];
+	struct nvme_auth_key k;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/key", dir);
+	snprintf(arg, sizeof(arg), "@%s", path);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%s\n", good);
+	fclose(f);
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(nvme_auth_key_load(arg, &k, err, sizeof(err)), 0);
+	assert_int_equal(k.len, 32);
+	assert_int_equal(k.data[5], 5);
+	/* readable by the group: refused, the key not loaded */
+	assert_int_equal(chmod(path, 0640), 0);
+	assert_int_equal(nvme_auth_key_load(arg, &k, err, sizeof(err)),
+			 -EACCES);
+	assert_non_null(strstr(err, "group or others may read"));
+	assert_int_equal(k.len, 0);
+	assert_int_equal(chmod(path, 0604), 0);
+	assert_int_equal(nvme_auth_key_load(arg, &k, err, sizeof(err)),
+			 -EACCES);
+	unlink(path);
+	assert_int_equal(nvme_auth_key_load(arg, &k, err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "No such file"));
+	rmdir(dir);
+	/* without '@': the secret itself */
+	assert_int_equal(nvme_auth_key_load(good, &k, err, sizeof(err)), 0);
 }
 
 /* ---- Known answers (computed independently with Python's hmac) -------- */
@@ -678,6 +718,7 @@ int main(void)
 		cmocka_unit_test(test_nvme_cli_transform),
 		cmocka_unit_test(test_nvme_cli_checks_ours),
 		cmocka_unit_test(test_bad_keys),
+		cmocka_unit_test(test_key_file),
 		cmocka_unit_test(test_known_answers),
 		cmocka_unit_test(test_every_hash_and_group),
 		cmocka_unit_test(test_wrong_host_key),

@@ -217,10 +217,10 @@ int nvmf_parse_params(struct nvmf_ctrl *d, struct mqblk_params *params,
 			char why[160];
 
 			p->used = true;
-			if (nvme_auth_key_parse(p->val,
-						ctrl ? &d->dhchap_ctrl_key :
-						       &d->dhchap_key,
-						why, sizeof(why))) {
+			if (nvme_auth_key_load(p->val,
+					       ctrl ? &d->dhchap_ctrl_key :
+						      &d->dhchap_key,
+					       why, sizeof(why))) {
 				nvmf_err(err, errlen, "%s: %s", p->key, why);
 				return -EINVAL;
 			}

@@ -125,7 +125,8 @@ static void usage(FILE *f)
 		"  --dhchap-key KEY       the last --allow-host must "
 		"authenticate (DH-HMAC-CHAP)\n"
 		"                         with this DHHC-1 secret (nvme "
-		"gen-dhchap-key's)\n"
+		"gen-dhchap-key's),\n"
+		"                         or @FILE holding it (mode 600)\n"
 		"  --dhchap-ctrl-key KEY  ... and the target proves itself "
 		"with this one\n"
 		"  --dhchap-hash LIST     its hashes, in order of preference: "
@@ -566,9 +567,9 @@ static int host_auth_args(struct tgt_host *h, const char *const v[4], char *err,
 		if (!v[k])
 			continue;
 		if (k < 2)
-			ret = nvme_auth_key_parse(v[k],
-						  k ? &h->ctrl_key : &h->key,
-						  why, sizeof(why));
+			ret = nvme_auth_key_load(v[k],
+						 k ? &h->ctrl_key : &h->key,
+						 why, sizeof(why));
 		else
 			ret = tgt_cfg_auth_list(
 				v[k], k == 2, k == 2 ? h->hashes : h->dhgroups,
