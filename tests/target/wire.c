@@ -1244,6 +1244,113 @@ static int auth_refused(struct wc *w, bool admin)
 	return ret;
 }
 
+static int auth_connect(struct ctrl *x, const char *host, bool *atr);
+
+/* The exchange by hand on w, with the commands that must fail between
+ * its steps; then the Reply replayed on a second queue of the same host. */
+static int auth_midway(struct wc *w, const struct nvme_auth_cfg *cfg)
+{
+	static uint8_t out[NVME_AUTH_MAX_MSG], in[NVME_AUTH_MAX_MSG];
+	static uint8_t reply[NVME_AUTH_MAX_MSG];
+	struct nvme_auth_exch x;
+	union nvme_command cmd;
+	size_t olen, rlen = 0;
+	struct ctrl c2;
+	bool atr;
+	int ret, r = 0;
+
+	nvme_auth_exch_init(&x, cfg);
+	ret = ctx(auth_cmd(w, nvme_fabrics_type_auth_receive, in, sizeof(in),
+			   NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR),
+		  "Receive before Negotiate");
+	if (!ret) {
+		struct nvmf_auth_command *a = (struct nvmf_auth_command *)&cmd;
+
+		memset(&cmd, 0, sizeof(cmd));
+		a->opcode = nvme_fabrics_command;
+		a->fctype = nvme_fabrics_type_auth_send;
+		a->secp = 0xea;
+		a->spsp0 = a->spsp1 = 1;
+		a->tl_al = cpu_to_le32(72);
+		memset(out, 0, 72);
+		ret = ctx(wc_expect(w, &cmd, out, 72, DIR_H2C, XFER_AUTO,
+				    NVME_SC_INVALID_FIELD | NVME_SC_DNR, NULL),
+			  "Send with SECP EAh");
+	}
+	if (!ret)
+		ret = nvme_auth_host_start(&x, 77, out, sizeof(out), &olen);
+	if (!ret)
+		ret = auth_cmd(w, nvme_fabrics_type_auth_send, out,
+			       (uint32_t)olen, 0);
+	if (!ret)
+		ret = ctx(auth_refused(w, true), "after Negotiate");
+	if (!ret)
+		ret = auth_cmd(w, nvme_fabrics_type_auth_receive, in,
+			       sizeof(in), 0);
+	if (!ret)
+		ret = ctx(auth_refused(w, true), "after Challenge");
+	if (!ret) {
+		r = nvme_auth_host_step_challenge(&x, in, sizeof(in), out,
+						  sizeof(out), &olen);
+		if (r)
+			ret = fail(W_ERR, "host step (challenge): %d", r);
+	}
+	if (!ret) {
+		memcpy(reply, out, olen);
+		rlen = olen;
+		ret = auth_cmd(w, nvme_fabrics_type_auth_send, out,
+			       (uint32_t)olen, 0);
+	}
+	if (!ret)
+		ret = auth_cmd(w, nvme_fabrics_type_auth_receive, in,
+			       sizeof(in), 0);
+	if (!ret) {
+		r = nvme_auth_host_step_success1(&x, in, sizeof(in), out,
+						 sizeof(out), &olen);
+		if (r || olen)
+			ret = fail(W_ERR, "host step (success1): %d, %zu", r,
+				   olen);
+	}
+	nvme_auth_exch_clear(&x);
+	if (!ret)
+		ret = ctx(wc_enable(w), "enable after authenticating");
+	if (ret)
+		return ret;
+
+	/* replay: a new admin queue, its own Negotiate, the old Reply */
+	ret = auth_connect(&c2, HOST_AUTH, &atr);
+	nvme_auth_exch_init(&x, cfg);
+	if (!ret)
+		ret = nvme_auth_host_start(&x, 77, out, sizeof(out), &olen);
+	if (!ret)
+		ret = auth_cmd(&c2.admin, nvme_fabrics_type_auth_send, out,
+			       (uint32_t)olen, 0);
+	if (!ret)
+		ret = auth_cmd(&c2.admin, nvme_fabrics_type_auth_receive, in,
+			       sizeof(in), 0);
+	if (!ret)
+		ret = auth_cmd(&c2.admin, nvme_fabrics_type_auth_send, reply,
+			       (uint32_t)rlen, 0);
+	if (!ret)
+		ret = auth_cmd(&c2.admin, nvme_fabrics_type_auth_receive, in,
+			       sizeof(in), 0);
+	if (!ret) {
+		uint16_t t_id;
+		uint8_t reason;
+
+		if (nvme_auth_failure_decode(in, sizeof(in),
+					     NVME_AUTH_ID_FAILURE1, &t_id,
+					     &reason) ||
+		    reason != NVME_AUTH_FAIL_FAILED)
+			ret = fail(W_ERR, "the replayed Reply was not failed");
+	}
+	if (!ret)
+		ret = ctx(wc_expect_eof(&c2.admin), "after the replay");
+	nvme_auth_exch_clear(&x);
+	ctrl_close(&c2);
+	return ret;
+}
+
 /* Admin Connect as host; the ATR bit of DW0 in *atr. */
 static int auth_connect(struct ctrl *x, const char *host, bool *atr)
 {
@@ -1384,6 +1491,22 @@ static void scenario_j(void)
 		ret = ctx(wc_expect_eof(&c.admin), "after Failure2");
 	tap("J: a controller that fails the host's check (its R2) gets "
 	    "AUTH_Failure2, and the queue closes",
+	    ret);
+	ctrl_close(&c);
+
+	/* commands in the middle of the exchange, a Receive with nothing to
+	 * receive, another protocol: refused; then a Reply replayed into a
+	 * later exchange fails */
+	cfg.host_key = &key;
+	cfg.ctrl_key = NULL;
+	ret = auth_connect(&c, HOST_AUTH, &atr);
+	if (!ret)
+		ret = auth_midway(&c.admin, &cfg);
+	tap("J: during the exchange: Identify and Property Get refused "
+	    "(Authentication Required), a Receive with nothing pending "
+	    "(Command Sequence Error), a Send with another SECP (Invalid "
+	    "Field); the exchange then completes; a Reply replayed on a new "
+	    "queue gets Failure1",
 	    ret);
 	ctrl_close(&c);
 
