@@ -1314,6 +1314,19 @@ static int auth_midway(struct wc *w, const struct nvme_auth_cfg *cfg)
 	nvme_auth_exch_clear(&x);
 	if (!ret)
 		ret = ctx(wc_enable(w), "enable after authenticating");
+	/* re-authentication on the authenticated queue, as a host may ask */
+	if (!ret)
+		ret = ctx(wc_authenticate(w, cfg, &x, &r), "re-authentication");
+	nvme_auth_exch_clear(&x);
+	if (!ret && r)
+		ret = fail(W_ERR, "re-authentication failed: %s",
+			   nvme_auth_failure_str((uint8_t)r));
+	if (!ret) {
+		uint8_t id[4096];
+
+		ret = ctx(identify(w, NVME_ID_CNS_CTRL, 0, id),
+			  "after re-authentication");
+	}
 	if (ret)
 		return ret;
 
@@ -1505,8 +1518,8 @@ static void scenario_j(void)
 	tap("J: during the exchange: Identify and Property Get refused "
 	    "(Authentication Required), a Receive with nothing pending "
 	    "(Command Sequence Error), a Send with another SECP (Invalid "
-	    "Field); the exchange then completes; a Reply replayed on a new "
-	    "queue gets Failure1",
+	    "Field); the exchange then completes, re-authentication too; a "
+	    "Reply replayed on a new queue gets Failure1",
 	    ret);
 	ctrl_close(&c);
 
