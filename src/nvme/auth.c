@@ -552,7 +552,7 @@ out:
 static int dh_derive(EVP_PKEY *own, uint8_t group, const uint8_t *peer,
 		     size_t peer_len, uint8_t *sess, size_t *sess_len)
 {
-	EVP_PKEY_CTX *ctx = NULL, *dctx = NULL;
+	EVP_PKEY_CTX *ctx = NULL, *dctx = NULL, *pctx = NULL;
 	EVP_PKEY *peer_key = NULL;
 	OSSL_PARAM params[3];
 	BIGNUM *bn;
@@ -588,8 +588,14 @@ static int dh_derive(EVP_PKEY *own, uint8_t group, const uint8_t *peer,
 	if (!dctx || EVP_PKEY_derive_init(dctx) != 1 ||
 	    EVP_PKEY_CTX_set_dh_pad(dctx, 1) != 1)
 		goto out;
-	/* derive_set_peer checks the peer value against the group */
-	if (EVP_PKEY_derive_set_peer(dctx, peer_key) != 1) {
+	/* RFC 7919 section 5.1: for these safe primes 1 < y < p-1 is the
+	 * check a peer's value needs (OpenSSL's quick check). The full one
+	 * adds an exponentiation by q to refuse values that could leak one
+	 * bit of a one-time exponent; measured, one exchange (both sides,
+	 * in memory): ffdhe4096 200 -> 23 ms, ffdhe8192 1015 -> 111 ms. */
+	pctx = EVP_PKEY_CTX_new_from_pkey(NULL, peer_key, NULL);
+	if (!pctx || EVP_PKEY_public_check_quick(pctx) != 1 ||
+	    EVP_PKEY_derive_set_peer_ex(dctx, peer_key, 0) != 1) {
 		ret = -EPROTO;
 		goto out;
 	}
@@ -599,6 +605,7 @@ static int dh_derive(EVP_PKEY *own, uint8_t group, const uint8_t *peer,
 		goto out;
 	ret = 0;
 out:
+	EVP_PKEY_CTX_free(pctx);
 	EVP_PKEY_CTX_free(dctx);
 	EVP_PKEY_CTX_free(ctx);
 	EVP_PKEY_free(peer_key);
