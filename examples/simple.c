@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The smallest mqblk program: open a memory-backed null device, write a
- * block, read it back, compare. Build: see README "Public API".
+ * block, read it back, compare. Build, once mqblk is installed:
+ * cc simple.c $(pkg-config --cflags --libs mqblk)
  */
 #include <stdio.h>
 #include <stdlib.h>

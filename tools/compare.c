@@ -636,110 +636,88 @@ static void fmt_val(char *out, size_t outlen, double v, int metric)
 }
 
 struct cmp_ctx {
-	FILE *out;
 	const struct cmp_run *base, *new_runs;
 	size_t nr_base, nr_new;
 	double threshold;
 	double *a, *b; /* scratch: one value per run */
-	int name_w;
 	unsigned nr_regressions;
 };
 
-static void print_row(struct cmp_ctx *cx, const struct cmp_job *job, int dir,
-		      int metric)
+/* One metric of one job's direction, base against new. */
+static void eval_row(struct cmp_ctx *cx, const struct cmp_job *job, int dir,
+		     int metric, struct cmp_row *row)
 {
-	char name[NAME_SHOW_MAX + 20], bs[48] = "-", ns[48] = "-";
-	char change[48] = "-", verdict[48] = "-";
-	double ma = 0, mb = 0, va, vb, pct = 0, p, scale;
-	size_t na, nb;
-	bool have_pct = false, sig = false, higher_better, past;
-	const char *flag = "";
+	double va, vb;
+	bool higher_better, past;
 
-	na = gather(cx->base, cx->nr_base, job, dir, metric, cx->a);
-	nb = gather(cx->new_runs, cx->nr_new, job, dir, metric, cx->b);
-	scale = metric_scale(metric);
-	if (na) {
-		mean_var(cx->a, na, &ma, &va);
-		fmt_val(bs, sizeof(bs), ma * scale, metric);
+	memset(row, 0, sizeof(*row));
+	row->job = job;
+	row->dir = dir;
+	row->metric = metric;
+	row->nr_base = gather(cx->base, cx->nr_base, job, dir, metric, cx->a);
+	row->nr_new = gather(cx->new_runs, cx->nr_new, job, dir, metric, cx->b);
+	if (row->nr_base)
+		mean_var(cx->a, row->nr_base, &row->base, &va);
+	if (row->nr_new)
+		mean_var(cx->b, row->nr_new, &row->new_val, &vb);
+	if (!row->nr_base || !row->nr_new)
+		return;
+	if (row->base != 0) {
+		row->pct = (row->new_val - row->base) / fabs(row->base) * 100;
+		row->have_pct = isfinite(row->pct);
+		if (!row->have_pct)
+			row->pct = 0;
+	} else if (row->new_val == 0) {
+		row->have_pct = true;
 	}
-	if (nb) {
-		mean_var(cx->b, nb, &mb, &vb);
-		fmt_val(ns, sizeof(ns), mb * scale, metric);
+	if (row->nr_base >= 2 && row->nr_new >= 2) {
+		row->tested = true;
+		row->significant = cmp_welch(cx->a, row->nr_base, cx->b,
+					     row->nr_new, &row->p);
+	} else {
+		row->significant = true; /* cannot be judged: the change
+					  * counts */
 	}
-	if (na && nb) {
-		if (ma != 0) {
-			pct = (mb - ma) / fabs(ma) * 100;
-			have_pct = isfinite(pct);
-		} else if (mb == 0) {
-			have_pct = true;
-		}
-		if (have_pct) {
-			if (fabs(pct) >= 1e6)
-				snprintf(change, sizeof(change), "%+.3g%%",
-					 pct);
-			else
-				snprintf(change, sizeof(change), "%+.2f%%",
-					 pct);
-		}
-		if (na >= 2 && nb >= 2) {
-			sig = cmp_welch(cx->a, na, cx->b, nb, &p);
-			if (p < 0.001)
-				snprintf(verdict, sizeof(verdict),
-					 "%s (p<0.001)",
-					 sig ? "significant" : "noise");
-			else
-				snprintf(verdict, sizeof(verdict),
-					 "%s (p=%.3f)",
-					 sig ? "significant" : "noise", p);
-		} else {
-			snprintf(verdict, sizeof(verdict), "n/a (1 run)");
-			sig = true; /* cannot be judged: the change counts */
-		}
-	}
-	if (cx->threshold >= 0 && have_pct) {
+	if (cx->threshold >= 0 && row->have_pct) {
 		higher_better = metric == CMP_IOPS || metric == CMP_BW;
-		past = higher_better ? pct < -cx->threshold :
-				       pct > cx->threshold;
-		if (past && sig) {
-			flag = "  REGRESSION";
+		past = higher_better ? row->pct < -cx->threshold :
+				       row->pct > cx->threshold;
+		if (past && row->significant) {
+			row->regression = true;
 			cx->nr_regressions++;
 		}
 	}
-	show_name(name, sizeof(name), job);
-	fprintf(cx->out,
-		"%-*s %5" PRId64 "  %-5s  %-16s %14s %14s %10s  %s%s\n",
-		cx->name_w, name, job->groupid, dir_key[dir],
-		metric_label[metric], bs, ns, change, verdict, flag);
 }
 
-static void print_side(FILE *out, const char *label, const struct cmp_run *runs,
-		       size_t nr)
+const char *cmp_dir_name(int dir)
 {
-	size_t r;
-
-	fprintf(out, "%s %zu run%s:", label, nr, nr == 1 ? "" : "s");
-	for (r = 0; r < nr; r++)
-		fprintf(out, " %s", runs[r].path);
-	fputc('\n', out);
+	return dir >= 0 && dir < CMP_NR_DIRS ? dir_key[dir] : "?";
 }
 
-int cmp_report(FILE *out, const struct cmp_run *base, size_t nr_base,
-	       const struct cmp_run *new_runs, size_t nr_new, double threshold,
-	       char *err, size_t errlen)
+const char *cmp_metric_label(int metric)
 {
-	struct cmp_ctx cx = {
-		.out = out,
-		.base = base,
-		.new_runs = new_runs,
-		.nr_base = nr_base,
-		.nr_new = nr_new,
-		.threshold = threshold,
-		.name_w = 3,
+	return metric >= 0 && metric < CMP_NR_METRICS ? metric_label[metric] :
+							"?";
+}
+
+const char *cmp_metric_key(int metric)
+{
+	static const char *const key[CMP_NR_METRICS] = {
+		"iops",	       "bw_bytes",	 "clat_mean_ns",
+		"clat_p99_ns", "clat_p99.99_ns",
 	};
+
+	return metric >= 0 && metric < CMP_NR_METRICS ? key[metric] : "?";
+}
+
+/* The two sides compare: each side's runs agree on their jobs, and the
+ * sides have the same jobs. 0, or -1 with a one-line reason. */
+static int cmp_check(const struct cmp_run *base, size_t nr_base,
+		     const struct cmp_run *new_runs, size_t nr_new, char *err,
+		     size_t errlen)
+{
 	const struct cmp_job *j;
-	char desc[256], name[NAME_SHOW_MAX + 20];
-	size_t i;
-	int dir, metric, shown = 0;
+	char desc[256];
 
 	if (!nr_base || !nr_new) {
 		snprintf(err, errlen, "no %s runs", nr_base ? "new" : "base");
@@ -764,18 +742,135 @@ int cmp_report(FILE *out, const struct cmp_run *base, size_t nr_base,
 			 new_runs[0].path, base[0].path);
 		return -1;
 	}
+	return 0;
+}
+
+int cmp_rows(const struct cmp_run *base, size_t nr_base,
+	     const struct cmp_run *new_runs, size_t nr_new, double threshold,
+	     int (*fn)(const struct cmp_row *row, void *arg), void *arg,
+	     char *err, size_t errlen)
+{
+	struct cmp_ctx cx = {
+		.base = base,
+		.new_runs = new_runs,
+		.nr_base = nr_base,
+		.nr_new = nr_new,
+		.threshold = threshold,
+	};
+	const struct cmp_job *j;
+	struct cmp_row row;
+	size_t i;
+	int dir, metric, ret = 0;
+
+	if (cmp_check(base, nr_base, new_runs, nr_new, err, errlen))
+		return -1;
 	cx.a = calloc(nr_base, sizeof(double));
 	cx.b = calloc(nr_new, sizeof(double));
 	if (!cx.a || !cx.b) {
-		free(cx.a);
-		free(cx.b);
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		ret = -1;
+		goto out_free;
 	}
+	for (i = 0; i < base[0].nr_jobs && !ret; i++) {
+		j = &base[0].jobs[i];
+		for (dir = 0; dir < CMP_NR_DIRS && !ret; dir++) {
+			if (!any_io(base, nr_base, j, dir) &&
+			    !any_io(new_runs, nr_new, j, dir))
+				continue;
+			for (metric = 0; metric < CMP_NR_METRICS && !ret;
+			     metric++) {
+				eval_row(&cx, j, dir, metric, &row);
+				ret = fn(&row, arg);
+			}
+		}
+	}
+	if (ret) {
+		snprintf(err, errlen, "out of memory");
+		ret = -1;
+	} else {
+		ret = (int)cx.nr_regressions;
+	}
+out_free:
+	free(cx.a);
+	free(cx.b);
+	return ret;
+}
+
+/* ---- the text table ---- */
+
+struct text_ctx {
+	FILE *out;
+	int name_w;
+	unsigned nr_rows;
+};
+
+static int print_row(const struct cmp_row *row, void *arg)
+{
+	struct text_ctx *tx = arg;
+	char name[NAME_SHOW_MAX + 20], bs[48] = "-", ns[48] = "-";
+	char change[48] = "-", verdict[48] = "-";
+	double scale = metric_scale(row->metric);
+
+	tx->nr_rows++;
+	if (row->nr_base)
+		fmt_val(bs, sizeof(bs), row->base * scale, row->metric);
+	if (row->nr_new)
+		fmt_val(ns, sizeof(ns), row->new_val * scale, row->metric);
+	if (row->nr_base && row->nr_new) {
+		if (row->have_pct) {
+			if (fabs(row->pct) >= 1e6)
+				snprintf(change, sizeof(change), "%+.3g%%",
+					 row->pct);
+			else
+				snprintf(change, sizeof(change), "%+.2f%%",
+					 row->pct);
+		}
+		if (!row->tested)
+			snprintf(verdict, sizeof(verdict), "n/a (1 run)");
+		else if (row->p < 0.001)
+			snprintf(verdict, sizeof(verdict), "%s (p<0.001)",
+				 row->significant ? "significant" : "noise");
+		else
+			snprintf(verdict, sizeof(verdict), "%s (p=%.3f)",
+				 row->significant ? "significant" : "noise",
+				 row->p);
+	}
+	show_name(name, sizeof(name), row->job);
+	fprintf(tx->out,
+		"%-*s %5" PRId64 "  %-5s  %-16s %14s %14s %10s  %s%s\n",
+		tx->name_w, name, row->job->groupid, dir_key[row->dir],
+		metric_label[row->metric], bs, ns, change, verdict,
+		row->regression ? "  REGRESSION" : "");
+	return 0;
+}
+
+static void print_side(FILE *out, const char *label, const struct cmp_run *runs,
+		       size_t nr)
+{
+	size_t r;
+
+	fprintf(out, "%s %zu run%s:", label, nr, nr == 1 ? "" : "s");
+	for (r = 0; r < nr; r++)
+		fprintf(out, " %s", runs[r].path);
+	fputc('\n', out);
+}
+
+int cmp_report(FILE *out, const struct cmp_run *base, size_t nr_base,
+	       const struct cmp_run *new_runs, size_t nr_new, double threshold,
+	       char *err, size_t errlen)
+{
+	struct text_ctx tx = { .out = out, .name_w = 3 };
+	char name[NAME_SHOW_MAX + 20];
+	size_t i;
+	int nr_regressions;
+
+	/* bad input is one line and no half-printed table */
+	if (cmp_check(base, nr_base, new_runs, nr_new, err, errlen))
+		return -1;
 	for (i = 0; i < base[0].nr_jobs; i++) {
 		show_name(name, sizeof(name), &base[0].jobs[i]);
-		if ((int)strlen(name) > cx.name_w)
-			cx.name_w = (int)strlen(name);
+		if ((int)strlen(name) > tx.name_w)
+			tx.name_w = (int)strlen(name);
 	}
 
 	print_side(out, "base:", base, nr_base);
@@ -789,34 +884,315 @@ int cmp_report(FILE *out, const struct cmp_run *base, size_t nr_base,
 				"only a significant regression past it counts" :
 				"single run: any regression past it counts");
 	fputc('\n', out);
-	fprintf(out, "%-*s %5s  %-5s  %-16s %14s %14s %10s  %s\n", cx.name_w,
+	fprintf(out, "%-*s %5s  %-5s  %-16s %14s %14s %10s  %s\n", tx.name_w,
 		"job", "group", "dir", "metric", "base", "new", "change",
 		"significance");
-	for (i = 0; i < base[0].nr_jobs; i++) {
-		j = &base[0].jobs[i];
-		for (dir = 0; dir < CMP_NR_DIRS; dir++) {
-			if (!any_io(base, nr_base, j, dir) &&
-			    !any_io(new_runs, nr_new, j, dir))
-				continue;
-			shown++;
-			for (metric = 0; metric < CMP_NR_METRICS; metric++)
-				print_row(&cx, j, dir, metric);
-		}
-	}
-	if (!shown)
+	nr_regressions = cmp_rows(base, nr_base, new_runs, nr_new, threshold,
+				  print_row, &tx, err, errlen);
+	if (nr_regressions < 0)
+		return -1;
+	if (!tx.nr_rows)
 		fprintf(out, "(no job did any I/O)\n");
 	if (threshold >= 0) {
 		fputc('\n', out);
-		if (cx.nr_regressions)
-			fprintf(out, "%u regression%s past %g%%\n",
-				cx.nr_regressions,
-				cx.nr_regressions == 1 ? "" : "s", threshold);
+		if (nr_regressions)
+			fprintf(out, "%d regression%s past %g%%\n",
+				nr_regressions, nr_regressions == 1 ? "" : "s",
+				threshold);
 		else
 			fprintf(out, "no regression past %g%%\n", threshold);
 	}
-	free(cx.a);
-	free(cx.b);
-	return cx.nr_regressions ? 1 : 0;
+	return nr_regressions ? 1 : 0;
+}
+
+/* ---- JSON and JUnit XML (for CI) ---- */
+
+/* The length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong, surrogates, past U+10FFFF */
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+/* s as a JSON string; bytes that are not UTF-8 (a file name's) become
+ * U+FFFD. */
+static void json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), l;
+
+	fputc('"', f);
+	while (n) {
+		if (*p == '"' || *p == '\\') {
+			fprintf(f, "\\%c", *p);
+		} else if (*p < 0x20) {
+			fprintf(f, "\\u%04x", *p);
+		} else if (*p >= 0x80) {
+			l = utf8_len(p, n);
+			if (!l) {
+				fputs("\\ufffd", f);
+				l = 1;
+			} else {
+				fwrite(p, 1, l, f);
+			}
+			p += l;
+			n -= l;
+			continue;
+		} else {
+			fputc(*p, f);
+		}
+		p++;
+		n--;
+	}
+	fputc('"', f);
+}
+
+/* A number, or null when it is not finite (JSON has no NaN). */
+static void json_num(FILE *f, bool have, double v)
+{
+	if (have && isfinite(v))
+		fprintf(f, "%.17g", v);
+	else
+		fputs("null", f);
+}
+
+static void json_side(FILE *f, const char *key, const struct cmp_run *runs,
+		      size_t nr)
+{
+	size_t r;
+
+	fprintf(f, "  \"%s\": [", key);
+	for (r = 0; r < nr; r++) {
+		fputs(r ? ", " : "", f);
+		json_str(f, runs[r].path);
+	}
+	fputs("],\n", f);
+}
+
+struct out_ctx {
+	FILE *f;
+	unsigned nr_rows;
+	unsigned nr_failures;
+	unsigned nr_skipped;
+	double threshold;
+};
+
+static int json_row(const struct cmp_row *row, void *arg)
+{
+	struct out_ctx *ox = arg;
+	FILE *f = ox->f;
+
+	fputs(ox->nr_rows++ ? ",\n    {" : "\n    {", f);
+	fputs("\"job\": ", f);
+	json_str(f, row->job->name);
+	fprintf(f,
+		", \"groupid\": %" PRId64 ", \"ordinal\": %u, \"dir\": \"%s\", "
+		"\"metric\": \"%s\", \"base_runs\": %zu, \"new_runs\": %zu, "
+		"\"base\": ",
+		row->job->groupid, row->job->ordinal + 1, dir_key[row->dir],
+		cmp_metric_key(row->metric), row->nr_base, row->nr_new);
+	json_num(f, row->nr_base > 0, row->base);
+	fputs(", \"new\": ", f);
+	json_num(f, row->nr_new > 0, row->new_val);
+	fputs(", \"change_pct\": ", f);
+	json_num(f, row->have_pct, row->pct);
+	fprintf(f, ", \"tested\": %s, \"p\": ", row->tested ? "true" : "false");
+	json_num(f, row->tested, row->p);
+	fprintf(f, ", \"significant\": %s, \"regression\": %s}",
+		row->tested && row->significant ? "true" : "false",
+		row->regression ? "true" : "false");
+	return 0;
+}
+
+int cmp_report_json(FILE *out, const struct cmp_run *base, size_t nr_base,
+		    const struct cmp_run *new_runs, size_t nr_new,
+		    double threshold, char *err, size_t errlen)
+{
+	struct out_ctx ox = { .f = out };
+	int nr_reg;
+
+	if (cmp_check(base, nr_base, new_runs, nr_new, err, errlen))
+		return -1;
+	fputs("{\n  \"format\": \"mqblk compare\",\n  \"version\": 1,\n", out);
+	json_side(out, "base", base, nr_base);
+	json_side(out, "new", new_runs, nr_new);
+	fputs("  \"test\": \"Welch's t-test, two-sided, 95 %\",\n"
+	      "  \"threshold_pct\": ",
+	      out);
+	json_num(out, threshold >= 0, threshold);
+	fputs(",\n  \"rows\": [", out);
+	nr_reg = cmp_rows(base, nr_base, new_runs, nr_new, threshold, json_row,
+			  &ox, err, errlen);
+	if (nr_reg < 0)
+		return -1;
+	fprintf(out, "%s],\n  \"regressions\": %d,\n  \"result\": \"%s\"\n}\n",
+		ox.nr_rows ? "\n  " : "", nr_reg,
+		nr_reg ? "regression" : "pass");
+	return nr_reg ? 1 : 0;
+}
+
+/* s as XML attribute or text: markup escaped; control characters, which
+ * XML 1.0 cannot hold, and bytes that are not UTF-8 become '?'. */
+static void xml_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), l;
+
+	while (n) {
+		l = 1;
+		switch (*p) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&apos;", f);
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f) {
+				fputc('?', f);
+			} else if (*p >= 0x80) {
+				l = utf8_len(p, n);
+				if (l)
+					fwrite(p, 1, l, f);
+				else
+					fputc('?', f);
+				if (!l)
+					l = 1;
+			} else {
+				fputc(*p, f);
+			}
+		}
+		p += l;
+		n -= l;
+	}
+}
+
+static int junit_row(const struct cmp_row *row, void *arg)
+{
+	struct out_ctx *ox = arg;
+	FILE *f = ox->f;
+	char cls[512], msg[256], bs[48], ns[48];
+	double scale = metric_scale(row->metric);
+
+	ox->nr_rows++;
+	if (row->job->ordinal)
+		snprintf(cls, sizeof(cls), "%s#%u.group%" PRId64 ".%s",
+			 row->job->name, row->job->ordinal + 1,
+			 row->job->groupid, dir_key[row->dir]);
+	else
+		snprintf(cls, sizeof(cls), "%s.group%" PRId64 ".%s",
+			 row->job->name, row->job->groupid, dir_key[row->dir]);
+	fputs("    <testcase classname=\"", f);
+	xml_str(f, cls);
+	fprintf(f, "\" name=\"%s\"", cmp_metric_key(row->metric));
+	if (!row->nr_base || !row->nr_new) {
+		ox->nr_skipped++;
+		fprintf(f,
+			">\n      <skipped message=\"no value on the %s "
+			"side\"/>\n    </testcase>\n",
+			!row->nr_base ? "base" : "new");
+		return 0;
+	}
+	if (!row->regression) {
+		fputs("/>\n", f);
+		return 0;
+	}
+	ox->nr_failures++;
+	fmt_val(bs, sizeof(bs), row->base * scale, row->metric);
+	fmt_val(ns, sizeof(ns), row->new_val * scale, row->metric);
+	if (row->tested)
+		snprintf(msg, sizeof(msg),
+			 "%s %s -> %s (%+.2f%%), past %g%%, significant "
+			 "(p=%.3g)",
+			 metric_label[row->metric], bs, ns, row->pct,
+			 ox->threshold, row->p);
+	else
+		snprintf(msg, sizeof(msg),
+			 "%s %s -> %s (%+.2f%%), past %g%% (1 run: not tested "
+			 "against noise)",
+			 metric_label[row->metric], bs, ns, row->pct,
+			 ox->threshold);
+	fputs(">\n      <failure type=\"regression\" message=\"", f);
+	xml_str(f, msg);
+	fputs("\"/>\n    </testcase>\n", f);
+	return 0;
+}
+
+int cmp_report_junit(FILE *out, const struct cmp_run *base, size_t nr_base,
+		     const struct cmp_run *new_runs, size_t nr_new,
+		     double threshold, char *err, size_t errlen)
+{
+	struct out_ctx ox = { .threshold = threshold };
+	char *body = NULL;
+	size_t body_len = 0;
+	int nr_reg;
+
+	if (cmp_check(base, nr_base, new_runs, nr_new, err, errlen))
+		return -1;
+	/* the counts go in the opening tags: the cases first, aside */
+	ox.f = open_memstream(&body, &body_len);
+	if (!ox.f) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	nr_reg = cmp_rows(base, nr_base, new_runs, nr_new, threshold, junit_row,
+			  &ox, err, errlen);
+	if (fclose(ox.f) && nr_reg >= 0) {
+		snprintf(err, errlen, "out of memory");
+		nr_reg = -1;
+	}
+	if (nr_reg < 0) {
+		free(body);
+		return -1;
+	}
+	fprintf(out,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<testsuites name=\"mqblk compare\" tests=\"%u\" "
+		"failures=\"%u\" skipped=\"%u\">\n"
+		"  <testsuite name=\"mqblk compare\" tests=\"%u\" "
+		"failures=\"%u\" skipped=\"%u\" errors=\"0\">\n",
+		ox.nr_rows, ox.nr_failures, ox.nr_skipped, ox.nr_rows,
+		ox.nr_failures, ox.nr_skipped);
+	fwrite(body, 1, body_len, out);
+	fputs("  </testsuite>\n</testsuites>\n", out);
+	free(body);
+	return nr_reg ? 1 : 0;
 }
 
 /* ---- the command ---- */
@@ -854,6 +1230,7 @@ static void cmp_usage(FILE *f)
 	fprintf(f,
 		"usage: mqblk compare BASE.json[,BASE2.json...] "
 		"NEW.json[,NEW2.json...] [--threshold PCT]\n"
+		"                     [-o normal|json|junit]\n"
 		"\n"
 		"Compares fio JSON reports (fio --output-format=json or json+, or\n"
 		"mqblk bench's, which has the same format) of one or several runs\n"
@@ -874,6 +1251,12 @@ static void cmp_usage(FILE *f)
 		"                   a latency higher. With >= 2 runs a side only\n"
 		"                   a significant regression counts; with a single\n"
 		"                   run on either side any regression past PCT does\n"
+		"  -o, --output-format FMT\n"
+		"                   normal (the table), json (a row per metric:\n"
+		"                   base, new, change_pct, p, significant,\n"
+		"                   regression; \"result\": pass or regression)\n"
+		"                   or junit (JUnit XML: a testcase per metric,\n"
+		"                   a failure per regression past the threshold)\n"
 		"  -h, --help       this text\n"
 		"\n"
 		"Text before the first line starting with '{' (fio's \"note:\"\n"
@@ -939,8 +1322,11 @@ static void free_side(struct cmp_run *runs, size_t nr)
 
 int cmp_cmd(int argc, char **argv)
 {
-	const char *pos[2] = { NULL, NULL }, *tval = NULL;
+	const char *pos[2] = { NULL, NULL }, *tval = NULL, *fval = NULL;
 	struct cmp_run *base = NULL, *new_runs = NULL;
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *mem;
 	size_t nr_base = 0, nr_new = 0;
 	double threshold = -1;
 	char err[CMP_ERRLEN];
@@ -965,6 +1351,18 @@ int cmp_cmd(int argc, char **argv)
 			tval = argv[++i];
 		} else if (!opts_done && !strncmp(a, "--threshold=", 12)) {
 			tval = a + 12;
+		} else if (!opts_done && (!strcmp(a, "-o") ||
+					  !strcmp(a, "--output-format"))) {
+			if (i + 1 >= argc) {
+				fprintf(stderr,
+					"mqblk compare: %s needs a format "
+					"(normal, json or junit)\n",
+					a);
+				return 2;
+			}
+			fval = argv[++i];
+		} else if (!opts_done && !strncmp(a, "--output-format=", 16)) {
+			fval = a + 16;
 		} else if (!opts_done && a[0] == '-' && a[1]) {
 			fprintf(stderr,
 				"mqblk compare: unknown option '%s' (try "
@@ -988,6 +1386,14 @@ int cmp_cmd(int argc, char **argv)
 			tval);
 		return 2;
 	}
+	if (fval && strcmp(fval, "normal") && strcmp(fval, "json") &&
+	    strcmp(fval, "junit")) {
+		fprintf(stderr,
+			"mqblk compare: unknown output format '%s' (normal, "
+			"json or junit)\n",
+			fval);
+		return 2;
+	}
 	if (nr_pos < 2) {
 		fprintf(stderr,
 			"mqblk compare: want BASE.json[,...] NEW.json[,...] "
@@ -999,19 +1405,39 @@ int cmp_cmd(int argc, char **argv)
 		fprintf(stderr, "mqblk compare: %s\n", err);
 		goto out_free;
 	}
-	ret = cmp_report(stdout, base, nr_base, new_runs, nr_new, threshold,
-			 err, sizeof(err));
+	/* the report whole or not at all: made aside, then printed */
+	mem = open_memstream(&text, &text_len);
+	if (!mem) {
+		fprintf(stderr, "mqblk compare: out of memory\n");
+		goto out_free;
+	}
+	if (fval && !strcmp(fval, "json"))
+		ret = cmp_report_json(mem, base, nr_base, new_runs, nr_new,
+				      threshold, err, sizeof(err));
+	else if (fval && !strcmp(fval, "junit"))
+		ret = cmp_report_junit(mem, base, nr_base, new_runs, nr_new,
+				       threshold, err, sizeof(err));
+	else
+		ret = cmp_report(mem, base, nr_base, new_runs, nr_new,
+				 threshold, err, sizeof(err));
+	if (fclose(mem) && ret >= 0) {
+		snprintf(err, sizeof(err), "out of memory");
+		ret = -1;
+	}
 	if (ret < 0) {
 		fprintf(stderr, "mqblk compare: %s\n", err);
 		ret = 2;
+		goto out_free;
 	}
-	if (fflush(stdout)) {
+	fwrite(text, 1, text_len, stdout);
+	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "mqblk compare: writing the report: %s\n",
 			strerror(errno));
 		ret = 2;
 	}
 
 out_free:
+	free(text);
 	free_side(base, nr_base);
 	free_side(new_runs, nr_new);
 	return ret;

@@ -72,6 +72,55 @@ int cmp_report(FILE *out, const struct cmp_run *base, size_t nr_base,
 	       const struct cmp_run *new_runs, size_t nr_new, double threshold,
 	       char *err, size_t errlen);
 
+/* One line of the comparison: one metric of one job's direction. */
+struct cmp_row {
+	const struct cmp_job *job; /* base[0]'s */
+	int dir; /* enum cmp_dir */
+	int metric; /* enum cmp_metric */
+	size_t nr_base, nr_new; /* runs of each side that had the value */
+	double base, new_val; /* means over those runs: IOPS, bytes/s, ns */
+	bool have_pct; /* both sides have it and the change is finite */
+	double pct; /* (new - base) / |base|, percent */
+	bool tested; /* Welch's t-test ran: >= 2 runs a side */
+	bool significant; /* beyond noise (true when not tested: a single
+			   * run's change counts) */
+	double p; /* two-sided p-value, when tested */
+	bool regression; /* significant and past the threshold */
+};
+
+/*
+ * The comparison, row by row: fn is called for each metric of each job
+ * and direction that did I/O on either side, in the table's order (the
+ * jobs in base[0]'s document order). fn returns nonzero only when it ran
+ * out of memory: cmp_rows stops and says so. Returns the number of
+ * regressions past threshold (percent, < 0 for none), or -1 with a
+ * one-line reason in err (as cmp_report).
+ */
+int cmp_rows(const struct cmp_run *base, size_t nr_base,
+	     const struct cmp_run *new_runs, size_t nr_new, double threshold,
+	     int (*fn)(const struct cmp_row *row, void *arg), void *arg,
+	     char *err, size_t errlen);
+
+/*
+ * The comparison as JSON (a row per metric, "result": "pass" or
+ * "regression") or JUnit XML (a testcase per metric, a failure per
+ * regression), for CI. Returns as cmp_report.
+ */
+int cmp_report_json(FILE *out, const struct cmp_run *base, size_t nr_base,
+		    const struct cmp_run *new_runs, size_t nr_new,
+		    double threshold, char *err, size_t errlen);
+int cmp_report_junit(FILE *out, const struct cmp_run *base, size_t nr_base,
+		     const struct cmp_run *new_runs, size_t nr_new,
+		     double threshold, char *err, size_t errlen);
+
+/* "read", "write", "trim" */
+const char *cmp_dir_name(int dir);
+/* The table's label: "iops", "bw (MiB/s)", "clat p99 (us)" ... */
+const char *cmp_metric_label(int metric);
+/* The key in -o json: "iops", "bw_bytes", "clat_mean_ns", "clat_p99_ns",
+ * "clat_p99.99_ns" (the values are in those units) */
+const char *cmp_metric_key(int metric);
+
 /*
  * Welch's t-test on two samples (n >= 2 each): 1 if the means differ at
  * 95 % (two-sided; |t| above the t distribution's critical value for the

@@ -3,8 +3,8 @@
  * mqblk: the one command-line tool. Subcommands: bench (fio-compatible
  * benchmark), target (NVMe/TCP target), ctl (a running target's control
  * socket), discover, id-ctrl, id-ns, list and ana-log (nvme-cli's, over
- * mqblk's NVMe/TCP host), compare (fio JSON reports, base against new);
- * later report.
+ * mqblk's NVMe/TCP host), compare (fio JSON reports, base against new),
+ * plot (an HTML page of charts from reports and logs).
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 #include "bench/bench.h"
 #include "compare.h"
 #include "nvme.h"
+#include "plot.h"
 #include "target/target.h"
 
 #define MQBLK_VERSION "0.1.0"
@@ -30,16 +31,21 @@ static void usage(FILE *f)
 		"socket: ANA\n"
 		"            states, port-down/port-up, stats (mqblk ctl "
 		"--help)\n"
-		"  discover  an NVMe/TCP discovery log, as nvme discover\n"
-		"            (-t tcp -a ADDR -s PORT [-o json])\n"
-		"  id-ctrl   Identify Controller of an nvme-tcp:// URI\n"
-		"  id-ns     Identify Namespace of an nvme-tcp:// URI\n"
-		"  list      nvme list's summary of nvme-tcp:// URIs\n"
+		"  discover  an NVMe-oF discovery log, as nvme discover\n"
+		"            (-t tcp|rdma -a ADDR -s PORT [-o json])\n"
+		"  id-ctrl   Identify Controller of an nvme-tcp:// or "
+		"nvme-rdma:// URI\n"
+		"  id-ns     Identify Namespace of an nvme-tcp:// or "
+		"nvme-rdma:// URI\n"
+		"  list      nvme list's summary of nvme-tcp:// or nvme-rdma:// "
+		"URIs\n"
 		"  ana-log   the ANA log (page 0Ch) of an nvme-tcp:// URI, as "
 		"nvme ana-log\n"
 		"            (mqblk COMMAND --help for the options of each)\n"
 		"  compare   fio/mqblk JSON reports, base against new: change and\n"
 		"            significance per job and metric (mqblk compare --help)\n"
+		"  plot      an HTML page of charts (gnuplot) from reports and\n"
+		"            their logs, runs overlaid (mqblk plot --help)\n"
 		"  version   print the version\n"
 		"  help      this text\n");
 }
@@ -155,6 +161,8 @@ int main(int argc, char **argv)
 		return tgt_ctl_client(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "compare"))
 		return cmp_cmd(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "plot"))
+		return plot_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
 		printf("mqblk-%s\n", MQBLK_VERSION);
 		return 0;

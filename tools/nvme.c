@@ -246,10 +246,11 @@ static int ctrl_open(const char *cmd, const char *uri, struct mqblk_dev **dev)
 	char err[512];
 	int ret;
 
-	if (strncmp(uri, "nvme-tcp://", 11)) {
+	if (strncmp(uri, "nvme-tcp://", 11) &&
+	    strncmp(uri, "nvme-rdma://", 12)) {
 		fprintf(stderr,
-			"mqblk %s: '%s' is not an nvme-tcp:// URI (only "
-			"NVMe/TCP controllers have these commands)\n",
+			"mqblk %s: '%s' is not an nvme-tcp:// or nvme-rdma:// "
+			"URI (only NVMe-oF controllers have these commands)\n",
 			cmd, uri);
 		return -EINVAL;
 	}
@@ -388,6 +389,21 @@ static const char *const adrfam_names[] = {
 	[3] = "infiniband",
 	[4] = "fibre-channel",
 };
+/* nvme-cli's names for an RDMA entry's TSAS */
+static const char *const rdma_qptype_names[] = {
+	[NVMF_RDMA_QPTYPE_CONNECTED] = "connected",
+	[NVMF_RDMA_QPTYPE_DATAGRAM] = "datagram",
+};
+static const char *const rdma_prtype_names[] = {
+	[NVMF_RDMA_PRTYPE_NOT_SPECIFIED] = "not specified",
+	[NVMF_RDMA_PRTYPE_IB] = "infiniband",
+	[NVMF_RDMA_PRTYPE_ROCE] = "roce",
+	[NVMF_RDMA_PRTYPE_ROCEV2] = "roce-v2",
+	[NVMF_RDMA_PRTYPE_IWARP] = "iwarp",
+};
+static const char *const rdma_cms_names[] = {
+	[NVMF_RDMA_CMS_RDMA_CM] = "rdma-cm",
+};
 static const char *const subtype_names[] = {
 	[NVME_NQN_DISC] = "discovery subsystem referral",
 	[NVME_NQN_NVME] = "nvme subsystem",
@@ -471,6 +487,16 @@ static void disc_print(const struct nvmf_disc_log_header *h,
 		if (e->trtype == NVMF_TRTYPE_TCP)
 			printf("sectype: %s\n",
 			       NAME_OF(sectype_names, e->tsas.tcp.sectype));
+		if (e->trtype == NVMF_TRTYPE_RDMA) {
+			printf("rdma_prtype: %s\n",
+			       NAME_OF(rdma_prtype_names, e->tsas.rdma.prtype));
+			printf("rdma_qptype: %s\n",
+			       NAME_OF(rdma_qptype_names, e->tsas.rdma.qptype));
+			printf("rdma_cms:    %s\n",
+			       NAME_OF(rdma_cms_names, e->tsas.rdma.cms));
+			printf("rdma_pkey: 0x%04x\n",
+			       le16_to_cpu(e->tsas.rdma.pkey));
+		}
 	}
 }
 
@@ -500,6 +526,15 @@ static void disc_json(const struct nvmf_disc_log_header *h,
 		if (e->trtype == NVMF_TRTYPE_TCP)
 			jw_str(&w, "sectype",
 			       NAME_OF(sectype_names, e->tsas.tcp.sectype));
+		if (e->trtype == NVMF_TRTYPE_RDMA) {
+			jw_str(&w, "rdma_prtype",
+			       NAME_OF(rdma_prtype_names, e->tsas.rdma.prtype));
+			jw_str(&w, "rdma_qptype",
+			       NAME_OF(rdma_qptype_names, e->tsas.rdma.qptype));
+			jw_str(&w, "rdma_cms",
+			       NAME_OF(rdma_cms_names, e->tsas.rdma.cms));
+			jw_u64(&w, "rdma_pkey", le16_to_cpu(e->tsas.rdma.pkey));
+		}
 		jw_close(&w, '}');
 	}
 	jw_close(&w, ']');
@@ -581,11 +616,13 @@ out:
 static void discover_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: mqblk discover -t tcp -a ADDR [-s PORT] [options]\n"
+		"usage: mqblk discover -t tcp|rdma -a ADDR [-s PORT] "
+		"[options]\n"
 		"Send Get Log Page (discovery, 70h) to a discovery "
 		"controller and print\nthe log, as nvme discover.\n"
 		"\n"
-		"  -t, --transport=tcp       transport type (only tcp)\n"
+		"  -t, --transport=TR        transport type: tcp (default) "
+		"or rdma\n"
 		"  -a, --traddr=ADDR         transport address\n"
 		"  -s, --trsvcid=PORT        transport service id (default " DISC_DEFAULT_PORT
 		")\n"
@@ -601,8 +638,8 @@ static void discover_usage(FILE *f)
 		"  -C, --dhchap-ctrl-secret=KEY  the controller's, for "
 		"bidirectional\n"
 		"                            authentication\n"
-		"  -g, --hdr-digest          enable the header digest\n"
-		"  -G, --data-digest         enable the data digest\n"
+		"  -g, --hdr-digest          enable the header digest (tcp)\n"
+		"  -G, --data-digest         enable the data digest (tcp)\n"
 		"  -o, --output-format=FMT   normal|json\n"
 		"  -h, --help                this text\n");
 }
@@ -615,6 +652,21 @@ static int uri_safe(const char *what, const char *v)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* A TCP port given as digits, 1..65535: said as the option, here, and not
+ * later as a part of the URI it goes into. */
+static bool port_number(const char *s)
+{
+	unsigned long v = 0;
+	size_t i;
+
+	for (i = 0; s[i]; i++) {
+		if (s[i] < '0' || s[i] > '9' || i >= 5)
+			return false;
+		v = v * 10 + (unsigned long)(s[i] - '0');
+	}
+	return i && v >= 1 && v <= 65535;
 }
 
 int nvme_cmd_discover(int argc, char **argv)
@@ -701,11 +753,16 @@ int nvme_cmd_discover(int argc, char **argv)
 			argv[optind]);
 		return 1;
 	}
-	if (strcmp(transport, "tcp")) {
+	if (strcmp(transport, "tcp") && strcmp(transport, "rdma")) {
 		fprintf(stderr,
-			"mqblk discover: transport '%s' not supported (only "
-			"tcp)\n",
+			"mqblk discover: transport '%s' not supported (tcp or "
+			"rdma)\n",
 			transport);
+		return 1;
+	}
+	if ((hdgst || ddgst) && strcmp(transport, "tcp")) {
+		fprintf(stderr, "mqblk discover: digests are NVMe/TCP's: no "
+				"-g/-G with -t rdma\n");
 		return 1;
 	}
 	if (!traddr || !traddr[0]) {
@@ -713,8 +770,14 @@ int nvme_cmd_discover(int argc, char **argv)
 				"ADDR\n");
 		return 1;
 	}
-	if (!trsvcid[0] || uri_safe("trsvcid", trsvcid) ||
-	    uri_safe("traddr", traddr) || uri_safe("nqn", nqn) ||
+	if (!port_number(trsvcid)) {
+		fprintf(stderr,
+			"mqblk discover: --trsvcid/-s '%s': not a port number "
+			"(1..65535)\n",
+			trsvcid);
+		return 1;
+	}
+	if (uri_safe("traddr", traddr) || uri_safe("nqn", nqn) ||
 	    (hostnqn && uri_safe("hostnqn", hostnqn)) ||
 	    (hostid && uri_safe("hostid", hostid)))
 		return 1;
@@ -729,8 +792,8 @@ int nvme_cmd_discover(int argc, char **argv)
 	}
 
 	/* an IPv6 address goes in brackets; KATO 0: one-shot discovery */
-	n = (size_t)snprintf(uri, sizeof(uri), "nvme-tcp://%s%s%s:%s/%s?kato=0",
-			     strchr(traddr, ':') ? "[" : "", traddr,
+	n = (size_t)snprintf(uri, sizeof(uri), "nvme-%s://%s%s%s:%s/%s?kato=0",
+			     transport, strchr(traddr, ':') ? "[" : "", traddr,
 			     strchr(traddr, ':') ? "]" : "", trsvcid, nqn);
 	if (hostnqn && n < sizeof(uri))
 		n += (size_t)snprintf(uri + n, sizeof(uri) - n, "&hostnqn=%s",
@@ -1746,7 +1809,8 @@ static void list_json(const struct list_row *rows, unsigned n)
 static void list_usage(FILE *f)
 {
 	fprintf(f, "usage: mqblk list [options] URI...\n"
-		   "One line per nvme-tcp:// namespace, with nvme list's "
+		   "One line per nvme-tcp:// or nvme-rdma:// namespace, with "
+		   "nvme list's "
 		   "columns (Node is the URI).\n"
 		   "\n"
 		   "  -o, --output-format=FMT   normal|json\n"

@@ -142,6 +142,15 @@ struct mqblk_driver_ops {
 	int (*get_paths)(const struct mqblk_dev *dev,
 			 struct mqblk_path_stats *out, unsigned max);
 	const char *(*iopolicy)(const struct mqblk_dev *dev);
+
+	/*
+	 * Optional (mqblk_queue_fail_held): if hctx is holding requests for
+	 * a reconnection (its connection is gone, none of them can still be
+	 * answered), complete each with res and return true, *nr counting
+	 * them; false if it is not holding (the core then leaves its own
+	 * busy list alone too). Any thread.
+	 */
+	bool (*fail_held)(struct mqblk_hctx *hctx, int res, unsigned *nr);
 };
 
 /*

@@ -282,6 +282,21 @@ int mqblk_reap(struct mqblk_queue *q, struct mqblk_rq **out, unsigned min,
 unsigned mqblk_queue_inflight(const struct mqblk_queue *q);
 
 /*
+ * Give up on what q's hardware queue holds for a reconnection (an NVMe-oF
+ * controller in reset: its requests wait, nothing of them on the wire):
+ * each completes now with res (< 0, e.g. -ETIMEDOUT), for mqblk_reap() to
+ * return, what the driver held and what the core kept for the driver to
+ * take back (requests it refused as busy while the connection is down).
+ * For a submitter that ends while its device is away (a job's runtime is
+ * up, a signal) instead of waiting out the reconnection. A hardware queue
+ * that is not holding (a live connection, a driver that never holds) is
+ * left alone: its requests complete as they would. Returns how many
+ * completed, or -EINVAL for res >= 0. Any thread; may be called again
+ * (what was refused since is failed then).
+ */
+int mqblk_queue_fail_held(struct mqblk_queue *q, int res);
+
+/*
  * The calling thread becomes q's owner: what it completes on q from then
  * on is local to it (no hand-over, no wake-up), as on a queue it opened.
  * For a stacking driver whose queues over another device are reaped by

@@ -137,6 +137,12 @@ struct bench_job {
 	bool exitall; /* when this job ends, every other one stops */
 	/* fio's logs: the NAME of NAME_bw.N.log ... (NULL = none) */
 	char *bw_log, *lat_log, *iops_log;
+	/* fio's clat histogram log: NAME_clat_hist.N.log, a line per
+	 * direction every log_hist_msec (0: none written, as fio), the
+	 * buckets summed 2^log_hist_coarseness at a time */
+	char *hist_log;
+	unsigned log_hist_msec;
+	unsigned log_hist_coarseness;
 	unsigned log_avg_msec; /* 0: an entry per I/O */
 	bool log_offset; /* entries carry the offset */
 	bool log_max_value; /* the window's max, not its mean */

@@ -6,7 +6,11 @@
  * the priority); time in ms since the job started, latencies in ns, bw in
  * KiB/s. With --log_avg_msec a line per direction per window: the mean
  * (or --log_max_value's max) latency at the I/O that closed the window,
- * bw and IOPS over it at its end, block size 0.
+ * bw and IOPS over it at its end, block size 0. A histogram line
+ * (--write_hist_log, as fio's flush_hist_samples) is "time, direction,
+ * block size, " and the clat histogram's buckets, each the I/Os that
+ * landed in it since the direction's last line, 2^coarseness buckets
+ * summed into one: 1856 >> coarseness numbers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,19 +20,21 @@
 #include <unistd.h>
 
 #include "iolog.h"
+#include "stats.h"
 
-static const char *const type_name[IOLOG_NR] = { "bw", "iops", "lat", "clat",
-						 "slat" };
+static const char *const type_name[IOLOG_NR] = { "bw",	 "iops", "lat",
+						 "clat", "slat", "clat_hist" };
 
 bool iolog_wanted(const struct bench_job *job)
 {
-	return job->bw_log || job->lat_log || job->iops_log;
+	return job->bw_log || job->lat_log || job->iops_log || job->hist_log;
 }
 
 static const char *type_base(const struct bench_job *job, enum iolog_type t)
 {
 	const char *n = t == IOLOG_BW	? job->bw_log :
 			t == IOLOG_IOPS ? job->iops_log :
+			t == IOLOG_HIST ? job->hist_log :
 					  job->lat_log;
 
 	return n && *n ? n : job->name;
@@ -38,6 +44,7 @@ static bool type_on(const struct bench_job *job, enum iolog_type t)
 {
 	return t == IOLOG_BW   ? job->bw_log != NULL :
 	       t == IOLOG_IOPS ? job->iops_log != NULL :
+	       t == IOLOG_HIST ? job->hist_log != NULL :
 				 job->lat_log != NULL;
 }
 
@@ -48,6 +55,7 @@ int iolog_init(struct iolog_set *ls, const struct bench_job *job)
 	memset(ls, 0, sizeof(*ls));
 	ls->job = job;
 	ls->avg_ns = (uint64_t)job->log_avg_msec * 1000000ull;
+	ls->hist_ms = job->log_hist_msec;
 	for (t = 0; t < IOLOG_NR; t++)
 		ls->on[t] = type_on(job, (enum iolog_type)t);
 	return 0;
@@ -59,6 +67,8 @@ void iolog_free(struct iolog_set *ls)
 
 	for (t = 0; t < IOLOG_NR; t++)
 		free(ls->log[t].e);
+	free(ls->hist_prev);
+	free(ls->hist_vals);
 	memset(ls, 0, sizeof(*ls));
 }
 
@@ -141,12 +151,69 @@ static void close_windows(struct iolog_set *ls, uint64_t rel_ns)
 	}
 }
 
+/*
+ * fio's add_clat_sample: a direction's window starts at its first I/O
+ * (while that is at 0 ms, at each next one); an I/O at or past
+ * log_hist_msec into it logs the histogram's change since the last line
+ * and starts the next window where this one should have ended.
+ */
+static void hist_io(struct iolog_set *ls, uint64_t t_ms, enum bench_ddir d,
+		    uint32_t len, const uint64_t *hist)
+{
+	unsigned stride = 1u << ls->job->log_hist_coarseness;
+	size_t n = PLAT_NR / stride, i;
+	uint64_t win, *prev, *vals;
+	unsigned k;
+
+	if (!ls->hist_last_ms[d])
+		ls->hist_last_ms[d] = t_ms;
+	win = t_ms - ls->hist_last_ms[d];
+	if (win < ls->hist_ms)
+		return;
+	if (!ls->hist_prev) {
+		ls->hist_prev = calloc((size_t)DDIR_NR * PLAT_NR,
+				       sizeof(*ls->hist_prev));
+		if (!ls->hist_prev) {
+			ls->nomem = true;
+			return;
+		}
+	}
+	if (ls->cap_vals - ls->nr_vals < n) {
+		size_t cap = ls->cap_vals ? ls->cap_vals * 2 : n * 64;
+
+		vals = realloc(ls->hist_vals, cap * sizeof(*vals));
+		if (!vals) {
+			ls->nomem = true;
+			return;
+		}
+		ls->hist_vals = vals;
+		ls->cap_vals = cap;
+	}
+	prev = ls->hist_prev + (size_t)d * PLAT_NR;
+	vals = ls->hist_vals + ls->nr_vals;
+	for (i = 0; i < n; i++) {
+		uint64_t sum = 0;
+
+		for (k = 0; k < stride; k++)
+			sum += hist[i * stride + k] - prev[i * stride + k];
+		vals[i] = sum;
+	}
+	memcpy(prev, hist, PLAT_NR * sizeof(*prev));
+	add(ls, IOLOG_HIST, t_ms, ls->nr_vals, d, len, 0);
+	ls->nr_vals += n;
+	ls->hist_last_ms[d] = t_ms - (win - ls->hist_ms);
+}
+
 void iolog_io(struct iolog_set *ls, uint64_t rel_ns, enum bench_ddir d,
-	      uint64_t slat_ns, uint64_t clat_ns, uint32_t len, uint64_t off)
+	      uint64_t slat_ns, uint64_t clat_ns, uint32_t len, uint64_t off,
+	      const uint64_t *clat_hist)
 {
 	uint64_t v[3] = { slat_ns + clat_ns, clat_ns, slat_ns };
 	uint64_t t_ms = rel_ns / 1000000;
 	int k;
+
+	if (ls->hist_ms && ls->on[IOLOG_HIST])
+		hist_io(ls, t_ms, d, len, clat_hist);
 
 	if (ls->avg_ns) {
 		close_windows(ls, rel_ns);
@@ -268,6 +335,21 @@ int iolog_precreate(const struct bench_job *jobs, unsigned nr)
 	return ret;
 }
 
+/* fio's flush_hist_samples: no offset or priority, whatever the job's
+ * log_offset. */
+static void write_hist_line(FILE *f, const struct iolog_set *ls,
+			    const struct iolog_entry *e)
+{
+	size_t n = PLAT_NR >> ls->job->log_hist_coarseness, i;
+	const uint64_t *v = ls->hist_vals + e->val;
+
+	fprintf(f, "%llu, %u, %llu, ", (unsigned long long)e->t_ms, e->ddir,
+		(unsigned long long)e->bs);
+	for (i = 0; i + 1 < n; i++)
+		fprintf(f, "%llu, ", (unsigned long long)v[i]);
+	fprintf(f, "%llu\n", (unsigned long long)v[n - 1]);
+}
+
 int iolog_write(const struct iolog_set *ls, unsigned thread_nr)
 {
 	const struct bench_job *job = ls->job;
@@ -299,6 +381,10 @@ int iolog_write(const struct iolog_set *ls, unsigned thread_nr)
 		for (k = 0; k < l->nr; k++) {
 			const struct iolog_entry *e = &l->e[k];
 
+			if (t == IOLOG_HIST) {
+				write_hist_line(f, ls, e);
+				continue;
+			}
 			if (job->log_offset)
 				fprintf(f, "%llu, %llu, %u, %llu, %llu, 0\n",
 					(unsigned long long)e->t_ms,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fio's per-job logs (--write_bw_log, --write_lat_log, --write_iops_log):
- * entries kept by the job thread, written after the run in fio's file
- * names and line format, so fio's plotting tools read them unchanged.
+ * fio's per-job logs (--write_bw_log, --write_lat_log, --write_iops_log,
+ * --write_hist_log): entries kept by the job thread, written after the
+ * run in fio's file names and line format, so fio's plotting tools read
+ * them unchanged.
  */
 #ifndef MQBLK_BENCH_IOLOG_H
 #define MQBLK_BENCH_IOLOG_H
@@ -18,12 +19,14 @@ enum iolog_type {
 	IOLOG_LAT,
 	IOLOG_CLAT,
 	IOLOG_SLAT,
+	IOLOG_HIST, /* the clat histogram every log_hist_msec */
 	IOLOG_NR,
 };
 
 struct iolog_entry {
 	uint64_t t_ms; /* since the job started */
-	uint64_t val; /* ns, KiB/s or IOPS */
+	uint64_t val; /* ns, KiB/s or IOPS; a hist line: its first bucket's
+		       * index in hist_vals */
 	uint64_t bs;
 	uint64_t off;
 	uint8_t ddir;
@@ -44,6 +47,13 @@ struct iolog_set {
 	uint64_t win_start_ns;
 	uint64_t w_bytes[DDIR_NR], w_ios[DDIR_NR];
 	uint64_t w_sum[3][DDIR_NR], w_nr[3][DDIR_NR], w_max[3][DDIR_NR];
+	/* --write_hist_log: per direction the window's start (fio's
+	 * hist_last) and the histogram when the last line was taken */
+	uint64_t hist_ms; /* --log_hist_msec; 0 = no lines */
+	uint64_t hist_last_ms[DDIR_NR];
+	uint64_t *hist_prev; /* DDIR_NR * PLAT_NR, made at the first line */
+	uint64_t *hist_vals; /* every line's buckets, one after another */
+	size_t nr_vals, cap_vals;
 	bool nomem; /* an entry could not be kept */
 };
 
@@ -54,13 +64,15 @@ bool iolog_wanted(const struct bench_job *job);
 int iolog_init(struct iolog_set *ls, const struct bench_job *job);
 void iolog_free(struct iolog_set *ls);
 
-/* One I/O completed at rel_ns since the job's start. */
+/* One I/O completed at rel_ns since the job's start; clat_hist is the
+ * job's clat histogram of direction d, this I/O counted (stats_add_io). */
 void iolog_io(struct iolog_set *ls, uint64_t rel_ns, enum bench_ddir d,
-	      uint64_t slat_ns, uint64_t clat_ns, uint32_t len, uint64_t off);
+	      uint64_t slat_ns, uint64_t clat_ns, uint32_t len, uint64_t off,
+	      const uint64_t *clat_hist);
 
 /* The log file of type for thread thread_nr (0-based) of job: fio's
- * NAME_TYPE.N.log, or NAME_TYPE.log with --per_job_logs=0. NULL when it
- * does not fit. */
+ * NAME_TYPE.N.log (TYPE bw, iops, lat, clat, slat, clat_hist), or
+ * NAME_TYPE.log with --per_job_logs=0. NULL when it does not fit. */
 const char *iolog_path(const struct bench_job *job, enum iolog_type type,
 		       unsigned thread_nr, char *buf, size_t len);
 

@@ -58,9 +58,10 @@ void bench_job_free(struct bench_job *job)
 	free(job->bw_log);
 	free(job->lat_log);
 	free(job->iops_log);
+	free(job->hist_log);
 	job->filename = job->ioengine = job->description = NULL;
 	job->ioscheduler = job->directory = NULL;
-	job->bw_log = job->lat_log = job->iops_log = NULL;
+	job->bw_log = job->lat_log = job->iops_log = job->hist_log = NULL;
 }
 
 static int dup_str(char **dst, const char *src)
@@ -81,7 +82,8 @@ int bench_job_copy(struct bench_job *dst, const struct bench_job *src)
 	    dup_str(&dst->directory, src->directory) ||
 	    dup_str(&dst->bw_log, src->bw_log) ||
 	    dup_str(&dst->lat_log, src->lat_log) ||
-	    dup_str(&dst->iops_log, src->iops_log)) {
+	    dup_str(&dst->iops_log, src->iops_log) ||
+	    dup_str(&dst->hist_log, src->hist_log)) {
 		bench_job_free(dst);
 		return -1;
 	}
@@ -165,7 +167,8 @@ static const struct opt job_opts[] = {
 	{ "write_lat_log", OT_SPECIAL, 0, 0, 0 },
 	{ "write_iops_log", OT_SPECIAL, 0, 0, 0 },
 	{ "write_hist_log", OT_SPECIAL, 0, 0, 0 },
-	{ "log_hist_msec", OT_SPECIAL, 0, 0, 0 },
+	{ "log_hist_msec", OT_U32, J(log_hist_msec), 0, 86400000u },
+	{ "log_hist_coarseness", OT_U32, J(log_hist_coarseness), 0, 6 },
 	{ "log_compression", OT_SPECIAL, 0, 0, 0 },
 	{ "log_avg_msec", OT_U32, J(log_avg_msec), 0, 86400000u },
 	{ "log_offset", OT_BOOL, J(log_offset), 0, 0 },
@@ -967,7 +970,7 @@ static int set_usec_time(const char *key, const char *val, uint64_t *out,
 
 /*
  * Options whose default mqblk has and whose other values it does not:
- * the default is taken, anything else refused naming why (the README's
+ * the default is taken, anything else refused naming why (mqblk-bench(1)'s
  * list of options not implemented).
  */
 static int set_default_only(const struct opt *o, const char *val, char *err,
@@ -1100,10 +1103,12 @@ static int set_special(struct bench_job *job, const struct opt *o,
 	}
 	if (!strcmp(o->name, "write_bw_log") ||
 	    !strcmp(o->name, "write_lat_log") ||
-	    !strcmp(o->name, "write_iops_log")) {
+	    !strcmp(o->name, "write_iops_log") ||
+	    !strcmp(o->name, "write_hist_log")) {
 		/* fio: a bare option logs under the job's name */
 		char **dst = o->name[6] == 'b' ? &job->bw_log :
 			     o->name[6] == 'l' ? &job->lat_log :
+			     o->name[6] == 'h' ? &job->hist_log :
 						 &job->iops_log;
 		/* "": the job's own name, which a [global] line has not */
 		char *n = strdup(val ? val : "");
@@ -1114,13 +1119,6 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		*dst = n;
 		return 0;
 	}
-	if (!strcmp(o->name, "write_hist_log") ||
-	    !strcmp(o->name, "log_hist_msec"))
-		return bench_err(err, errlen,
-				 "%s is not supported: no histogram logs "
-				 "(write_bw_log, write_lat_log, "
-				 "write_iops_log are)",
-				 o->name);
 	if (!strcmp(o->name, "log_compression")) {
 		if (!val || bench_parse_size(val, &v, buf, sizeof(buf)) || v)
 			return bench_err(err, errlen,
@@ -1661,6 +1659,15 @@ static int job_fixup(struct bench_job *job, char *err, size_t errlen)
 		job->lat_percentiles = false;
 	if (job->disable_slat)
 		job->slat_percentiles = false;
+	/* fio would log a histogram nothing fills: zeros */
+	if (job->hist_log && job->log_hist_msec && !job->clat_percentiles)
+		return bench_err(err, errlen,
+				 "%s: write_hist_log logs the clat histogram, "
+				 "which %s turns off",
+				 job->name,
+				 job->gtod_reduce  ? "gtod_reduce" :
+				 job->disable_clat ? "disable_clat" :
+						     "clat_percentiles=0");
 	if (job->time_based && !job->runtime_ns)
 		return bench_err(
 			err, errlen,
@@ -2118,10 +2125,13 @@ void bench_usage(FILE *f)
 		"  --write_bw_log[=NAME] --write_lat_log[=NAME] --write_iops_log[=NAME]\n"
 		"                           fio's NAME_bw.N.log ... (bare: the job's name)\n"
 		"  --log_avg_msec=MS --log_offset --log_max_value --per_job_logs=0|1\n"
-		"  (refused: --write_hist_log --log_hist_msec --log_compression)\n"
+		"  --write_hist_log[=NAME] --log_hist_msec=MS --log_hist_coarseness=0..6\n"
+		"                           fio's NAME_clat_hist.N.log: the clat histogram\n"
+		"                           every MS (none without it), 1856 >> N buckets\n"
+		"  (refused: --log_compression)\n"
 		"  --kb_base=1024 --sync=0 --random_distribution=random\n"
 		"  --unified_rw_reporting=0 --continue_on_error=none: fio's defaults\n"
-		"                           only (README: options not implemented)\n"
+		"                           only (mqblk-bench(1): not implemented)\n"
 		"\n"
 		"verification (fio's): every block written carries a header (offset,\n"
 		"length, seed, checksums); then, with do_verify, it is read back and\n"

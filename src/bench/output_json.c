@@ -393,6 +393,22 @@ static void job_options(struct jw *w, const struct job_stats *js)
 		jw_str(w, "cpus_allowed", job->cpus_allowed);
 	if (job->cpus_split)
 		jw_str(w, "cpus_allowed_policy", "split");
+	/* the logs, as fio lists them ("" when given without a name):
+	 * mqblk plot finds a job's logs by these */
+	if (job->bw_log)
+		jw_str(w, "write_bw_log", job->bw_log);
+	if (job->lat_log)
+		jw_str(w, "write_lat_log", job->lat_log);
+	if (job->iops_log)
+		jw_str(w, "write_iops_log", job->iops_log);
+	if (job->log_avg_msec)
+		opt_uint(w, "log_avg_msec", job->log_avg_msec);
+	if (job->hist_log)
+		jw_str(w, "write_hist_log", job->hist_log);
+	if (job->log_hist_msec)
+		opt_uint(w, "log_hist_msec", job->log_hist_msec);
+	if (job->log_hist_coarseness)
+		opt_uint(w, "log_hist_coarseness", job->log_hist_coarseness);
 	jw_obj_end(w);
 }
 
@@ -655,6 +671,30 @@ static void paths_json(struct jw *w, const struct job_stats *js)
 	jw_obj_end(w);
 }
 
+/* An nvme-rdma device's counters (see show_rdma in output_normal.c). */
+static void rdma_json(struct jw *w, const struct job_stats *js)
+{
+	const struct nvme_rdma_queue_stats *r = &js->rdma;
+
+	if (!js->has_rdma)
+		return;
+	jw_obj_begin(w, "nvme_rdma");
+	jw_uint(w, "sends", r->sends);
+	jw_uint(w, "signalled", r->signalled);
+	jw_uint(w, "recv_posted", r->recv_posted);
+	jw_uint(w, "recv_done", r->recv_done);
+	jw_uint(w, "cqes", r->cqes);
+	jw_uint(w, "events", r->events);
+	jw_uint(w, "regs", r->regs);
+	jw_uint(w, "incapsule", r->incapsule);
+	jw_uint(w, "keyed", r->keyed);
+	jw_uint(w, "bounced", r->bounced);
+	jw_uint(w, "rsp_before_send", r->rsp_before_send);
+	jw_uint(w, "remote_inv", r->remote_inv);
+	jw_uint(w, "local_inv", r->local_inv);
+	jw_obj_end(w);
+}
+
 /* fio's show_thread_status_json, plus mqblk's object. */
 static void job_json(struct jw *w, const struct job_stats *js,
 		     const struct report_group *g, int64_t elapsed_s, bool plus)
@@ -723,6 +763,7 @@ static void job_json(struct jw *w, const struct job_stats *js,
 		jw_str(w, "desc", job->description);
 	mqblk_json(w, js);
 	paths_json(w, js);
+	rdma_json(w, js);
 	jw_obj_end(w);
 }
 

@@ -354,6 +354,30 @@ static void show_paths(FILE *f, const struct job_stats *js)
 	fputc('\n', f);
 }
 
+/* An nvme-rdma device's verbs counters over the job's run, and per
+ * command (a response received is a command done). */
+static void show_rdma(FILE *f, const struct job_stats *js)
+{
+	const struct nvme_rdma_queue_stats *r = &js->rdma;
+	double cmds = r->recv_done ? (double)r->recv_done : 1.0;
+
+	if (!js->has_rdma)
+		return;
+	fprintf(f,
+		"  nvme-rdma    : sends=%" PRIu64 " signalled=%" PRIu64
+		" recvs=%" PRIu64 "/%" PRIu64 " cqes=%" PRIu64
+		" events=%" PRIu64 " regs=%" PRIu64 " incapsule=%" PRIu64
+		" keyed=%" PRIu64 " bounced=%" PRIu64
+		" rsp_before_send=%" PRIu64 " remote_inv=%" PRIu64
+		" local_inv=%" PRIu64
+		"; per command: cqes=%.2f events=%.2f signalled=%.2f\n",
+		r->sends, r->signalled, r->recv_done, r->recv_posted, r->cqes,
+		r->events, r->regs, r->incapsule, r->keyed, r->bounced,
+		r->rsp_before_send, r->remote_inv, r->local_inv,
+		(double)r->cqes / cmds, (double)r->events / cmds,
+		(double)r->signalled / cmds);
+}
+
 static void show_header(FILE *f, const struct job_stats *js)
 {
 	const struct bench_job *job = js->job;
@@ -437,6 +461,7 @@ static void show_entry(FILE *f, const struct job_stats *js,
 		js->job ? js->job->iodepth : 1);
 	show_mqblk(f, js);
 	show_paths(f, js);
+	show_rdma(f, js);
 }
 
 /* fio's show_group_stats. */

@@ -31,6 +31,10 @@
 
 #define BENCH_VERSION "mqblk-0.1.0"
 #define SAMPLE_NS (500ull * 1000 * 1000) /* fio's bw_avg_time */
+/* A reap waits at most this long, so the end of the runtime and a signal
+ * are seen even when nothing completes (a target gone, its requests held
+ * for a reconnection) */
+#define REAP_WAIT_NS (100ull * 1000 * 1000)
 #define MAX_BUF_TOTAL (4ull << 30) /* per job: iodepth x bs */
 /* devices open at once in a group (each clone of a job on fio's own
  * jobname files has its own) */
@@ -219,6 +223,7 @@ struct gen {
 	bool main_done; /* the workload has issued all it will */
 	bool stop_main; /* runtime is up: end the workload */
 	bool terminated; /* SIGINT/SIGTERM: drain and skip what follows */
+	unsigned held_failed; /* given up at the end (reap_idle) */
 	bool sync_due; /* --fsync: a flush goes next */
 	bool end_synced;
 	unsigned fsync_n; /* flush after this many writes; 0 = never */
@@ -741,7 +746,8 @@ static void account_batch(struct job_thread *jt, struct mqblk_rq **rqs, int n,
 			     want_lat);
 		if (__builtin_expect(log != NULL, 0))
 			iolog_io(log, now - jt->start_ns, u->ddir, u->slat_ns,
-				 clat, u->len, u->off);
+				 clat, u->len, u->off,
+				 js->dd[u->ddir].clat_hist);
 	}
 	js->complete_map[stats_batch_slot((unsigned)n)]++;
 	js->total_complete++;
@@ -853,6 +859,41 @@ static void report_io_error(const struct job_thread *jt,
 		"buflen=%u\n",
 		jt->job->name, jt->bdev->uri, strerror(-rq->res), op,
 		(unsigned long long)rq->offset, rq->len);
+}
+
+/*
+ * A reap that waited its REAP_WAIT_NS for nothing. If the job is over
+ * (runtime, signal) and its device holds requests for a reconnection (an
+ * NVMe-oF target gone away), they fail now (-ETIMEDOUT), reaped as the
+ * job's errors, instead of waiting out ctrl_loss_tmo. Out of line: the
+ * I/O loop pays nothing for it. Returns the time, for the loop's checks.
+ */
+static __attribute__((cold, noinline)) uint64_t reap_idle(struct gen *g,
+							  struct mqblk_queue *q)
+{
+	if (g->stop_main) {
+		int n = mqblk_queue_fail_held(q, -ETIMEDOUT);
+
+		if (n > 0)
+			g->held_failed += (unsigned)n;
+	}
+	return clock_now_ns();
+}
+
+/* An nvme-rdma device's counters, its I/O queues summed: false for
+ * another device. */
+static bool rdma_sum(const struct mqblk_dev *dev,
+		     struct nvme_rdma_queue_stats *sum)
+{
+	struct nvme_rdma_queue_stats st[65];
+	int n = nvme_rdma_get_stats(dev, st, 65), i;
+
+	memset(sum, 0, sizeof(*sum));
+	if (n <= 0)
+		return false;
+	for (i = 1; i < n && i < 65; i++)
+		nvme_rdma_stats_add(sum, &st[i], 1);
+	return true;
 }
 
 /* A multipath device's per-path counters over the job's run into js. */
@@ -1125,6 +1166,7 @@ static void *job_thread_fn(void *arg)
 	struct io_u *units = NULL, *free_units = NULL;
 	struct mqblk_queue *q = NULL;
 	struct mqblk_path_stats paths0[MQBLK_MAX_PATHS];
+	struct nvme_rdma_queue_stats rdma0;
 	int nr_paths0 = -1;
 	struct rusage ru0, ru1;
 	struct sampler smp = { 0 };
@@ -1238,6 +1280,7 @@ static void *job_thread_fn(void *arg)
 		}
 	}
 	nr_paths0 = mqblk_dev_get_paths(dev, paths0, MQBLK_MAX_PATHS);
+	js->has_rdma = rdma_sum(dev, &rdma0);
 	ret = mqblk_queue_open(dev, &q);
 	if (ret) {
 		fail(jt, -ret, "%s: cannot open a queue on the device",
@@ -1400,16 +1443,20 @@ static void *job_thread_fn(void *arg)
 			do {
 				/* td_io_getevents: max is at least min */
 				n = mqblk_reap(q, rqs, min,
-					       max > min ? max : min, -1);
+					       max > min ? max : min,
+					       (int64_t)REAP_WAIT_NS);
 				if (n < 0) {
 					fail(jt, -n, "%s: reap failed",
 					     job->name);
 					more = false;
 					break;
 				}
-				now = want_lat || (++reaps & 63) == 0 ?
-					      clock_now_ns() :
-					      0;
+				if (__builtin_expect(!n, 0))
+					now = reap_idle(&g, q);
+				else
+					now = want_lat || (++reaps & 63) == 0 ?
+						      clock_now_ns() :
+						      0;
 				account_batch(jt, rqs, n, now, want_lat,
 					      counting);
 				for (i = 0; i < (unsigned)n; i++) {
@@ -1475,6 +1522,12 @@ static void *job_thread_fn(void *arg)
 	}
 	if (g.err && !jt->err)
 		fail(jt, g.err, "%s: cannot grow the verify log", job->name);
+	if (g.held_failed)
+		fprintf(stderr,
+			"mqblk: %s: %u request%s held for a reconnection to %s "
+			"failed when the job ended\n",
+			job->name, g.held_failed, g.held_failed == 1 ? "" : "s",
+			jt->bdev->uri);
 	now = clock_now_ns();
 	cpu_snapshot(&ru1);
 	cpu_account(js, &ru0, &ru1);
@@ -1508,6 +1561,8 @@ static void *job_thread_fn(void *arg)
 		js->mq.errors = qs.errors;
 	}
 	paths_delta(js, dev, paths0, nr_paths0);
+	if (js->has_rdma && rdma_sum(dev, &js->rdma))
+		nvme_rdma_stats_add(&js->rdma, &rdma0, -1);
 out:
 	if (q)
 		mqblk_queue_close(q);

@@ -246,6 +246,13 @@ void stats_merge(struct job_stats *dst, const struct job_stats *src)
 		}
 	}
 
+	if (src->has_rdma) {
+		if (!dst->has_rdma)
+			memset(&dst->rdma, 0, sizeof(dst->rdma));
+		dst->has_rdma = true;
+		nvme_rdma_stats_add(&dst->rdma, &src->rdma, 1);
+	}
+
 	for (d = 0; d < DDIR_NR; d++) {
 		struct ddir_stats *dd = &dst->dd[d];
 		const struct ddir_stats *sd = &src->dd[d];

@@ -15,6 +15,7 @@
 #include <mqblk/mqblk.h>
 
 #include "bench.h"
+#include "drivers/nvme_rdma/nvme_rdma.h"
 
 /*
  * fio's histogram (stat.h): values below 2^PLAT_BITS get a bucket each;
@@ -138,6 +139,10 @@ struct job_stats {
 	unsigned nr_paths;
 	char iopolicy[16];
 	struct mqblk_path_stats paths[MQBLK_MAX_PATHS];
+	/* An nvme-rdma device's verbs counters over the job's run, its I/O
+	 * queues summed (qid unused). Device-wide, as paths. */
+	bool has_rdma;
+	struct nvme_rdma_queue_stats rdma;
 
 	/* fio's DDIR_SYNC: flushes (--fsync, --fdatasync, --end_fsync) */
 	uint64_t sync_issued;

@@ -781,6 +781,38 @@ unsigned mqblk_queue_inflight(const struct mqblk_queue *q)
 	return q->inflight;
 }
 
+static inline void rq_start(struct mqblk_dev *dev, struct mqblk_rq *rq);
+
+int mqblk_queue_fail_held(struct mqblk_queue *q, int res)
+{
+	struct mqblk_hctx *h = q->hctx;
+	struct rq_list list;
+	struct mqblk_rq *rq;
+	unsigned n = 0;
+
+	if (res >= 0)
+		return -EINVAL;
+	if (!h->dev->ops->fail_held || !h->dev->ops->fail_held(h, res, &n))
+		return (int)n;
+	/* what the driver refused as busy meanwhile waits on h's busy
+	 * list (any submitter's: they wait for the same connection) */
+	pthread_mutex_lock(&h->lock);
+	list = h->dispatch;
+	if (!list.head)
+		list.tailp = &list.head;
+	rq_list_init(&h->dispatch);
+	atomic_store_explicit(&h->dispatch_nr, 0, memory_order_relaxed);
+	pthread_mutex_unlock(&h->lock);
+	while ((rq = rq_list_pop(&list))) {
+		/* idle since the driver refused it: in flight again for
+		 * the one completion it gets */
+		rq_start(h->dev, rq);
+		if (mqblk_complete_rq(rq, res, 0))
+			n++;
+	}
+	return (int)n;
+}
+
 void mqblk_queue_claim(struct mqblk_queue *q)
 {
 	pid_t me = core_gettid();
@@ -1370,8 +1402,6 @@ int mqblk_reap(struct mqblk_queue *q, struct mqblk_rq **out, unsigned min,
 		queue_wait_step(q, 0);
 		return (int)(n + queue_collect(q, out + n, max - n));
 	}
-	if (timeout_ns > 0)
-		end = clock_now_ns() + (uint64_t)timeout_ns;
 	for (;;) {
 		int64_t left = timeout_ns;
 
@@ -1387,9 +1417,13 @@ int mqblk_reap(struct mqblk_queue *q, struct mqblk_rq **out, unsigned min,
 			continue;
 		}
 		if (timeout_ns > 0) {
+			/* counted from the first wait: a reap that finds its
+			 * completions reads no clock */
 			uint64_t now = clock_now_ns();
 
-			if (now >= end)
+			if (!end)
+				end = now + (uint64_t)timeout_ns;
+			else if (now >= end)
 				break;
 			left = (int64_t)(end - now);
 		} else if (timeout_ns == 0) {

@@ -3,7 +3,8 @@
  * Device URIs: "driver" or "driver:key=value,key=value"; a path ("/..." or
  * "./...", "../...") is the uring driver's, "PATH" or "PATH?key=value,...",
  * handed over as a first key "path"; "nvme-tcp://HOST:PORT/SUBNQN?k=v&k=v"
- * is the nvme_tcp driver's, the part before '?' handed over as "addr"
+ * is the nvme_tcp driver's (nvme-rdma:// the nvme_rdma driver's), the part
+ * before '?' handed over as "addr"
  * (its keys may be separated by '&', as in a URL, or ','), or the
  * nvme_mpath driver's with several addresses ("HOST:PORT,HOST:PORT/")
  * or an iopolicy= or paths= key. Splits in place; the driver name
@@ -55,12 +56,73 @@ static bool nvme_tcp_is_multipath(const struct mqblk_params *params)
 	return false;
 }
 
+/* "SCHEME://...": only nvme-tcp:// is a device URL; a path is written
+ * as itself. The message names what was typed. */
+static void uri_scheme_err(const char *uri, const char *colon, char *err,
+			   size_t errlen)
+{
+	char pu[128], ps[32], pp[128];
+	size_t n = (size_t)(colon - uri);
+
+	core_printable(uri, pu, sizeof(pu));
+	if (n >= sizeof(ps))
+		n = sizeof(ps) - 1;
+	memcpy(ps, uri, n);
+	ps[n] = '\0';
+	core_printable(ps, ps, sizeof(ps));
+	if (!strcmp(ps, "file"))
+		snprintf(err, errlen,
+			 "'%s': no file:// URLs; give the path itself "
+			 "(%s)",
+			 pu,
+			 colon[3] ? core_printable(colon + 3, pp, sizeof(pp)) :
+				    "/...");
+	else
+		snprintf(err, errlen,
+			 "'%s': unknown URL scheme '%s://' (a device is "
+			 "nvme-tcp://HOST:PORT/NQN, a path, or "
+			 "DRIVER:key=value,...)",
+			 pu, ps);
+}
+
+/* A key given twice (null:size=1g,size=2g): refused, not the last one
+ * silently taken. */
+static int uri_dup_key(const struct mqblk_params *params, char *err,
+		       size_t errlen)
+{
+	unsigned i, j;
+
+	for (i = 1; i < params->nr; i++)
+		for (j = 0; j < i; j++) {
+			char pk[64], pv1[64], pv2[64];
+
+			if (strcmp(params->v[i].key, params->v[j].key))
+				continue;
+			snprintf(err, errlen,
+				 "device parameter %s given twice "
+				 "(%s=%s and %s=%s)",
+				 core_printable(params->v[i].key, pk,
+						sizeof(pk)),
+				 pk,
+				 core_printable(params->v[j].val, pv1,
+						sizeof(pv1)),
+				 pk,
+				 core_printable(params->v[i].val, pv2,
+						sizeof(pv2)));
+			return -EINVAL;
+		}
+	return 0;
+}
+
 int uri_parse(char *buf, const char **driver, struct mqblk_params *params,
 	      char *err, size_t errlen)
 {
 	char *colon, *p;
 	bool is_path = buf[0] == '/' || buf[0] == '.';
-	bool is_nvme_tcp = !strncmp(buf, "nvme-tcp://", 11);
+	/* nvme-tcp:// and nvme-rdma://: the fabrics host's (the variable
+	 * keeps its first transport's name) */
+	bool is_rdma = !strncmp(buf, "nvme-rdma://", 12);
+	bool is_nvme_tcp = !strncmp(buf, "nvme-tcp://", 11) || is_rdma;
 
 	params->nr = 0;
 	params->v = NULL;
@@ -71,11 +133,22 @@ int uri_parse(char *buf, const char **driver, struct mqblk_params *params,
 		params->v = calloc(URI_MAX_PARAMS, sizeof(*params->v));
 		if (!params->v)
 			return -ENOMEM;
-		*driver = is_path ? "uring" : "nvme_tcp";
+		*driver = is_path ? "uring" :
+			  is_rdma ? "nvme_rdma" :
+				    "nvme_tcp";
 		params->v[0].key = is_path ? "path" : "addr";
-		params->v[0].val = is_path ? buf : buf + 11;
+		params->v[0].val = is_path ? buf : buf + (is_rdma ? 12 : 11);
 		params->v[0].used = false;
 		params->nr = 1;
+		if (is_rdma) {
+			/* for the multipath driver: its paths' transport
+			 * when a path names none (the scheme's); made
+			 * here, so no driver is asked to consume it */
+			params->v[1].key = "transport";
+			params->v[1].val = "rdma";
+			params->v[1].used = true;
+			params->nr = 2;
+		}
 		if (is_nvme_tcp && nvme_tcp_is_multipath(params))
 			*driver = "nvme_mpath";
 		if (!q)
@@ -88,6 +161,12 @@ int uri_parse(char *buf, const char **driver, struct mqblk_params *params,
 		colon = strchr(buf, ':');
 		if (!colon)
 			goto check_name;
+		if (!strncmp(colon, "://", 3)) {
+			/* a URL of another kind (nvme+tcp://, file:///...):
+			 * named as typed, not as a bad key=value */
+			uri_scheme_err(buf, colon, err, errlen);
+			return -EINVAL;
+		}
 		*colon = '\0';
 		p = colon + 1;
 		if (!*p)
@@ -123,6 +202,8 @@ int uri_parse(char *buf, const char **driver, struct mqblk_params *params,
 		params->nr++;
 		p = comma ? comma + 1 : NULL;
 	}
+	if (uri_dup_key(params, err, errlen))
+		goto out_free;
 	if (is_nvme_tcp && nvme_tcp_is_multipath(params))
 		*driver = "nvme_mpath";
 check_name:

@@ -1105,6 +1105,9 @@ struct nvmf_disc_log_entry {
 #define NVME_FEAT_CAP_SAVEABLE (1u << 0)
 #define NVME_FEAT_CAP_NS (1u << 1) /* namespace specific */
 #define NVME_FEAT_CAP_CHANGEABLE (1u << 2)
+/* Namespace Write Protection Config (feature 84h): DW0 bits 2:0 */
+#define NVME_NS_WP_NONE 0u
+#define NVME_NS_WP_WRITE_PROTECT 1u
 
 /* Number of Queues: CDW11 / DW0 NSQR(A) 15:0, NCQR(A) 31:16, 0's based */
 #define NVME_FEAT_NUMQ(nsq, ncq) \

@@ -131,6 +131,7 @@ struct tgt_port {
 	 */
 	_Atomic uint8_t ana_state[TGT_MAX_ANA_GROUPS + 1];
 	_Atomic bool down; /* `mqblk ctl port-down`: not listening */
+	_Atomic uint64_t rejects; /* RDMA: connect requests refused */
 };
 
 /* Per-ctrl I/O counters for SMART (updated by each reactor, atomics). */
@@ -160,6 +161,12 @@ struct tgt_ctrl {
 	uint32_t kato_ms; /* 0: no keep alive */
 	_Atomic uint64_t last_ka_ns; /* any command, any queue */
 	_Atomic bool dead; /* torn down: every queue of it closes */
+	/* when the keep-alive timer tore it down (admin reactor's; 0: not
+	 * that way, or the admin queue is to close now): until
+	 * TGT_KA_SHUTDOWN_GRACE_MS later its admin queue still answers
+	 * Property Get/Set, for the shutdown of a host that stopped its
+	 * keep-alives to tear the controller down itself */
+	uint64_t ka_dead_ns;
 	_Atomic int refs; /* queues (admin and I/O) + Connect in flight */
 
 	/* Set Features state */
@@ -229,6 +236,12 @@ struct tgt {
 	/* --anatt: Identify's ANA transition time, seconds (0 =
 	 * TGT_ANATT) */
 	uint8_t anatt;
+	/* RDMA: one SEND in rdma_signal_every signalled (0 or 1: every
+	 * one); completion events moderated (rdma_cqm_count completions or
+	 * rdma_cqm_usecs, by the device or in software; count 0: off) */
+	uint32_t rdma_signal_every;
+	uint32_t rdma_cqm_count, rdma_cqm_usecs;
+	bool rdma_srq; /* one shared receive queue per reactor */
 };
 
 /* ---- Admin commands (core/admin_cmd.c) -------------------------------- */

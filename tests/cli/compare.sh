@@ -337,6 +337,92 @@ check synth-no-percentiles has_re "$(row s read 'clat p99 \(us\)') +- +- +- +-\$
 run compare "$D/s10.json,$D/s12.json" "$D/s11.json"
 ok_rc synth-2v1 0 && check synth-2v1-na has_re "$(row s read iops) .*n/a \(1 run\)\$"
 
+# ---- -o json and -o junit: the same verdicts, for CI ----
+# jq-free: python3 reads them
+run compare -o json --threshold 5% "$D/s10.json,$D/s11.json,$D/s12.json" \
+	"$D/s13.json,$D/s14.json,$D/s15.json"
+ok_rc json-no-regression 0 && check json-rows-and-verdicts \
+	python3 - "$OUT" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {(r["job"], r["dir"], r["metric"]): r for r in d["rows"]}
+r = rows[("s", "read", "iops")]
+ok = (d["format"] == "mqblk compare" and d["version"] == 1
+      and d["threshold_pct"] == 5 and d["result"] == "pass"
+      and d["regressions"] == 0 and len(d["base"]) == 3
+      and r["base"] == 11 and r["new"] == 14
+      and abs(r["change_pct"] - 27.2727) < 1e-3 and r["tested"]
+      and abs(r["p"] - 0.0213) < 5e-4 and r["significant"]
+      and not r["regression"] and r["base_runs"] == 3
+      # no percentiles in these reports: null, not 0
+      and rows[("s", "read", "clat_p99_ns")]["base"] is None
+      and rows[("s", "read", "clat_p99_ns")]["change_pct"] is None)
+sys.exit(0 if ok else 1)
+PY
+run compare --output-format=json --threshold 5% \
+	"$D/s13.json,$D/s14.json,$D/s15.json" "$D/s10.json,$D/s11.json,$D/s12.json"
+ok_rc json-regression-exit-1 1 && check json-regression-flagged \
+	python3 - "$OUT" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [r for r in d["rows"] if r["metric"] == "iops"][0]
+sys.exit(0 if d["result"] == "regression" and d["regressions"] == 2
+         and r["regression"] and r["change_pct"] < -20 else 1)
+PY
+run compare -o json "$D/s10.json" "$D/s11.json"
+ok_rc json-single-run 0 && check json-single-run-untested \
+	python3 - "$OUT" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [r for r in d["rows"] if r["metric"] == "iops"][0]
+sys.exit(0 if d["threshold_pct"] is None and not r["tested"]
+         and r["p"] is None and not r["significant"] else 1)
+PY
+# a job name that needs escaping in JSON and in XML
+python3 - "$D/s10.json" "$D/odd.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["jobs"][0]["jobname"] = 'a"b<c>&\\d\t\u00e9'
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run compare -o json "$D/odd.json" "$D/odd.json"
+ok_rc json-odd-name 0 && check json-odd-name-round-trips \
+	python3 - "$OUT" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["rows"][0]["job"] == 'a"b<c>&\\d\t\u00e9' else 1)
+PY
+run compare -o junit --threshold 5% "$D/s13.json,$D/s14.json,$D/s15.json" \
+	"$D/s10.json,$D/s11.json,$D/s12.json"
+ok_rc junit-regression-exit-1 1 && check junit-failures \
+	python3 - "$OUT" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+suite = root.find("testsuite")
+cases = suite.findall("testcase")
+failed = [c for c in cases if c.find("failure") is not None]
+skipped = [c for c in cases if c.find("skipped") is not None]
+sys.exit(0 if root.tag == "testsuites" and len(cases) == 5
+         and suite.get("tests") == "5" and suite.get("failures") == "2"
+         and sorted(c.get("name") for c in failed) == ["bw_bytes", "iops"]
+         and all(c.get("classname") == "s.group0.read" for c in cases)
+         and "significant" in failed[0].find("failure").get("message")
+         and len(skipped) == 3 else 1)
+PY
+run compare -o junit "$D/odd.json" "$D/odd.json"
+ok_rc junit-odd-name 0 && check junit-odd-name-well-formed \
+	python3 - "$OUT" <<'PY'
+import sys, xml.etree.ElementTree as ET
+c = ET.parse(sys.argv[1]).getroot().find("testsuite/testcase")
+sys.exit(0 if c.get("classname") == 'a"b<c>&\\d?\u00e9.group0.read' else 1)
+PY
+run compare -o yaml "$D/s10.json" "$D/s11.json"
+bad unknown-format "unknown output format 'yaml'"
+run compare "$D/s10.json" "$D/s11.json" -o
+bad format-missing '-o needs a format'
+run compare -o json "$D/s10.json" "$D/nonexistent.json"
+bad json-bad-input-nothing-on-stdout 'nonexistent\.json: No such file'
+
 # ---- bad input: exit 2, one line naming the problem ----
 echo "hello, world" >"$D/text.json"
 printf '{"jobs": [' >"$D/broken.json"

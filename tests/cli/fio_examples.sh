@@ -3,7 +3,7 @@
 # fio's own example job files (Debian's fio-examples) whose engines mqblk
 # has (io_uring, libaio, psync, sync, pvsync*, posixaio, null, or none:
 # fio's default psync): each runs, or is refused on its first stderr line
-# naming an option the README lists as not implemented. The files are run
+# naming an option mqblk-bench(1) lists as not implemented. The files are run
 # as fio ships them but for what a test machine needs: sizes above 16 MiB
 # become 16 MiB, runtime 1 s (in the file and as a command-line global
 # default), ramp_time and startdelay 0, loops 1, numjobs at most 4,
@@ -13,7 +13,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 EXAMPLES=${FIO_EXAMPLES:-/usr/share/doc/fio/examples}
-README=$(dirname "${BASH_SOURCE[0]}")/../../README.md
+BENCH_PAGE=$(dirname "${BASH_SOURCE[0]}")/../../docs/mqblk-bench.txt
 MQBLK=$(realpath "$MQBLK")
 ENGINES=" io_uring libaio psync sync pvsync pvsync2 posixaio null "
 
@@ -22,10 +22,11 @@ if [[ ! -d $EXAMPLES ]]; then
 	finish
 fi
 
-# the README's table of options not implemented: | `name` | why |
-mapfile -t not_impl < <(sed -n '/^#### fio options not implemented/,/^#/p' \
-	"$README" | sed -n 's/^| `\([a-z_0-9]*\)`.*/\1/p')
-check "README lists the options not implemented (${#not_impl[@]})" \
+# mqblk-bench(1)'s table of options not implemented: | name | why (after
+# its header row, | option | why)
+mapfile -t not_impl < <(sed -n '/^== FIO OPTIONS NOT IMPLEMENTED/,/^== /p' \
+	"$BENCH_PAGE" | sed -n 's/^| \([a-z_0-9]*\) |.*/\1/p' | grep -vx option)
+check "mqblk-bench(1) lists the options not implemented (${#not_impl[@]})" \
 	test "${#not_impl[@]}" -ge 5
 
 rewrite()
@@ -100,7 +101,7 @@ for f in "$EXAMPLES"/*.fio; do
 		fi
 	done
 	if ((RC == 1)) && [[ -n $named ]]; then
-		pass "examples/$name.fio refused: $named (README: not implemented)"
+		pass "examples/$name.fio refused: $named (mqblk-bench(1): not implemented)"
 		nr_refused=$((nr_refused + 1))
 	else
 		fail "examples/$name.fio" "exit $RC: $why"

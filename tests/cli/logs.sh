@@ -124,9 +124,6 @@ bench --name=b --filename=null --rw=read --size=1m --write_lat_log=ok \
 failed "one bad log path: no run" "cannot write log"
 check "one bad log path: the good one is not left behind" \
 	test -z "$(ls -A "$L")"
-bench --name=b --filename=null --rw=read --size=1m --write_hist_log=h
-failed "--write_hist_log refused with the reason" \
-	"write_hist_log is not supported: no histogram logs"
 bench --name=b --filename=null --rw=read --size=1m --write_lat_log \
 	--gtod_reduce=1
 failed "--write_lat_log with --gtod_reduce" "needs the timing gtod_reduce"

@@ -506,7 +506,13 @@ bad "bad paths=" "$(mp "" paths=all)" "bad paths 'all'"
 bad "path without a port" "$(mp "127.0.0.1:$P1,127.0.0.1")" "no port in '127.0.0.1'"
 bad "path over a transport the host lacks" \
 	"$(mp "127.0.0.1:$P1,fc:127.0.0.1:$P2")" \
-	"path 127.0.0.1:$P2: no transport 'fc' \(this host has: tcp\)"
+	"path 127.0.0.1:$P2: no transport 'fc' \(this host has: tcp, rdma\)"
+# nvme-rdma:// makes its paths RDMA's unless they name another: the first
+# path is rdma:, which has no device on this machine (soft-RoCE runs in
+# the interop guest), refused by name
+bad "nvme-rdma:// paths are rdma's" \
+	"nvme-rdma://127.0.0.1:$P1,tcp:127.0.0.1:$P2/$NQN?hostnqn=$HOST" \
+	"path rdma:127.0.0.1:$P1: (nvme-rdma: 127.0.0.1:$P1: (no RDMA connection manager|address resolution)|mqblk was built without rdma-core)"
 # a path may name its transport (tcp: here, the URI's own): the same two
 # paths, and the job verifies over them
 run bench --name=trp --filename="$(mp "tcp:127.0.0.1:$P1,127.0.0.1:$P2" \

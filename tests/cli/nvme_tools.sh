@@ -157,8 +157,20 @@ failed "discover: no -a" "no address"
 DEAD=$(free_port)
 run discover -t tcp -a 127.0.0.1 -s "$DEAD"
 failed "discover: nothing listening" "Connection refused"
+run discover -t fc -a 127.0.0.1 -s "$DPORT"
+failed "discover: a transport other than tcp or rdma" "transport 'fc'"
+run discover -t rdma -g -a 127.0.0.1 -s "$DPORT"
+failed "discover: digests with rdma" "digests are NVMe/TCP's"
+# no RDMA device here (soft-RoCE runs in the interop guest only): said by
+# name, whichever way mqblk was built
 run discover -t rdma -a 127.0.0.1 -s "$DPORT"
-failed "discover: a transport other than tcp" "transport 'rdma'"
+failed "discover: rdma without an RDMA device" \
+	"(nvme-rdma: 127.0.0.1:$DPORT: (no RDMA connection manager|address resolution)|built without rdma-core)"
+check "discover: rdma without an RDMA device: one line" \
+	test "$(wc -l <"$ERR")" = 1
+run id-ctrl "nvme-rdma://127.0.0.1:$PORT/$NQN"
+failed "id-ctrl: rdma without an RDMA device" \
+	"(nvme-rdma: 127.0.0.1:$PORT: (no RDMA connection manager|address resolution)|built without rdma-core)"
 run discover -a 127.0.0.1 -s "$DPORT" --bogus
 failed "discover: unknown option" "unknown option '--bogus'"
 run discover -a 127.0.0.1 -s "$DPORT" -o yaml
@@ -172,7 +184,7 @@ failed "id-ctrl: nothing listening" "Connection refused"
 run id-ctrl
 failed "id-ctrl: no URI" "no controller"
 run id-ctrl null
-failed "id-ctrl: not an nvme-tcp URI" "not an nvme-tcp:// URI"
+failed "id-ctrl: not an nvme-tcp URI" "not an nvme-tcp:// or nvme-rdma:// URI"
 run id-ctrl -x "$(uri)"
 failed "id-ctrl: unknown option" "unknown option '-x'"
 run id-ns -n zero "$(uri)"

@@ -6,16 +6,20 @@
  * numbers) and, when they load, its comparison (cmp_report, printed to
  * /dev/null). Invariants: a refusal is one non-empty line; a report
  * compared with itself, one run or two a side, shows no regression at
- * any threshold; a comparison returns 0, 1, or -1 with a one-line reason.
+ * any threshold; a comparison returns 0, 1, or -1 with a one-line reason;
+ * -o json returns as the table does and is JSON the strict parser takes,
+ * whatever the job names hold; -o junit returns as the table does.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compare.h"
 #include "fuzz.h"
+#include "target/config/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -26,6 +30,34 @@ static void check_error(const char *err, size_t errlen)
 	FUZZ_CHECK(memchr(err, 0, errlen) != NULL);
 	FUZZ_CHECK(err[0] != 0);
 	FUZZ_CHECK(strchr(err, '\n') == NULL);
+}
+
+/* -o json and -o junit of the same comparison: the table's verdict, and
+ * the JSON parses. */
+static void check_formats(const struct cmp_run *base, size_t nb,
+			  const struct cmp_run *new_runs, size_t nn,
+			  double threshold, int want)
+{
+	struct json_object *root;
+	char err[1024], *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int ret;
+
+	mem = open_memstream(&buf, &len);
+	FUZZ_CHECK(mem != NULL);
+	ret = cmp_report_json(mem, base, nb, new_runs, nn, threshold, err,
+			      sizeof(err));
+	FUZZ_CHECK(fclose(mem) == 0);
+	FUZZ_CHECK(ret == want);
+	if (ret >= 0) {
+		FUZZ_CHECK(cj_parse(buf, len, &root, err, sizeof(err)) == 0);
+		cj_free(root);
+	}
+	free(buf);
+	ret = cmp_report_junit(devnull, base, nb, new_runs, nn, threshold, err,
+			       sizeof(err));
+	FUZZ_CHECK(ret == want);
 }
 
 static void check_run(const struct cmp_run *run)
@@ -77,6 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ret = cmp_report(devnull, &runs[0], 1, &runs[0], 1, 0, err,
 			 sizeof(err));
 	FUZZ_CHECK(ret == 0);
+	check_formats(&runs[0], 1, &runs[0], 1, 0, 0);
 	pair[0] = runs[0];
 	pair[1] = runs[0];
 	ret = cmp_report(devnull, pair, 2, pair, 2, 0, err, sizeof(err));
@@ -89,6 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(ret >= -1 && ret <= 1);
 		if (ret < 0)
 			check_error(err, sizeof(err));
+		check_formats(&runs[0], 1, &runs[1], 1, 5, ret);
 		pair[0] = runs[0];
 		pair[1] = runs[1];
 		/* two runs of one side that may disagree on their jobs */

@@ -10,7 +10,10 @@
 # KATO, the target must drop the controller, the host must reconnect);
 # multipath (two paths through the target's two --listen ports, one set
 # ANA inaccessible through `mqblk ctl`: the kernel's per-path ana_state
-# follows and I/O goes on through the other path).
+# follows and I/O goes on through the other path); nvme-cli's read-only
+# commands (each must exit 0, as against nvmet); a second target with 300
+# namespaces in two ANA groups, connected and disconnected (the shutdown
+# must be answered, not ended by the keep-alive teardown).
 #
 # INTEROP_TARGET=external:PORT:DISCPORT:NQN[:SIZE] runs the same guest job
 # against a target that is already listening on 127.0.0.1:PORT (e.g. the
@@ -21,7 +24,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-ALL_SCENARIOS=discover,connect,fio,ext4,keepalive,multipath
+ALL_SCENARIOS=discover,connect,fio,ext4,keepalive,multipath,nvmecli,manyns
 ONLY=${INTEROP_ONLY:-all}
 [ "$ONLY" = all ] || for s in ${ONLY//,/ }; do
 	case ",$ALL_SCENARIOS," in *",$s,"*) ;; *) iop_die "INTEROP_ONLY: unknown scenario '$s' (known: $ALL_SCENARIOS)" ;; esac
@@ -31,6 +34,9 @@ selected() { [ "$ONLY" = all ] || case ",$ONLY," in *",$1,"*) return 0 ;; *) ret
 KATO=${INTEROP_KATO:-5}
 FREEZE_S=${INTEROP_FREEZE_S:-30}
 TARGET_PID=
+MANY_PID=
+MANY=0 # the second target (manyns) is up
+MANY_NR=${INTEROP_MANY_NS:-300}
 EXTERNAL=0
 MP=0 # the target has a second path (and a control socket)
 PORT2=
@@ -78,12 +84,13 @@ hskip() { echo "SKIP $1: $2" >>"$HOSTRES"; }
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
 	iop_stop_vm
-	if [ -n "$TARGET_PID" ] && kill -0 "$TARGET_PID" 2>/dev/null; then
-		kill "$TARGET_PID" 2>/dev/null
-		for _ in $(seq 50); do kill -0 "$TARGET_PID" 2>/dev/null || break; sleep 0.1; done
-		kill -9 "$TARGET_PID" 2>/dev/null
-		wait "$TARGET_PID" 2>/dev/null
-	fi
+	for pid in $TARGET_PID $MANY_PID; do
+		kill -0 "$pid" 2>/dev/null || continue
+		kill "$pid" 2>/dev/null
+		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		kill -9 "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
 	if [ "${KEEP_RUN:-0}" = 1 ] || [ "${INTEROP_KEEP:-0}" = 1 ]; then
 		rm -f "$RUN/backing.img"
 		iop_log "run directory kept: $RUN"
@@ -132,19 +139,50 @@ else
 	TLOG=$RUN/target.log
 	MP=1
 fi
+# The second target (scenario manyns): MANY_NR null namespaces, the second
+# half in ANA group 2, verbose (its log says how each shutdown ended).
+PORT3=
+NQN2=${NQN}-many
+if [ $EXTERNAL = 0 ] && selected manyns; then
+	PORT3=$(iop_free_port)
+	while [ "$PORT3" = "$PORT" ] || [ "$PORT3" = "$DPORT" ] || [ "$PORT3" = "$PORT2" ]; do
+		PORT3=$(iop_free_port)
+	done
+	MANY_CMD=("$MQBLK" target --listen "127.0.0.1:$PORT3" --nqn "$NQN2"
+		--allow-host "$HOSTNQN" --stats-socket "$RUN/stats-many.sock" -v)
+	for i in $(seq "$MANY_NR"); do
+		MANY_CMD+=(--ns null:size=1m)
+		((i > MANY_NR / 2)) && MANY_CMD+=(--ana-group "$i:2")
+	done
+	iop_log "second target: $MQBLK target --listen 127.0.0.1:$PORT3 --nqn $NQN2 (--ns null:size=1m) x $MANY_NR"
+	"${MANY_CMD[@]}" </dev/null >"$RUN/target-many.log" 2>&1 &
+	MANY_PID=$!
+	for _ in $(seq 100); do
+		iop_listening "$PORT3" && break
+		kill -0 "$MANY_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if ! iop_listening "$PORT3"; then
+		iop_log "the second target does not listen on 127.0.0.1:$PORT3 after 10 s; its log:"
+		tail -n 40 "$RUN/target-many.log" >&2
+		KEEP_RUN=1
+		exit 1
+	fi
+	MANY=1
+fi
 
 # --- the guest ---------------------------------------------------------
 # shellcheck disable=SC2034 # read through ${!v}
 ADV_PORT=$ADV_PORT
 cp "$IOP_DIR/guest/job.sh" "$RUN/share/job.sh"
-for v in NQN HOSTNQN HOSTID ONLY EXTERNAL ADV_PORT PATTERN_OFF PATTERN_TOKEN KATO MP; do
+for v in NQN HOSTNQN HOSTID ONLY EXTERNAL ADV_PORT PATTERN_OFF PATTERN_TOKEN KATO MP NQN2 MANY MANY_NR; do
 	iop_env "$v" "${!v}"
 done
 iop_env EXPECT_BYTES "$BYTES"
 iop_env FIO_SIZE "${INTEROP_FIO_SIZE:-256m}"
 iop_env SMALL_FIO_SIZE "${INTEROP_SMALL_FIO_SIZE:-16m}"
 
-iop_boot "$PORT" "$DPORT" "$PORT2"
+iop_boot "$PORT" "$DPORT" "$PORT2" "$PORT3"
 TAIL_PID=
 if [ "${INTEROP_VERBOSE:-0}" = 1 ]; then
 	tail -s 0.2 -n +1 -F --pid="$IOP_QEMU_PID" "$RUN/console.log" 2>/dev/null | sed -u 's/\r$//' &
@@ -281,6 +319,32 @@ if [ $EXTERNAL = 0 ]; then
 		hfail target-sanitizers "a sanitizer report in the target's log"
 	else
 		hpass target-sanitizers "no sanitizer report in the target's log"
+	fi
+fi
+
+# The second target: the guest's shutdown was answered (its log says
+# "shutdown complete"), even if the keep-alive timer fired first (Linux
+# stops its keep-alives before removing the namespaces, which under TCG
+# takes longer than KATO for hundreds of them).
+if [ $MANY = 1 ]; then
+	MLOG=$RUN/target-many.log
+	if grep -q 'shutdown complete' "$MLOG"; then
+		ka=
+		grep -qi 'keep.alive' "$MLOG" && ka=" (after a keep-alive teardown)"
+		hpass many-shutdown "the $MANY_NR-namespace target answered the shutdown$ka"
+	else
+		hfail many-shutdown "no 'shutdown complete' in the $MANY_NR-namespace target's log"
+	fi
+	kill -TERM "$MANY_PID" 2>/dev/null
+	st=0
+	for _ in $(seq 150); do kill -0 "$MANY_PID" 2>/dev/null || break; sleep 0.1; done
+	kill -0 "$MANY_PID" 2>/dev/null && kill -KILL "$MANY_PID"
+	wait "$MANY_PID" || st=$?
+	MANY_PID=
+	if [ "$st" = 0 ]; then
+		hpass many-stop "SIGTERM: exit 0"
+	else
+		hfail many-stop "SIGTERM: exit status $st"
 	fi
 fi
 

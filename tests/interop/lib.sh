@@ -18,6 +18,7 @@ IOP_FWD_IP=10.0.2.100   # what the guest dials; slirp hands it to relay.pl
 IOP_IO_PORT=4420        # guest-side I/O port
 IOP_DISC_PORT=8009      # guest-side discovery port
 IOP_IO_PORT2=4421       # guest-side second I/O port (multipath)
+IOP_IO_PORT3=4422       # guest-side port of a second target (many namespaces)
 
 iop_log() { printf '[interop] %s\n' "$*" >&2; }
 iop_die() { iop_log "error: $1"; exit "${2:-2}"; }
@@ -269,16 +270,18 @@ iop_env() {
 	printf "%s='%s'\n" "$1" "$(printf %s "$2" | sed "s/'/'\\\\''/g")" >>"$IOP_RUN/share/env"
 }
 
-# iop_boot IO_PORT DISC_PORT [IO_PORT2]: start QEMU in the background; the
-# guest's 10.0.2.100:4420 and :8009 reach 127.0.0.1:IO_PORT and
-# :DISC_PORT, and with IO_PORT2 its 10.0.2.100:4421 reaches
-# 127.0.0.1:IO_PORT2 (a second path). Sets IOP_QEMU_PID and IOP_T0.
+# iop_boot IO_PORT DISC_PORT [IO_PORT2 [IO_PORT3]]: start QEMU in the
+# background; the guest's 10.0.2.100:4420 and :8009 reach 127.0.0.1:IO_PORT
+# and :DISC_PORT, with IO_PORT2 its 10.0.2.100:4421 reaches
+# 127.0.0.1:IO_PORT2 (a second path), with IO_PORT3 its :4422 reaches
+# 127.0.0.1:IO_PORT3 (a second target). Sets IOP_QEMU_PID and IOP_T0.
 iop_boot() {
 	local relay="perl $IOP_DIR/relay.pl"
 	local net="user,id=n0,restrict=on,net=10.0.2.0/24"
 	net+=",guestfwd=tcp:$IOP_FWD_IP:$IOP_IO_PORT-cmd:$relay $1"
 	net+=",guestfwd=tcp:$IOP_FWD_IP:$IOP_DISC_PORT-cmd:$relay $2"
 	[ -n "${3:-}" ] && net+=",guestfwd=tcp:$IOP_FWD_IP:$IOP_IO_PORT2-cmd:$relay $3"
+	[ -n "${4:-}" ] && net+=",guestfwd=tcp:$IOP_FWD_IP:$IOP_IO_PORT3-cmd:$relay $4"
 	iop_boot_net "$net"
 }
 

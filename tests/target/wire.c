@@ -704,6 +704,9 @@ static const uint8_t hostid_ok[16] = { 0x6d, 0x71, 0x62, 0x6c, 0x6b, 0x2d,
 				       0x77, 0x69, 0x72, 0x65, 0x2d, 0x68,
 				       0x6f, 0x73, 0x74, 0x01 };
 
+/* KATO a Connect of an admin queue sends (ms; 0: none, the default) */
+static uint32_t connect_kato_ms;
+
 static int wc_connect(struct wc *w, const char *subnqn, const char *host,
 		      uint16_t qid, uint16_t cntlid, uint16_t sqsize,
 		      uint8_t cattr, struct nvme_completion *cqe)
@@ -724,7 +727,7 @@ static int wc_connect(struct wc *w, const char *subnqn, const char *host,
 	cmd.connect.qid = cpu_to_le16(qid);
 	cmd.connect.sqsize = cpu_to_le16(sqsize);
 	cmd.connect.cattr = cattr;
-	cmd.connect.kato = cpu_to_le32(0);
+	cmd.connect.kato = cpu_to_le32(qid ? 0 : connect_kato_ms);
 	/* the response comes on the queue being connected */
 	w->qid = qid;
 	/* the Connect's data always in the capsule, as Linux does */
@@ -1134,7 +1137,7 @@ static int start_target(void)
 		    START_TIMEOUT_MS);
 }
 
-/* ---- Scenario J: DH-HMAC-CHAP in-band authentication --------------------- */
+/* ---- Scenario K: DH-HMAC-CHAP in-band authentication --------------------- */
 
 static int auth_cmd(struct wc *w, uint8_t fctype, void *buf, uint32_t len,
 		    uint16_t want)
@@ -1388,7 +1391,7 @@ static int auth_connect(struct ctrl *x, const char *host, bool *atr)
 	return 0;
 }
 
-static void scenario_j(void)
+static void scenario_auth(void)
 {
 	struct nvme_auth_key key, ckey, bad;
 	struct nvme_auth_cfg cfg = { .hostnqn = HOST_AUTH, .subnqn = SUBNQN };
@@ -1403,7 +1406,7 @@ static void scenario_j(void)
 	if (nvme_auth_key_parse(AUTH_KEY, &key, e, sizeof(e)) ||
 	    nvme_auth_key_parse(AUTH_CTRL_KEY, &ckey, e, sizeof(e)) ||
 	    nvme_auth_key_parse(AUTH_BAD_KEY, &bad, e, sizeof(e))) {
-		tap("J: the test's secrets parse", fail(W_ERR, "%s", e));
+		tap("K: the test's secrets parse", fail(W_ERR, "%s", e));
 		return;
 	}
 	cfg.host_key = &key;
@@ -1414,7 +1417,7 @@ static void scenario_j(void)
 		ret = fail(W_ERR, "no AUTHREQ.ATR in the Connect response");
 	if (!ret)
 		ret = auth_refused(&c.admin, true);
-	tap("J: a keyed host's admin Connect asks for authentication "
+	tap("K: a keyed host's admin Connect asks for authentication "
 	    "(AUTHREQ.ATR); Property Get and Identify before it: "
 	    "Authentication Required",
 	    ret);
@@ -1438,7 +1441,7 @@ static void scenario_j(void)
 		ret = ctx(wc_enable(&c.admin), "enable");
 	if (!ret)
 		ret = ctrl_identify(&c);
-	tap("J: bidirectional DH-HMAC-CHAP (SHA-256, ffdhe2048) on the admin "
+	tap("K: bidirectional DH-HMAC-CHAP (SHA-256, ffdhe2048) on the admin "
 	    "queue: then the controller enables and identifies",
 	    ret);
 
@@ -1466,7 +1469,7 @@ static void scenario_j(void)
 			    XFER_AUTO);
 	if (!ret)
 		ret = compare(rbuf, wbuf, sizeof(rbuf), "read back");
-	tap("J: an I/O queue of the keyed host: Read and Write refused before "
+	tap("K: an I/O queue of the keyed host: Read and Write refused before "
 	    "it authenticates (one way, SHA-512, null group), then a write "
 	    "reads back",
 	    ret);
@@ -1484,7 +1487,7 @@ static void scenario_j(void)
 	nvme_auth_exch_clear(&x);
 	if (!ret)
 		ret = ctx(wc_expect_eof(&c.admin), "after Failure1");
-	tap("J: a wrong host secret gets AUTH_Failure1 (authentication "
+	tap("K: a wrong host secret gets AUTH_Failure1 (authentication "
 	    "failed) and the queue closed",
 	    ret);
 	ctrl_close(&c);
@@ -1502,7 +1505,7 @@ static void scenario_j(void)
 	nvme_auth_exch_clear(&x);
 	if (!ret)
 		ret = ctx(wc_expect_eof(&c.admin), "after Failure2");
-	tap("J: a controller that fails the host's check (its R2) gets "
+	tap("K: a controller that fails the host's check (its R2) gets "
 	    "AUTH_Failure2, and the queue closes",
 	    ret);
 	ctrl_close(&c);
@@ -1515,7 +1518,7 @@ static void scenario_j(void)
 	ret = auth_connect(&c, HOST_AUTH, &atr);
 	if (!ret)
 		ret = auth_midway(&c.admin, &cfg);
-	tap("J: during the exchange: Identify and Property Get refused "
+	tap("K: during the exchange: Identify and Property Get refused "
 	    "(Authentication Required), a Receive with nothing pending "
 	    "(Command Sequence Error), a Send with another SECP (Invalid "
 	    "Field); the exchange then completes, re-authentication too; a "
@@ -1535,7 +1538,7 @@ static void scenario_j(void)
 			       sizeof(msg),
 			       NVME_SC_INVALID_OPCODE | NVME_SC_DNR);
 	}
-	tap("J: a host without a key is not asked to authenticate; "
+	tap("K: a host without a key is not asked to authenticate; "
 	    "Authentication Send from it: Invalid Opcode",
 	    ret);
 	ctrl_close(&c);
@@ -2938,6 +2941,70 @@ static int disc_changed(struct ctrl *d, uint16_t *cid, uint64_t want)
 	return ret;
 }
 
+/*
+ * J: a host that stops its keep-alives before it shuts the controller
+ * down (Linux deleting a controller: nvme_stop_ctrl, then the namespaces
+ * go, which for hundreds of them takes longer than KATO): the keep-alive
+ * timer tears the controller down and its I/O queue closes, but its admin
+ * queue still answers the shutdown (Property Set CC.SHN, then CSTS with
+ * SHST complete); any other command then fails and the queue closes.
+ */
+static int ka_then_shutdown(void)
+{
+	union nvme_command cmd;
+	struct ctrl x;
+	char needle[512];
+	uint64_t v = 0, end;
+	uint16_t st = 0;
+	int ret;
+
+	connect_kato_ms = 1000;
+	ret = ctrl_open(&x, 0, 1);
+	connect_kato_ms = 0;
+	if (ret)
+		goto out;
+	snprintf(needle, sizeof(needle),
+		 "ctrl %u (host %s, %s): keep-alive timeout", x.cntlid, HOST_OK,
+		 SUBNQN);
+	end = now_ms() + TIMEOUT_MS;
+	while (!log_has(needle) && now_ms() < end)
+		usleep(50000);
+	if (!log_has(needle)) {
+		ret = fail(W_TIMEOUT, "no \"%s\" in the target's log", needle);
+		goto out;
+	}
+	ret = ctx(wc_expect_eof(&x.io[1]), "the I/O queue after KATO");
+	if (!ret)
+		ret = prop_set(&x.admin, NVME_REG_CC,
+			       0x460001 | NVME_CC_SHN_NORMAL << 14, &st);
+	if (!ret && st)
+		ret = fail(W_ERR, "shutdown Property Set: status %#x", st);
+	end = now_ms() + TIMEOUT_MS;
+	while (!ret) {
+		ret = prop_get(&x.admin, NVME_REG_CSTS, false, &v, &st);
+		if (!ret && st)
+			ret = fail(W_ERR, "Property Get CSTS: status %#x", st);
+		if (ret || (v & NVME_CSTS_SHST_MASK) == NVME_CSTS_SHST_CMPLT)
+			break;
+		if (now_ms() > end)
+			ret = fail(W_TIMEOUT, "CSTS %#llx: no SHST complete",
+				   (unsigned long long)v);
+		usleep(10000);
+	}
+	if (ret)
+		goto out;
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.common.opcode = nvme_admin_keep_alive;
+	ret = wc_expect(&x.admin, &cmd, NULL, 0, DIR_NONE, XFER_AUTO,
+			NVME_SC_ABORT_QUEUE, NULL);
+	if (!ret)
+		ret = ctx(wc_expect_eof(&x.admin), "the admin queue after a "
+						   "Keep Alive");
+out:
+	ctrl_close(&x);
+	return ret;
+}
+
 static void scenario_i(void)
 {
 	const uint32_t ana_aen = NVME_AER_DW0(
@@ -3202,7 +3269,10 @@ int main(int argc, char **argv)
 				 "each queue reads right, one stats row each, all freed on close",
 	    scale());
 	scenario_i();
-	scenario_j();
+	tap("J: KATO expired before the host's shutdown: the I/O queue "
+	    "closes, the admin queue answers the shutdown, then closes",
+	    ka_then_shutdown());
+	scenario_auth();
 	tap("G: --config FILE (nvmetcli JSON): connect as the allowed host, "
 	    "model/serial/uuid from the file, write and read back",
 	    config_target());

@@ -2,8 +2,9 @@
 /*
  * Unit tests of mqblk compare's statistics and reader (tools/compare.c):
  * Student's t critical values against the printed table, Welch's test
- * against hand-computed cases, --threshold values, job matching, and
- * what reading the reports with json-c changes.
+ * against hand-computed cases, --threshold values, job matching, the
+ * comparison's rows (cmp_rows), and what reading the reports with json-c
+ * changes.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -121,6 +122,108 @@ static void test_load(void **state)
 	assert_non_null(strstr(err, "b: not JSON: 3:"));
 }
 
+/* cmp_rows: a row per metric of each job and direction that did I/O on
+ * either side, in base[0]'s order, with the change, the test and the
+ * threshold's verdict. */
+struct rows_seen {
+	struct cmp_row row[16];
+	int nr;
+};
+
+static int keep_row(const struct cmp_row *row, void *arg)
+{
+	struct rows_seen *rs = arg;
+
+	if (rs->nr < 16)
+		rs->row[rs->nr] = *row;
+	rs->nr++;
+	return 0;
+}
+
+static void load_iops(struct cmp_run *run, double read_iops, double write_iops)
+{
+	char buf[512], err[256];
+	int n;
+
+	n = snprintf(buf, sizeof(buf),
+		     "{\"jobs\": [{\"jobname\": \"j\", \"read\": "
+		     "{\"total_ios\": 9, \"iops\": %g, \"clat_ns\": "
+		     "{\"mean\": 1000}}, \"write\": {\"total_ios\": %d, "
+		     "\"iops\": %g}}]}",
+		     read_iops, write_iops > 0 ? 9 : 0, write_iops);
+	assert_true(n > 0 && (size_t)n < sizeof(buf));
+	assert_int_equal(cmp_run_load_buf(run, "r", buf, (size_t)n, err,
+					  sizeof(err)),
+			 0);
+}
+
+static void test_rows(void **state)
+{
+	struct cmp_run base[3], news[3];
+	struct rows_seen rs = { .nr = 0 };
+	char err[256];
+	int i;
+
+	/* 10, 11, 12 against 13, 14, 15 reads; no writes on either side */
+	for (i = 0; i < 3; i++) {
+		load_iops(&base[i], 10 + i, 0);
+		load_iops(&news[i], 13 + i, 0);
+	}
+	assert_int_equal(cmp_rows(base, 3, news, 3, 5, keep_row, &rs, err,
+				  sizeof(err)),
+			 0);
+	/* read only: iops, bw, clat mean, p99, p99.99 */
+	assert_int_equal(rs.nr, CMP_NR_METRICS);
+	assert_int_equal(rs.row[0].dir, CMP_READ);
+	assert_int_equal(rs.row[0].metric, CMP_IOPS);
+	assert_true(rs.row[0].base == 11 && rs.row[0].new_val == 14);
+	assert_true(rs.row[0].have_pct &&
+		    fabs(rs.row[0].pct - 300.0 / 11) < 1e-9);
+	assert_true(rs.row[0].tested && rs.row[0].significant);
+	assert_true(fabs(rs.row[0].p - 0.02131) < 1e-4);
+	assert_false(rs.row[0].regression); /* better */
+	/* no bw in these reports: no value on either side */
+	assert_int_equal(rs.row[1].nr_base, 0);
+	assert_false(rs.row[1].have_pct);
+	/* the same latency everywhere: tested, not significant */
+	assert_int_equal(rs.row[2].metric, CMP_CLAT_MEAN);
+	assert_true(rs.row[2].tested && !rs.row[2].significant);
+
+	/* the other way round: a significant drop past 5 % */
+	rs.nr = 0;
+	assert_int_equal(cmp_rows(news, 3, base, 3, 5, keep_row, &rs, err,
+				  sizeof(err)),
+			 1);
+	assert_true(rs.row[0].regression);
+	/* past 30 % it is not */
+	rs.nr = 0;
+	assert_int_equal(cmp_rows(news, 3, base, 3, 30, keep_row, &rs, err,
+				  sizeof(err)),
+			 0);
+
+	/* one run a side: not tested, and any drop past the threshold
+	 * counts; writes on the new side only still get their rows */
+	cmp_run_free(&news[0]);
+	load_iops(&news[0], 10, 5);
+	rs.nr = 0;
+	assert_int_equal(cmp_rows(&base[2], 1, &news[0], 1, 5, keep_row, &rs,
+				  err, sizeof(err)),
+			 1);
+	assert_int_equal(rs.nr, 2 * CMP_NR_METRICS);
+	assert_false(rs.row[0].tested);
+	assert_true(rs.row[0].significant && rs.row[0].regression);
+	assert_int_equal(rs.row[CMP_NR_METRICS].dir, CMP_WRITE);
+	assert_int_equal(rs.row[CMP_NR_METRICS].nr_base, 1);
+	assert_true(rs.row[CMP_NR_METRICS].base == 0);
+	/* base IOPS 0, new 5: no finite change */
+	assert_false(rs.row[CMP_NR_METRICS].have_pct);
+
+	for (i = 0; i < 3; i++) {
+		cmp_run_free(&base[i]);
+		cmp_run_free(&news[i]);
+	}
+}
+
 /* What reading with json-c changes: json-c alone would keep the second
  * of two equal keys and clamp integers beyond int64; the reader refuses
  * the first and takes the second as the number it is. */
@@ -170,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_welch),
 		cmocka_unit_test(test_threshold),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_load_strict),
 	};
 

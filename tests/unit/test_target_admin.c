@@ -797,6 +797,30 @@ static void test_log_discovery(void **state)
 	assert_int_equal(nvme_get_le64(b + 8), 0);
 }
 
+/* A controller on an RDMA port: keyed SGLs in Identify; the port's
+ * discovery entry with trtype rdma and the RDMA TSAS (nvmet-rdma's). */
+static void test_rdma_port(void **state)
+{
+	struct fix *f = *state;
+	union nvme_command c = identify(NVME_ID_CNS_CTRL, 0, 0);
+	const uint8_t *b = f->buf;
+
+	f->ports[0].trtype = NVMF_TRTYPE_RDMA;
+	assert_int_equal(run(f, &f->ctrl, &c, 4096, NULL), NVME_SC_SUCCESS);
+	assert_int_equal(nvme_get_le32(b + 536), 0x100005); /* SGLS, keyed */
+	assert_int_equal(b[77], TGT_MDTS);
+	c = get_log(NVME_LOG_DISC, 0, 4096, 0, false);
+	assert_int_equal(run(f, &f->dctrl, &c, 4096, NULL), NVME_SC_SUCCESS);
+	assert_int_equal(b[1024], NVMF_TRTYPE_RDMA);
+	assert_int_equal(b[1024 + 3], NVMF_TREQ_NOT_SPECIFIED);
+	assert_int_equal(b[1024 + 768], NVMF_RDMA_QPTYPE_CONNECTED);
+	assert_int_equal(b[1024 + 769], NVMF_RDMA_PRTYPE_NOT_SPECIFIED);
+	assert_int_equal(b[1024 + 770], NVMF_RDMA_CMS_RDMA_CM);
+	/* the TCP port's entry after it is still TCP's */
+	check_entry(b + 2048, &f->ports[2], IO_NQN);
+	f->ports[0].trtype = NVMF_TRTYPE_TCP;
+}
+
 /* ---- Features ------------------------------------------------------------ */
 
 static void test_features_num_queues(void **state)
@@ -945,6 +969,37 @@ static void test_features_other(void **state)
 	c = feature(nvme_admin_get_features, NVME_FEAT_KATO | 2 << 8, 0);
 	assert_int_equal(run(f, &f->ctrl, &c, 0, &res), NVME_SC_SUCCESS);
 	c = feature(nvme_admin_get_features, 0x7e, 0);
+	assert_int_equal(run(f, &f->ctrl, &c, 0, &res),
+			 NVME_SC_INVALID_FIELD | DNR);
+
+	/* namespace write protection (nvme-cli get-feature -f 0x84 -n N,
+	 * which nvmet answers): per namespace, read-only ones protected */
+	c = feature(nvme_admin_get_features, NVME_FEAT_WRITE_PROTECT, 0);
+	c.common.nsid = cpu_to_le32(1);
+	assert_int_equal(run(f, &f->ctrl, &c, 0, &res), NVME_SC_SUCCESS);
+	assert_int_equal(res, NVME_NS_WP_NONE);
+	c.common.nsid = cpu_to_le32(3);
+	assert_int_equal(run(f, &f->ctrl, &c, 0, &res), NVME_SC_SUCCESS);
+	assert_int_equal(res, NVME_NS_WP_WRITE_PROTECT);
+	c = feature(nvme_admin_get_features, NVME_FEAT_WRITE_PROTECT | 3 << 8,
+		    0);
+	c.common.nsid = cpu_to_le32(3);
+	assert_int_equal(run(f, &f->ctrl, &c, 0, &res), NVME_SC_SUCCESS);
+	assert_int_equal(res, NVME_FEAT_CAP_NS);
+	/* not an active namespace (2 is disabled), none, broadcast */
+	c = feature(nvme_admin_get_features, NVME_FEAT_WRITE_PROTECT, 0);
+	c.common.nsid = cpu_to_le32(2);
+	assert_int_equal(run(f, &f->ctrl, &c, 0, &res),
+			 NVME_SC_INVALID_NS | DNR);
+	c.common.nsid = 0;
+	assert_int_equal(run(f, &f->ctrl, &c, 0, &res),
+			 NVME_SC_INVALID_NS | DNR);
+	c.common.nsid = cpu_to_le32(NVME_NSID_ALL);
+	assert_int_equal(run(f, &f->ctrl, &c, 0, &res),
+			 NVME_SC_INVALID_NS | DNR);
+	/* nor changed through us */
+	c = feature(nvme_admin_set_features, NVME_FEAT_WRITE_PROTECT, 1);
+	c.common.nsid = cpu_to_le32(1);
 	assert_int_equal(run(f, &f->ctrl, &c, 0, &res),
 			 NVME_SC_INVALID_FIELD | DNR);
 	c = feature(nvme_admin_set_features, NVME_FEAT_TIMESTAMP, 0);
@@ -1200,11 +1255,28 @@ static void test_log_ana(void **state)
 	assert_int_equal(nvme_get_le32(b), 1); /* group 1's NSID */
 	assert_int_equal(nvme_get_le32(b + 4), 2); /* group 2's GRPID */
 	assert_int_equal(b[8], 0x5a); /* nothing past the transfer */
-	/* at the end: nothing; past it: Invalid Field; unaligned too */
+	/* past the groups, up to the most the log could hold (what
+	 * nvme-cli's ana-log reads, in 4 KiB pieces, from Identify's
+	 * NANAGRPID and MNAN): zeroes; past that: Invalid Field;
+	 * unaligned too */
 	c = ana_log(8, 88, false, false);
 	assert_int_equal(run(f, &f->ctrl, &c, 8, NULL), NVME_SC_SUCCESS);
 	assert_true(all_zero(b, 8));
 	c = ana_log(8, 92, false, false);
+	assert_int_equal(run(f, &f->ctrl, &c, 8, NULL), NVME_SC_SUCCESS);
+	assert_true(all_zero(b, 8));
+	c = ana_log(4096, 4096, false, false);
+	assert_int_equal(run(f, &f->ctrl, &c, 4096, NULL), NVME_SC_SUCCESS);
+	assert_true(all_zero(b, 4096));
+	c = ana_log(16, 16 + 32 * TGT_MAX_ANA_GROUPS + 4 * TGT_MAX_NS - 16,
+		    false, false);
+	assert_int_equal(run(f, &f->ctrl, &c, 16, NULL), NVME_SC_SUCCESS);
+	c = ana_log(8, 16 + 32 * TGT_MAX_ANA_GROUPS + 4 * TGT_MAX_NS + 4, false,
+		    false);
+	assert_int_equal(run(f, &f->ctrl, &c, 8, NULL),
+			 NVME_SC_INVALID_FIELD | DNR);
+	/* with RGO there are no NSIDs: the log is the descriptors */
+	c = ana_log(8, 16 + 32 * TGT_MAX_ANA_GROUPS + 4, true, false);
 	assert_int_equal(run(f, &f->ctrl, &c, 8, NULL),
 			 NVME_SC_INVALID_FIELD | DNR);
 	c = ana_log(8, 2, false, false);
@@ -1365,6 +1437,7 @@ int main(void)
 		T(test_log_cmd_effects),
 		T(test_log_unknown),
 		T(test_log_discovery),
+		T(test_rdma_port),
 		T(test_features_num_queues),
 		T(test_features_kato_aec),
 		T(test_identify_ana),

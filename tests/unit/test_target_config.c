@@ -1021,24 +1021,39 @@ static void test_refusals(void **state)
 	load_bad(q("{" PORT ",'hosts':[{}]}"), "hosts[0]: missing \"nqn\"");
 
 	/* ports */
-	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'rdma',"
-		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
-		 "config.json: ports[0].addr.trtype: transport \"rdma\" is not "
-		 "supported (only \"tcp\")");
-	/* the transport table: one row (tcp); nvmet's others named */
+	/* an rdma port, with its inline data size (and a tcp port on the
+	 * same address and service: the RDMA CM's ports are its own) */
+	{
+		struct tgt t;
+
+		load_ok(&t,
+			q("{'ports':[{'portid':1,'addr':{'trtype':'rdma',"
+			  "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':"
+			  "'4420'},'param':{'inline_data_size':'4096'}},"
+			  "{'portid':2,'addr':{'trtype':'tcp','adrfam':"
+			  "'ipv4','traddr':'1.2.3.4','trsvcid':'4420'}}]}"));
+		assert_int_equal(t.ports[0].trtype, NVMF_TRTYPE_RDMA);
+		assert_int_equal(t.ports[0].inline_data, 4096);
+		assert_int_equal(t.ports[1].trtype, NVMF_TRTYPE_TCP);
+		tgt_config_free(&t);
+	}
+	/* the transport table: tcp and rdma; nvmet's others named */
 	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'fc',"
 		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
 		 "ports[0].addr.trtype: transport \"fc\" is not supported "
-		 "(only \"tcp\")");
+		 "(only \"tcp\", \"rdma\")");
 	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'loop',"
 		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
-		 "transport \"loop\" is not supported (only \"tcp\")");
+		 "transport \"loop\" is not supported "
+		 "(only \"tcp\", \"rdma\")");
 	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'TCP',"
 		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
-		 "transport \"TCP\" is not supported (only \"tcp\")");
+		 "transport \"TCP\" is not supported "
+		 "(only \"tcp\", \"rdma\")");
 	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcpx',"
 		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
-		 "transport \"tcpx\" is not supported (only \"tcp\")");
+		 "transport \"tcpx\" is not supported "
+		 "(only \"tcp\", \"rdma\")");
 	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
 		   "'adrfam':'fc','traddr':'1.2.3.4','trsvcid':'4420'}}]}"),
 		 "ports[0].addr.adrfam: address family \"fc\" is not supported "
@@ -1512,6 +1527,68 @@ static void test_args_port_params(void **state)
 		 "--max-queue-size");
 }
 
+/* --listen rdma:ADDR:PORT and the RDMA completion options */
+static void test_args_rdma(void **state)
+{
+	struct tgt t;
+
+	(void)state;
+	args_ok(&t, "target --listen rdma:10.0.2.15:4420 --listen "
+		    "10.0.2.15:4420 --listen tcp:10.0.2.15:4421 --nqn nqn.a:b "
+		    "--ns x --rdma-signal-every 16 "
+		    "--rdma-cq-moderation 32,16 --discovery-port 8009");
+	assert_int_equal(t.ports[0].trtype, NVMF_TRTYPE_RDMA);
+	assert_string_equal(t.ports[0].traddr, "10.0.2.15");
+	assert_string_equal(t.ports[0].trsvcid, "4420");
+	assert_int_equal(t.ports[1].trtype, NVMF_TRTYPE_TCP);
+	assert_int_equal(t.ports[2].trtype, NVMF_TRTYPE_TCP);
+	assert_string_equal(t.ports[2].trsvcid, "4421");
+	/* the discovery port is the first --listen's transport */
+	assert_int_equal(t.ports[3].trtype, NVMF_TRTYPE_RDMA);
+	assert_true(t.ports[3].discovery_only);
+	assert_int_equal(t.rdma_signal_every, 16);
+	assert_int_equal(t.rdma_cqm_count, 32);
+	assert_int_equal(t.rdma_cqm_usecs, 16);
+	tgt_config_free(&t);
+	/* a port named as --listen gave it: rdma:ADDR:PORT, or a bare
+	 * ADDR:PORT, the TCP port's when both have it */
+	args_ok(&t, "target --listen rdma:10.0.2.15:4420 --listen "
+		    "10.0.2.15:4420 --listen rdma:10.0.2.15:4421 --nqn nqn.a:b "
+		    "--ns x --ana rdma:10.0.2.15:4420:1=inaccessible "
+		    "--ana 10.0.2.15:4420:1=non-optimized "
+		    "--ana 10.0.2.15:4421:1=change");
+	assert_int_equal(t.ports[0].ana_state[1], NVME_ANA_INACCESSIBLE);
+	assert_int_equal(t.ports[1].ana_state[1], NVME_ANA_NONOPTIMIZED);
+	assert_int_equal(t.ports[2].ana_state[1], NVME_ANA_CHANGE);
+	tgt_config_free(&t);
+	args_bad("target --listen rdma:1.2.3.4:5 --listen rdma:1.2.3.4:5 "
+		 "--nqn nqn.a --ns a",
+		 "--listen: rdma:1.2.3.4:5 given twice");
+	args_bad("target --listen rdma:1.2.3.4 --nqn nqn.a --ns a",
+		 "--listen: \"rdma:1.2.3.4\": expected ADDR:PORT");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--rdma-signal-every 0",
+		 "--rdma-signal-every: \"0\" is out of range");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--rdma-cq-moderation 32",
+		 "--rdma-cq-moderation: \"32\": expected COUNT,USEC");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--rdma-cq-moderation 0,16",
+		 "expected COUNT,USEC");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--rdma-cq-moderation 32,70000",
+		 "expected COUNT,USEC");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--rdma-cq-moderation 32,16 --busy-poll",
+		 "--rdma-cq-moderation moderates completion events, and "
+		 "--busy-poll waits for none: one or the other");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a --rdma-srq",
+		 "--rdma-srq: no RDMA port to apply it to");
+	args_bad("target --listen 1.2.3.4:5 --nqn nqn.a --ns a "
+		 "--rdma-signal-every 4",
+		 "--rdma-signal-every: no RDMA port");
+}
+
 static void test_args_refusals(void **state)
 {
 	(void)state;
@@ -1802,6 +1879,7 @@ int main(void)
 		cmocka_unit_test(test_args_getopt),
 		cmocka_unit_test(test_args_config),
 		cmocka_unit_test(test_args_port_params),
+		cmocka_unit_test(test_args_rdma),
 		cmocka_unit_test(test_args_refusals),
 		cmocka_unit_test(test_args_ana),
 		cmocka_unit_test(test_json_ana),

@@ -940,5 +940,6 @@ const struct mqblk_driver_ops mqblk_nvme_tcp_driver = {
 	.commit_rqs = nvmf_commit_rqs,
 	.poll = nvmf_poll,
 	.timeout = nvmf_timeout,
+	.fail_held = nvmf_fail_held,
 	.nvme_admin = nvmf_nvme_admin,
 };

@@ -61,6 +61,8 @@ static int aer_reap(struct nvmf_ctrl *d)
 	struct nvme_completion cqe;
 	int ret = d->ops->sync_recv(s->cn, 0, NULL, 0, &cqe);
 
+	if (ret == -EAGAIN)
+		return 0; /* a spurious wake-up: the AER is still out */
 	if (ret)
 		return ret;
 	return nvmf_take_aen(s, &cqe) ? 0 : -EPROTO;

@@ -220,7 +220,11 @@ struct nvmf_transport_ops {
 			 void *buf, uint32_t len, bool to_ctrl);
 	/* The next completion on cn (blocking), data for command cid
 	 * landing in buf (len bytes); a data transfer that also completes
-	 * the command makes a CQE with status 0. 0 or -errno. */
+	 * the command makes a CQE with status 0. 0 or -errno. cid 0 is the
+	 * control thread's look after conn_fd was readable: -EAGAIN when
+	 * nothing had come after all (a spurious wake-up: an RDMA
+	 * completion channel can hold an event for a completion already
+	 * reaped). */
 	int (*sync_recv)(struct nvmf_conn *cn, uint16_t cid, void *buf,
 			 uint32_t len, struct nvme_completion *cqe);
 
@@ -279,6 +283,9 @@ enum mqblk_status nvmf_queue_rq(struct mqblk_hctx *hctx, struct mqblk_rq *rq,
 				bool last);
 void nvmf_commit_rqs(struct mqblk_hctx *hctx);
 int nvmf_poll(struct mqblk_hctx *hctx, unsigned budget);
+/* mqblk_queue_fail_held: a queue whose connection is gone gives up what
+ * it holds for the reconnect. */
+bool nvmf_fail_held(struct mqblk_hctx *hctx, int res, unsigned *nr);
 enum mqblk_timeout_ret nvmf_timeout(struct mqblk_rq *rq);
 int nvmf_nvme_admin(struct mqblk_dev *dev, void *sqe, void *data, uint32_t len,
 		    bool to_dev, uint32_t *result, uint16_t *status);

@@ -890,6 +890,43 @@ int nvmf_poll(struct mqblk_hctx *hctx, unsigned budget)
 	return done;
 }
 
+bool nvmf_fail_held(struct mqblk_hctx *hctx, int res, unsigned *nr)
+{
+	struct nvmf_queue *q = mqblk_hctx_data(hctx);
+	unsigned t;
+
+	*nr = 0;
+	if (!q || !atomic_load(&q->dead))
+		return false;
+	/* the locks reconnect_once takes to send the held requests again:
+	 * each is either sent on the new connection or failed here */
+	pthread_mutex_lock(&q->rx_lock);
+	pthread_mutex_lock(&q->tx_lock);
+	if (!atomic_load(&q->dead)) {
+		pthread_mutex_unlock(&q->tx_lock);
+		pthread_mutex_unlock(&q->rx_lock);
+		return false; /* reconnected meanwhile */
+	}
+	for (t = 0; t < q->depth; t++) {
+		struct mqblk_rq *rq = q->rqs[t];
+
+		if (!rq)
+			continue;
+		q->rqs[t] = NULL;
+		nvmf_req_complete(rq, res, NVME_SC_HOST_ABORTED_CMD);
+		(*nr)++;
+	}
+	pthread_mutex_unlock(&q->tx_lock);
+	pthread_mutex_unlock(&q->rx_lock);
+	if (*nr)
+		fprintf(stderr,
+			"mqblk: nvme-%s: %s:%s qid %u: %u request%s held for "
+			"the reconnect failed (%s)\n",
+			q->d->ops->name, q->d->host, q->d->port, q->qid, *nr,
+			*nr == 1 ? "" : "s", strerror(-res));
+	return true;
+}
+
 enum mqblk_timeout_ret nvmf_timeout(struct mqblk_rq *rq)
 {
 	struct nvmf_queue *q = mqblk_hctx_data(rq->hctx);

@@ -808,6 +808,7 @@ int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 	int first_ret = 0;
 	bool disc = false, have_hostid = false;
 	char q[2048] = "";
+	char def_tr[sizeof(addrs[0].tr)] = MP_DEFAULT_TR;
 	size_t ql = 0;
 	int ret;
 
@@ -840,6 +841,11 @@ int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 					goto fail;
 				}
 			}
+		} else if (!strcmp(p->key, "transport")) {
+			/* nvme-rdma://A,B/...: the scheme's transport, for
+			 * the paths that name none (uri.c) */
+			p->used = true;
+			snprintf(def_tr, sizeof(def_tr), "%s", p->val);
 		} else if (!strcmp(p->key, "iopolicy")) {
 			p->used = true;
 			if (mp_parse_iopolicy(p->val, &md->pol)) {
@@ -872,8 +878,20 @@ int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 			     k < sizeof(pass_keys) / sizeof(pass_keys[0]); k++)
 				if (!strcmp(p->key, pass_keys[k]))
 					break;
-			if (k == sizeof(pass_keys) / sizeof(pass_keys[0]))
-				continue; /* a core key, or unknown */
+			if (k == sizeof(pass_keys) / sizeof(pass_keys[0])) {
+				char b[48];
+
+				if (p->used)
+					continue; /* a core key */
+				/* unknown: said before any path connects */
+				snprintf(err, errlen,
+					 "unknown parameter '%s' for device "
+					 "nvme_mpath",
+					 mp_printable(p->key, 40, b,
+						      sizeof(b)));
+				ret = -EINVAL;
+				goto fail;
+			}
 			p->used = true;
 			if (!strcmp(p->key, "hostid"))
 				have_hostid = true;
@@ -892,6 +910,9 @@ int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		ret = -EINVAL;
 		goto fail;
 	}
+	for (k = 0; k < nr; k++)
+		if (!addrs[k].tr[0] && strcmp(def_tr, MP_DEFAULT_TR))
+			memcpy(addrs[k].tr, def_tr, sizeof(addrs[k].tr));
 	if (!have_hostid) {
 		/* one host identity on every path (each controller sees
 		 * the same host, as the kernel's one nvmf_host) */

@@ -375,6 +375,38 @@ static int mp_poll(struct mqblk_hctx *hctx, unsigned budget)
 	return done;
 }
 
+/* mqblk_queue_fail_held: the parents held for want of a usable path
+ * complete now with res (Host Path Error), in order; false when none is
+ * held (a path only out of tags is not a reconnection). */
+static bool mp_fail_held(struct mqblk_hctx *hctx, int res, unsigned *nr)
+{
+	struct mp_hctx *mh = mqblk_hctx_data(hctx);
+	struct mqblk_rq *rq;
+
+	*nr = 0;
+	if (!mh || !atomic_load(&mh->nr_held))
+		return false;
+	pthread_mutex_lock(&mh->lock);
+	while ((rq = mh->hold_head)) {
+		struct mp_cmd *cmd = mqblk_rq_pdu(rq);
+
+		mh->hold_head = cmd->hold_next;
+		if (!mh->hold_head)
+			mh->hold_tail = NULL;
+		atomic_fetch_sub(&mh->nr_held, 1);
+		mqblk_complete_rq(rq, res, NVME_SC_HOST_PATH_ERROR);
+		(*nr)++;
+	}
+	pthread_mutex_unlock(&mh->lock);
+	if (*nr)
+		fprintf(stderr,
+			"mqblk: nvme-mpath: %s: %u request%s held for a usable "
+			"path failed (%s)\n",
+			mh->md->subnqn, *nr, *nr == 1 ? "" : "s",
+			strerror(-res));
+	return *nr > 0;
+}
+
 /* Children carry the paths' own deadlines (abort, reset, failover); a
  * held parent waits for ctrl_loss_tmo, not for the core's timer. */
 static enum mqblk_timeout_ret mp_timeout(struct mqblk_rq *rq)
@@ -509,6 +541,7 @@ const struct mqblk_driver_ops mqblk_nvme_mpath_driver = {
 	.commit_rqs = mp_commit_rqs,
 	.poll = mp_poll,
 	.timeout = mp_timeout,
+	.fail_held = mp_fail_held,
 	.nvme_admin = mp_nvme_admin,
 	.get_paths = mp_get_paths,
 	.iopolicy = mp_iopolicy_of,

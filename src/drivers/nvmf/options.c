@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fabrics.h"
+#include "mpath.h"
 
 /* "HOST:PORT/SUBNQN" or "[V6]:PORT/SUBNQN" */
 static int parse_addr(struct nvmf_ctrl *d, const char *s, char *err,
@@ -210,7 +211,7 @@ int nvmf_parse_params(struct nvmf_ctrl *d, struct mqblk_params *params,
 					 "hostnqn longer than 223 bytes");
 				return -EINVAL;
 			}
-			strcpy(d->hostnqn, p->val);
+			snprintf(d->hostnqn, sizeof(d->hostnqn), "%s", p->val);
 		} else if (!strcmp(p->key, "dhchap_secret") ||
 			   !strcmp(p->key, "dhchap_ctrl_secret")) {
 			bool ctrl = p->key[7] == 'c';
@@ -237,6 +238,19 @@ int nvmf_parse_params(struct nvmf_ctrl *d, struct mqblk_params *params,
 			bool taken = false;
 
 			ret = d->ops->parse_param(d, p, &taken, err, errlen);
+			if (!ret && !taken && !p->used) {
+				/* not the core's either: said now, before
+				 * any connection (the core's own check comes
+				 * only after the driver's set-up) */
+				char pk[64];
+
+				nvmf_err(err, errlen,
+					 "unknown parameter '%s' for device %s",
+					 mp_printable(p->key, 40, pk,
+						      sizeof(pk)),
+					 d->ops->driver);
+				return -EINVAL;
+			}
 		}
 		if (ret)
 			return ret;

@@ -38,6 +38,9 @@ enum opt_id {
 	OPT_ANA,
 	OPT_CTL,
 	OPT_ANATT,
+	OPT_RDMA_SIGNAL_EVERY,
+	OPT_RDMA_CQ_MODERATION,
+	OPT_RDMA_SRQ,
 	OPT_DHCHAP_KEY,
 	OPT_DHCHAP_CTRL_KEY,
 	OPT_DHCHAP_HASH,
@@ -75,6 +78,9 @@ static const struct opt opts[] = {
 	{ "ana", 0, true, true, OPT_ANA },
 	{ "ctl", 0, true, false, OPT_CTL },
 	{ "anatt", 0, true, false, OPT_ANATT },
+	{ "rdma-signal-every", 0, true, false, OPT_RDMA_SIGNAL_EVERY },
+	{ "rdma-cq-moderation", 0, true, false, OPT_RDMA_CQ_MODERATION },
+	{ "rdma-srq", 0, false, false, OPT_RDMA_SRQ },
 	{ "dhchap-key", 0, true, true, OPT_DHCHAP_KEY },
 	{ "dhchap-ctrl-key", 0, true, true, OPT_DHCHAP_CTRL_KEY },
 	{ "dhchap-hash", 0, true, true, OPT_DHCHAP_HASH },
@@ -86,6 +92,8 @@ static const struct opt opts[] = {
 #define MAX_REACTORS 1024
 #define MAX_STALL_MS 3600000u /* an hour */
 #define MAX_COALESCE_USECS 100000u /* 100 ms */
+#define MAX_CQM_COUNT 65535u /* ibv_modify_cq's cq_count is 16 bits */
+#define MAX_CQM_USECS 65535u /* and so is its cq_period */
 
 static void usage(FILE *f)
 {
@@ -99,13 +107,15 @@ static void usage(FILE *f)
 		"       mqblk target --config FILE [options]\n"
 		"       mqblk target --stats [--stats-socket PATH]\n"
 		"\n"
-		"An NVMe/TCP target serving mqblk devices.\n"
+		"An NVMe/TCP and NVMe/RDMA target serving mqblk devices.\n"
 		"\n"
 		"  --listen ADDR:PORT     address to listen on: A.B.C.D:PORT "
 		"or [IPv6]:PORT;\n"
-		"                         repeat for more ports (port IDs 1, "
-		"2, ... in order),\n"
-		"                         each a path to the same subsystem\n"
+		"                         rdma:ADDR:PORT for NVMe/RDMA (RDMA "
+		"CM); repeat for\n"
+		"                         more ports (port IDs 1, 2, ... in "
+		"order), each a\n"
+		"                         path to the same subsystem\n"
 		"  --nqn NQN              the subsystem's NQN (nqn.YYYY-MM."
 		"reverse.domain:...)\n"
 		"  --ns URI               a namespace: a file, a block device "
@@ -151,7 +161,9 @@ static void usage(FILE *f)
 		"                         --max-queue-size/--ana-group/--ana (the file has\n"
 		"                         ana_grpid and ana_groups)\n"
 		"  --reactors N           reactor threads (0, the default: one "
-		"per online CPU)\n"
+		"per CPU the\n"
+		"                         process may use, as taskset or a "
+		"cpuset allows)\n"
 		"  --stall-ms MS          log a command outstanding this long "
 		"(default %u)\n"
 		"  --stats-socket PATH    serve per-queue counters on this UNIX "
@@ -188,6 +200,22 @@ static void usage(FILE *f)
 		"or once per\n"
 		"                         reactor pass for all sends since "
 		"(unsignalled)\n"
+		"  --rdma-signal-every N  RDMA: one response SEND in N asks "
+		"for a completion\n"
+		"                         (1..%u; default 1, every one); a "
+		"slot is reused once\n"
+		"                         a later signalled SEND completes\n"
+		"  --rdma-cq-moderation COUNT,USEC\n"
+		"                         RDMA: a completion event after "
+		"COUNT completions or\n"
+		"                         USEC microseconds (1..%u each): the "
+		"device's CQ\n"
+		"                         moderation, or in software where it "
+		"has none\n"
+		"  --rdma-srq             RDMA: each reactor posts the capsule "
+		"receives of its\n"
+		"                         queues in one shared receive queue "
+		"(per device)\n"
 		"  -v, --verbose          log connections and controllers\n"
 		"  -h, --help             this text\n"
 		"\n"
@@ -197,7 +225,7 @@ static void usage(FILE *f)
 		TGT_MAX_ANA_GROUPS, TGT_MAX_INLINE_DATA, TGT_INLINE_DATA,
 		TGT_MIN_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH,
 		TGT_CFG_DEFAULT_STALL_MS, TGT_ANATT, TGT_MAX_QUEUE_DEPTH,
-		MAX_COALESCE_USECS);
+		MAX_COALESCE_USECS, TGT_MAX_QUEUE_DEPTH, MAX_CQM_COUNT);
 }
 
 /* What the command line said, before it is checked and applied. */
@@ -395,7 +423,7 @@ static int arg_uint(const char *name, const char *s, uint64_t min, uint64_t max,
 	return 0;
 }
 
-/* A.B.C.D:PORT or [IPv6]:PORT into p. */
+/* [rdma:|tcp:]A.B.C.D:PORT or [IPv6]:PORT into p. */
 static int parse_listen(const char *s, struct tgt_port *p, char *err,
 			size_t errlen)
 {
@@ -406,6 +434,13 @@ static int parse_listen(const char *s, struct tgt_port *p, char *err,
 	char q[80];
 
 	cj_quote(q, sizeof(q), s, strlen(s));
+	if (!strncmp(s, "rdma:", 5)) {
+		p->trtype = NVMF_TRTYPE_RDMA;
+		s += 5;
+	} else if (!strncmp(s, "tcp:", 4)) {
+		p->trtype = NVMF_TRTYPE_TCP;
+		s += 4;
+	}
 	if (s[0] == '[') {
 		const char *close = strchr(s, ']');
 
@@ -743,6 +778,7 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 					       " is a --listen port",
 					       dport);
 		d->portid = (uint16_t)(a->nr_listens + 1);
+		d->trtype = p->trtype;
 		d->adrfam = p->adrfam;
 		memcpy(d->traddr, p->traddr, sizeof(d->traddr));
 		snprintf(d->trsvcid, sizeof(d->trsvcid), "%s", dsvc);
@@ -755,6 +791,54 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 	for (i = 0; i < a->nr_anas; i++)
 		if (parse_ana_arg(t, a->anas[i], err, errlen))
 			return -1;
+	return 0;
+}
+
+/* The RDMA options need an RDMA port to act on. */
+static int check_rdma_opts(const struct tgt *t, const struct args *a, char *err,
+			   size_t errlen)
+{
+	static const enum opt_id rdma_opts[] = {
+		OPT_RDMA_SIGNAL_EVERY,
+		OPT_RDMA_CQ_MODERATION,
+		OPT_RDMA_SRQ,
+	};
+	size_t i;
+	unsigned p;
+
+	for (p = 0; p < t->nr_ports; p++)
+		if (t->ports[p].trtype == NVMF_TRTYPE_RDMA)
+			return 0;
+	for (i = 0; i < sizeof(rdma_opts) / sizeof(rdma_opts[0]); i++)
+		if (a->seen[rdma_opts[i]])
+			return tgt_err(err, errlen,
+				       "--%s: no RDMA port to apply it to "
+				       "(--listen rdma:ADDR:PORT, or trtype "
+				       "rdma in the config)",
+				       opts[rdma_opts[i]].name);
+	return 0;
+}
+
+/* --rdma-cq-moderation COUNT,USEC */
+static int parse_cq_moderation(struct tgt *t, const char *v, char *err,
+			       size_t errlen)
+{
+	const char *comma = strchr(v, ',');
+	uint64_t count, usecs;
+	char q[48];
+
+	cj_quote(q, sizeof(q), v, strlen(v));
+	if (!comma ||
+	    tgt_cfg_parse_dec(v, (size_t)(comma - v), MAX_CQM_COUNT, &count) ||
+	    tgt_cfg_parse_dec(comma + 1, strlen(comma + 1), MAX_CQM_USECS,
+			      &usecs) ||
+	    !count || !usecs)
+		return tgt_err(err, errlen,
+			       "--rdma-cq-moderation: %s: expected COUNT,USEC "
+			       "(completions 1..%u, microseconds 1..%u)",
+			       q, MAX_CQM_COUNT, MAX_CQM_USECS);
+	t->rdma_cqm_count = (uint32_t)count;
+	t->rdma_cqm_usecs = (uint32_t)usecs;
 	return 0;
 }
 
@@ -824,6 +908,22 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 			goto out;
 		}
 	}
+	t->rdma_srq = a.seen[OPT_RDMA_SRQ];
+	if (a.val[OPT_RDMA_SIGNAL_EVERY]) {
+		if (arg_uint("rdma-signal-every", a.val[OPT_RDMA_SIGNAL_EVERY],
+			     1, TGT_MAX_QUEUE_DEPTH, &u, err, errlen))
+			goto out;
+		t->rdma_signal_every = (uint32_t)u;
+	}
+	if (a.val[OPT_RDMA_CQ_MODERATION] &&
+	    parse_cq_moderation(t, a.val[OPT_RDMA_CQ_MODERATION], err, errlen))
+		goto out;
+	if (t->rdma_cqm_count && t->busy_poll) {
+		tgt_err(err, errlen,
+			"--rdma-cq-moderation moderates completion events, and "
+			"--busy-poll waits for none: one or the other");
+		goto out;
+	}
 	if (a.val[OPT_ANATT]) {
 		if (arg_uint("anatt", a.val[OPT_ANATT], 1, 255, &u, err,
 			     errlen))
@@ -886,6 +986,8 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 	} else if (build_from_args(t, &a, err, errlen)) {
 		goto out;
 	}
+	if (check_rdma_opts(t, &a, err, errlen))
+		goto out;
 	ret = 0;
 out:
 	free(a.ns);

@@ -16,13 +16,13 @@
 #include "json.h"
 
 /*
- * The transports a port may name, the first the command line's (--listen).
- * rdma is nvmet's other network transport ({ "rdma", NVMF_TRTYPE_RDMA,
- * 4420 }, with its ops in core/transport*.c); it, fc and loop are refused
+ * The transports a port may name, the first the command line's (--listen
+ * ADDR:PORT; rdma:ADDR:PORT names the second). fc and loop are refused
  * until the target has them.
  */
 static const struct tgt_cfg_transport transports[] = {
 	{ "tcp", NVMF_TRTYPE_TCP, 4420 },
+	{ "rdma", NVMF_TRTYPE_RDMA, 4420 },
 };
 
 #define NR_TRANSPORTS (sizeof(transports) / sizeof(transports[0]))
@@ -385,8 +385,9 @@ int tgt_cfg_parse_dec(const char *s, size_t len, uint64_t max, uint64_t *out)
 
 bool tgt_cfg_same_addr(const struct tgt_port *a, const struct tgt_port *b)
 {
-	return a->adrfam == b->adrfam && !strcmp(a->traddr, b->traddr) &&
-	       !strcmp(a->trsvcid, b->trsvcid);
+	/* TCP and the RDMA CM have port spaces of their own */
+	return a->trtype == b->trtype && a->adrfam == b->adrfam &&
+	       !strcmp(a->traddr, b->traddr) && !strcmp(a->trsvcid, b->trsvcid);
 }
 
 /* ---- Ports by name ------------------------------------------------------ */
@@ -399,6 +400,29 @@ static bool all_digits(const char *s, size_t len)
 		if (s[i] < '0' || s[i] > '9')
 			return false;
 	return len > 0;
+}
+
+/* A TCP port whose ADDR:PORT is spec (len bytes)? */
+static bool tcp_port_at(const struct tgt *t, const char *spec, size_t len)
+{
+	char name[128];
+	unsigned i;
+
+	for (i = 0; i < t->nr_ports; i++) {
+		const struct tgt_port *p = &t->ports[i];
+
+		if (p->trtype == NVMF_TRTYPE_RDMA)
+			continue;
+		if (p->adrfam == NVMF_ADDR_FAMILY_IP6)
+			snprintf(name, sizeof(name), "[%s]:%s", p->traddr,
+				 p->trsvcid);
+		else
+			snprintf(name, sizeof(name), "%s:%s", p->traddr,
+				 p->trsvcid);
+		if (strlen(name) == len && !memcmp(name, spec, len))
+			return true;
+	}
+	return false;
 }
 
 struct tgt_port *tgt_port_find(struct tgt *t, const char *spec, size_t len,
@@ -419,14 +443,21 @@ struct tgt_port *tgt_port_find(struct tgt *t, const char *spec, size_t len,
 	}
 	for (i = 0; i < t->nr_ports; i++) {
 		const struct tgt_port *p = &t->ports[i];
+		/* an RDMA port as --listen gave it (rdma:ADDR:PORT); its bare
+		 * ADDR:PORT too when no TCP port has that address */
+		const char *tr = p->trtype == NVMF_TRTYPE_RDMA ? "rdma:" : "";
+		size_t skip = len > 5 && !memcmp(spec, "rdma:", 5) ? 0 :
+								     strlen(tr);
 
 		if (p->adrfam == NVMF_ADDR_FAMILY_IP6)
-			snprintf(name, sizeof(name), "[%s]:%s", p->traddr,
+			snprintf(name, sizeof(name), "%s[%s]:%s", tr, p->traddr,
 				 p->trsvcid);
 		else
-			snprintf(name, sizeof(name), "%s:%s", p->traddr,
+			snprintf(name, sizeof(name), "%s%s:%s", tr, p->traddr,
 				 p->trsvcid);
-		if (strlen(name) == len && !memcmp(name, spec, len))
+		if (strlen(name + skip) == len &&
+		    !memcmp(name + skip, spec, len) &&
+		    (!skip || !tcp_port_at(t, spec, len)))
 			return &t->ports[i];
 	}
 	snprintf(err, errlen,

@@ -306,6 +306,8 @@ static int cmp_port_addr(const void *pa, const void *pb)
 	const struct tgt_port *b = *(const struct tgt_port *const *)pb;
 	int r;
 
+	if (a->trtype != b->trtype)
+		return a->trtype < b->trtype ? -1 : 1;
 	if (a->adrfam != b->adrfam)
 		return a->adrfam < b->adrfam ? -1 : 1;
 	r = strcmp(a->traddr, b->traddr);

@@ -198,6 +198,14 @@ static uint16_t exec_async_event(struct admin_req *r)
 
 /* ---- Identify -------------------------------------------------------- */
 
+static bool port_keyed_sgls(const struct tgt_port *p)
+{
+	const struct tgt_transport_id *id = p ? tgt_transport_id(p->trtype) :
+						NULL;
+
+	return id && id->keyed_sgls;
+}
+
 static void id_ctrl_common(const struct tgt_ctrl *ctrl, struct nvme_id_ctrl *id)
 {
 	const struct tgt_subsys *s = ctrl->subsys;
@@ -210,9 +218,11 @@ static void id_ctrl_common(const struct tgt_ctrl *ctrl, struct nvme_id_ctrl *id)
 	id->ver = cpu_to_le32(ctrl->vs ? ctrl->vs : ADMIN_VS);
 	id->lpa = NVME_CTRL_LPA_EXT_DATA;
 	id->maxcmd = cpu_to_le16(ctrl->port->max_queue_size);
-	/* SGLs; an offset SGL names in-capsule data (NVMe/TCP has no keys) */
-	id->sgls =
-		cpu_to_le32(NVME_CTRL_SGLS_SUPPORTED | NVME_CTRL_SGLS_OFFSET);
+	/* SGLs; an offset SGL names in-capsule data; keyed ones (RDMA's)
+	 * where the port's transport has keys (NVMe/TCP has none) */
+	id->sgls = cpu_to_le32(
+		NVME_CTRL_SGLS_SUPPORTED | NVME_CTRL_SGLS_OFFSET |
+		(port_keyed_sgls(ctrl->port) ? NVME_CTRL_SGLS_KEYED : 0));
 	tgt_admin_put_nqn(id->subnqn, s->nqn);
 }
 
@@ -626,6 +636,10 @@ static uint16_t log_cmd_effects(struct admin_req *r)
  * RGO) and the group's state on the port this controller came in on.
  * Built whole, then cut at LPO and the length: Linux reads it at once,
  * nvme-cli and others in pieces (hundreds of namespaces span pages).
+ * Its size, for LPO, is the most it could hold: NANAGRPID descriptors
+ * and MNAN NSIDs, as Identify says. nvme-cli reads that much, 4 KiB at a
+ * time, and what lies past the groups reads as zeroes (nvmet answers
+ * such reads too: it ignores LPO).
  */
 static uint16_t log_ana(struct admin_req *r)
 {
@@ -635,17 +649,15 @@ static uint16_t log_ana(struct admin_req *r)
 	bool rgo = r->sqe->get_log_page.lsp & NVME_LOG_LSP_ANA_RGO;
 	uint64_t chgcnt = atomic_load(&ctrl->tgt->ana_chgcnt);
 	struct nvme_ana_log_hdr *hdr;
-	size_t size = sizeof(*hdr), off;
+	const size_t size =
+		sizeof(*hdr) +
+		TGT_MAX_ANA_GROUPS * sizeof(struct nvme_ana_group_desc) +
+		(rgo ? 0 : 4 * (size_t)TGT_MAX_NS);
+	size_t off;
 	unsigned g, i, ngrps = 0;
 	uint16_t status;
 	uint8_t *page;
 
-	for (g = 1; g <= TGT_MAX_ANA_GROUPS; g++)
-		if (t->ana_group_used[g])
-			size += sizeof(struct nvme_ana_group_desc);
-	if (!rgo)
-		for (i = 0; i < s->nr_ns; i++)
-			size += s->ns[i].enabled ? 4 : 0;
 	page = calloc(1, size);
 	if (!page)
 		return fail(r, NVME_SC_INTERNAL, NO_ERR_LOC);
@@ -676,7 +688,7 @@ static uint16_t log_ana(struct admin_req *r)
 	hdr = (struct nvme_ana_log_hdr *)page;
 	hdr->chgcnt = cpu_to_le64(chgcnt);
 	hdr->ngrps = cpu_to_le16((uint16_t)ngrps);
-	status = tgt_admin_log_out(r, page, off);
+	status = tgt_admin_log_out(r, page, size);
 	if (status == NVME_SC_SUCCESS && !tgt_admin_log_rae(r))
 		ctrl->aen_masked &= ~AEN_MASK_ANA;
 	free(page);
@@ -847,6 +859,24 @@ static bool feat_value(struct tgt_ctrl *ctrl, uint8_t fid, unsigned sel,
 	}
 }
 
+/*
+ * Namespace Write Protection Config (84h), as nvmet answers it: the
+ * namespace's state (write protected when it was opened read-only), per
+ * namespace. Not changeable here: a namespace's mode is its --ns/config
+ * one for as long as the target runs.
+ */
+static uint16_t get_write_protect(struct admin_req *r, unsigned sel)
+{
+	const struct tgt_ns *ns = tgt_subsys_ns(r->ctrl->subsys, cmd_nsid(r));
+
+	if (!ns)
+		return fail(r, NVME_SC_INVALID_NS | NVME_SC_DNR, LOC_NSID);
+	*r->result = sel == NVME_FEAT_SEL_SUPPORTED ? NVME_FEAT_CAP_NS :
+		     ns->readonly		    ? NVME_NS_WP_WRITE_PROTECT :
+						      NVME_NS_WP_NONE;
+	return NVME_SC_SUCCESS;
+}
+
 static uint16_t exec_get_features(struct admin_req *r)
 {
 	struct tgt_ctrl *ctrl = r->ctrl;
@@ -857,6 +887,8 @@ static uint16_t exec_get_features(struct admin_req *r)
 	if (sel > NVME_FEAT_SEL_SUPPORTED)
 		return fail(r, NVME_SC_INVALID_FIELD | NVME_SC_DNR,
 			    LOC_BIT(LOC_CDW10 + 1, 0));
+	if (fid == NVME_FEAT_WRITE_PROTECT && !ctrl->subsys->discovery)
+		return get_write_protect(r, sel);
 	if (!feat_value(ctrl, fid, sel, &val))
 		return fail(r, NVME_SC_INVALID_FIELD | NVME_SC_DNR, LOC_CDW10);
 	if (fid == NVME_FEAT_HOST_ID && sel != NVME_FEAT_SEL_SUPPORTED) {

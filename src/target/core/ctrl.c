@@ -456,12 +456,28 @@ void tgt_queue_tick(struct tgt_queue *q, uint64_t now)
 		if (now > last &&
 		    now - last > (uint64_t)ctrl->kato_ms * 1000000) {
 			tgt_log("ctrl %u (host %s, %s): keep-alive timeout "
-				"(%u ms) expired: tearing the controller down",
+				"(%u ms) expired: tearing the controller down "
+				"(its admin queue still answers a shutdown)",
 				ctrl->cntlid, ctrl->hostnqn, ctrl->subsys->nqn,
 				ctrl->kato_ms);
 			atomic_store(&ctrl->dead, true);
+			ctrl->ka_dead_ns = now;
 		}
 	}
+	/*
+	 * A host deleting a controller stops its keep-alives first, then
+	 * removes its namespaces (Linux: nvme_stop_ctrl, then
+	 * nvme_remove_namespaces; hundreds of them take longer than KATO),
+	 * then shuts the controller down: the I/O queues close at once,
+	 * the admin queue stays to answer that Property Set (and the
+	 * Property Gets polling CSTS) until the host closes it, sends any
+	 * other command (a live host learns so that its controller is
+	 * gone), or the grace is over.
+	 */
+	if (atomic_load(&ctrl->dead) && !q->qid && ctrl->adminq == q &&
+	    ctrl->ka_dead_ns &&
+	    now - ctrl->ka_dead_ns < TGT_KA_SHUTDOWN_GRACE_MS * 1000000ull)
+		return;
 	if (atomic_load(&ctrl->dead)) {
 		if (q->t->verbose)
 			tgt_log("ctrl %u qid %u: controller gone, closing",

@@ -39,6 +39,10 @@ struct tgt_ctl_job;
 #define TGT_BUF_CLASSES 9 /* 4 KiB .. 1 MiB */
 #define TGT_BUF_SLAB 262144 /* buffers are carved from slabs this big */
 #define TGT_TICK_MS 100
+/* How long the admin queue of a controller its keep-alive timer tore
+ * down stays open for a shutdown: the Linux host's admin timeout (a
+ * Property Set it sends later it has given up on anyway) */
+#define TGT_KA_SHUTDOWN_GRACE_MS 60000
 
 enum tgt_req_state {
 	CMD_FREE = 0,
@@ -92,6 +96,18 @@ struct tgt_queue_stats {
 				     * (loopback always does) */
 	_Atomic uint64_t lat_ns_sum, lat_count, lat_ns_max;
 	_Atomic uint32_t depth, max_depth;
+	/* RDMA (zero on TCP): work requests and their completions */
+	struct tgt_rdma_stats {
+		_Atomic uint64_t recvs_posted, recvs; /* capsule receives */
+		_Atomic uint64_t sends, signalled; /* SENDs, signalled */
+		_Atomic uint64_t invs; /* SEND_WITH_INV among them */
+		_Atomic uint64_t cqes; /* work completions polled */
+		_Atomic uint64_t events; /* completion channel wake-ups */
+		_Atomic uint64_t mod_timers; /* software moderation expiries */
+		_Atomic uint64_t reads, read_bytes; /* RDMA READ (host data) */
+		_Atomic uint64_t writes, write_bytes; /* RDMA WRITE */
+		_Atomic uint64_t backlog; /* capsules that waited for a slot */
+	} rdma;
 };
 
 /* The core's part of a queue (a transport's embeds it). */
@@ -161,6 +177,9 @@ struct tgt_transport_ops {
 	void (*queue_event)(struct tgt_queue *q, uint32_t events);
 	/* Send what is queued (the reactor's flush list). */
 	void (*queue_flush)(struct tgt_queue *q);
+	/* --busy-poll: look for completions on every reactor pass instead
+	 * of waiting for an event (optional: TCP's sockets need none) */
+	void (*queue_poll)(struct tgt_queue *q);
 	/* Coalescing: may q's flush wait (until *deadline_ns)? optional */
 	bool (*queue_hold)(struct tgt_queue *q, uint64_t now,
 			   uint64_t *deadline_ns);
@@ -195,6 +214,8 @@ struct tgt_transport_id {
 	/* Identify's MDTS (2^mdts pages of 4 KiB per command): what the
 	 * transport moves in one command (nvmet's get_mdts) */
 	uint8_t mdts;
+	/* Identify's SGLS has Keyed SGL Data Block descriptors (RDMA) */
+	bool keyed_sgls;
 	/* the discovery entry's TSAS for a port */
 	void (*fill_tsas)(const struct tgt_port *p,
 			  struct nvmf_disc_log_entry *e);
@@ -297,6 +318,10 @@ struct tgt_reactor {
 	void **slabs; /* what the buffers were carved from */
 	unsigned nr_slabs, slab_cap;
 	uint64_t next_tick_ns;
+	/* A transport's per-reactor state (RDMA: the slabs' memory
+	 * registrations), and what frees it before the slabs go. */
+	void *xport_priv;
+	void (*xport_fini)(struct tgt_reactor *r);
 };
 
 void *tgt_buf_get(struct tgt_reactor *r, uint32_t len, uint32_t *cap);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * The target's threads. A fixed set of reactors (one per CPU by default,
- * each pinned to its CPU) owns every connection: reactor 0 also accepts
- * and hands each new connection to the next reactor in turn. A reactor
- * waits in epoll for its sockets, and while its namespaces' devices have
- * requests in flight it polls them instead of sleeping (the completion is
- * reaped by the thread that submitted it: nothing crosses CPUs on the I/O
- * path, which on this kind of machine costs more than the I/O itself).
+ * The target's threads. A fixed set of reactors (one per CPU the process
+ * may use by default, each pinned to its CPU) owns every connection:
+ * reactor 0 also accepts and hands each new connection to the next
+ * reactor in turn. A reactor waits in epoll for its sockets, and while its
+ * namespaces' devices have requests in flight it polls them instead of
+ * sleeping (the completion is reaped by the thread that submitted it:
+ * nothing crosses CPUs on the I/O path, which on this kind of machine
+ * costs more than the I/O itself).
  * Each reactor has its own software queue on every namespace's device and
  * its own buffer pool, so no lock is shared across queues.
  *
@@ -54,6 +55,11 @@ static struct tgt_reactor *reactors;
 static struct reactor_priv *rpriv;
 static unsigned nr_reactors;
 static _Atomic unsigned next_reactor;
+/* The CPUs the process may run on when the reactors were set up
+ * (taskset, a container's cpuset): one reactor per CPU of them by
+ * default, reactor i pinned to the i-th of them. */
+static cpu_set_t cpus_allowed;
+static unsigned nr_cpus_allowed;
 
 void tgt_log(const char *fmt, ...)
 {
@@ -582,6 +588,10 @@ events:
 		retry_waiters(r);
 	else if (r->wait_head && !r->dev_inflight)
 		retry_waiters(r);
+	if (t->busy_poll)
+		for (q = r->queues; q; q = q->next)
+			if (q->ops->queue_poll && !q->closing)
+				q->ops->queue_poll(q);
 	flush_queues(r);
 
 	now = mqblk_clock_ns();
@@ -600,19 +610,61 @@ events:
 	}
 }
 
+/* The allowed CPUs at set-up: the process's affinity mask, or every
+ * online CPU if it cannot be read. */
+static void cpus_allowed_init(void)
+{
+	long n;
+	int c;
+
+	CPU_ZERO(&cpus_allowed);
+	if (!sched_getaffinity(0, sizeof(cpus_allowed), &cpus_allowed) &&
+	    CPU_COUNT(&cpus_allowed) > 0) {
+		nr_cpus_allowed = (unsigned)CPU_COUNT(&cpus_allowed);
+		return;
+	}
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	for (c = 0; c < n && c < CPU_SETSIZE; c++)
+		CPU_SET(c, &cpus_allowed);
+	nr_cpus_allowed = (unsigned)CPU_COUNT(&cpus_allowed);
+}
+
+/* Reactor idx's CPU: the idx-th allowed one, or -1 when there are more
+ * reactors than allowed CPUs (then none is pinned: the scheduler spreads
+ * them over the allowed set, which they inherit). */
+int tgt_reactor_cpu(unsigned idx)
+{
+	unsigned k = idx;
+	int c;
+
+	if (nr_reactors > nr_cpus_allowed)
+		return -1;
+	for (c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &cpus_allowed) && !k--)
+			return c;
+	return -1;
+}
+
 static void *reactor_main(void *arg)
 {
 	struct tgt_reactor *r = arg;
 	struct tgt *t = r->t;
 	bool stopping = false;
 	uint64_t stop_deadline = 0;
-	cpu_set_t set;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int cpu = tgt_reactor_cpu(r->idx);
 
-	if (ncpu > 0 && nr_reactors <= (unsigned)ncpu) {
+	if (cpu >= 0) {
+		cpu_set_t set;
+		int ret;
+
 		CPU_ZERO(&set);
-		CPU_SET(r->idx % (unsigned)ncpu, &set);
-		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+		CPU_SET(cpu, &set);
+		ret = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+		if (ret)
+			tgt_log("reactor %u: cannot pin it to CPU %d: %s",
+				r->idx, cpu, strerror(ret));
 	}
 	r->next_tick_ns = mqblk_clock_ns() + TGT_TICK_MS * 1000000ull;
 	for (;;) {
@@ -737,6 +789,9 @@ static void reactor_fini(struct tgt_reactor *r)
 {
 	unsigned c;
 
+	if (r->xport_fini)
+		r->xport_fini(r);
+	r->xport_fini = NULL;
 	for (c = 0; c < TGT_BUF_CLASSES; c++)
 		r->bufs[c] = NULL;
 	while (r->nr_slabs)
@@ -772,11 +827,10 @@ struct tgt_reactor *tgt_reactor_at(unsigned i)
 int tgt_reactors_setup(struct tgt *t)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned i, j;
 
-	nr_reactors = t->nr_reactors ? t->nr_reactors :
-				       (ncpu > 0 ? (unsigned)ncpu : 1);
+	cpus_allowed_init();
+	nr_reactors = t->nr_reactors ? t->nr_reactors : nr_cpus_allowed;
 	for (i = 0; i < t->nr_subsys; i++)
 		for (j = 0; j < t->subsys[i]->nr_ns; j++)
 			if (t->subsys[i]->ns[j].enabled &&

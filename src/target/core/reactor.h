@@ -29,6 +29,9 @@ unsigned tgt_reactors_launch(void);
  * and namespaces. 0 if every reactor ended clean. */
 int tgt_reactors_teardown(struct tgt *t, unsigned started);
 unsigned tgt_reactors_count(void);
+/* Reactor idx's CPU (from the process's affinity at set-up), or -1 if
+ * the reactors are not pinned (more of them than allowed CPUs). */
+int tgt_reactor_cpu(unsigned idx);
 struct tgt_reactor *tgt_reactor_at(unsigned i);
 
 #endif

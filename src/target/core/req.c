@@ -207,8 +207,13 @@ uint16_t tgt_req_prepare(struct tgt_req *cmd)
 		return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
 	if (tgt_auth_pending(q))
 		return NVME_SC_AUTH_REQUIRED | NVME_SC_DNR;
-	if (atomic_load(&q->ctrl->dead))
+	if (atomic_load(&q->ctrl->dead)) {
+		/* only a shutdown is answered after a keep-alive teardown:
+		 * the admin queue closes at the next tick (ctrl.c) */
+		if (!q->qid)
+			q->ctrl->ka_dead_ns = 0;
 		return NVME_SC_ABORT_QUEUE;
+	}
 	if (!q->qid) {
 		/* admin commands but Property Get/Set need CSTS.RDY */
 		if (!ctrl_ready(q->ctrl))

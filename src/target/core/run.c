@@ -22,18 +22,43 @@
 
 /* ---- Stats ------------------------------------------------------------- */
 
+/* The RDMA transport's columns (zero on TCP queues). */
+static const char *rdma_header(void)
+{
+	return " rdma_recvs_posted rdma_recvs rdma_sends rdma_signalled "
+	       "rdma_invs rdma_cqes rdma_events rdma_mod_timers rdma_reads "
+	       "rdma_read_bytes rdma_writes rdma_write_bytes rdma_backlog";
+}
+
+static void rdma_row(FILE *f, struct tgt_rdma_stats *s)
+{
+	_Atomic uint64_t *v[] = {
+		&s->recvs_posted, &s->recvs,	  &s->sends,  &s->signalled,
+		&s->invs,	  &s->cqes,	  &s->events, &s->mod_timers,
+		&s->reads,	  &s->read_bytes, &s->writes, &s->write_bytes,
+		&s->backlog
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		fprintf(f, "%s%llu", i ? " " : "",
+			(unsigned long long)atomic_load(v[i]));
+	fputc('\n', f);
+}
+
 static void stats_dump(struct tgt *t, FILE *f)
 {
 	unsigned i;
 
 	fprintf(f,
 		"%-6s %-4s %-22s %-8s %10s %10s %10s %12s %12s %5s %5s "
-		"%10s %10s %6s %6s %6s %10s %10s %10s %10s %10s %10s %10s %10s\n",
+		"%10s %10s %6s %6s %6s %10s %10s %10s %10s %10s %10s %10s %10s"
+		"%s\n",
 		"ctrl", "qid", "peer", "reactor", "cmds", "reads", "writes",
 		"read_bytes", "write_bytes", "depth", "max", "avg_lat_us",
 		"max_lat_us", "errors", "stalls", "ddgst", "r2ts", "sends",
-		"cqes", "held", "zc_sends", "zc_polls", "zc_reads",
-		"zc_copied");
+		"cqes", "held", "zc_sends", "zc_polls", "zc_reads", "zc_copied",
+		rdma_header());
 	for (i = 0; i < tgt_reactors_count(); i++) {
 		struct tgt_reactor *r = tgt_reactor_at(i);
 		struct tgt_queue *q;
@@ -47,7 +72,7 @@ static void stats_dump(struct tgt *t, FILE *f)
 				"%-6u %-4u %-22s %-8u %10llu %10llu %10llu "
 				"%12llu %12llu %5u %5u %10.1f %10.1f %6llu "
 				"%6llu %6llu %10llu %10llu %10llu %10llu %10llu "
-				"%10llu %10llu %10llu\n",
+				"%10llu %10llu %10llu ",
 				(unsigned)atomic_load(&q->st.cntlid),
 				(unsigned)atomic_load(&q->st.qid), q->peer, i,
 				(unsigned long long)atomic_load(&q->st.cmds),
@@ -79,6 +104,7 @@ static void stats_dump(struct tgt *t, FILE *f)
 					&q->st.zc_reads),
 				(unsigned long long)atomic_load(
 					&q->st.zc_copied));
+			rdma_row(f, &q->st.rdma);
 		}
 		pthread_mutex_unlock(&r->lock);
 	}
@@ -153,10 +179,12 @@ static void ctl_job_post(struct tgt_ctl_job *job)
 
 static void port_name(const struct tgt_port *p, char *out, size_t size)
 {
+	const char *tr = p->trtype == NVMF_TRTYPE_RDMA ? "rdma:" : "";
+
 	if (p->adrfam == NVMF_ADDR_FAMILY_IP6)
-		snprintf(out, size, "[%s]:%s", p->traddr, p->trsvcid);
+		snprintf(out, size, "%s[%s]:%s", tr, p->traddr, p->trsvcid);
 	else
-		snprintf(out, size, "%s:%s", p->traddr, p->trsvcid);
+		snprintf(out, size, "%s%s:%s", tr, p->traddr, p->trsvcid);
 }
 
 /* Ports, their ANA states and connections; controllers; the queues. */
@@ -186,6 +214,9 @@ static void ctl_stats(struct tgt *t, FILE *f)
 		fprintf(f, "port %u %s %s%s connections %u", p->portid, name,
 			atomic_load(&p->down) ? "down" : "up",
 			p->discovery_only ? " discovery" : "", conns);
+		if (p->trtype == NVMF_TRTYPE_RDMA)
+			fprintf(f, " rejects %llu",
+				(unsigned long long)atomic_load(&p->rejects));
 		if (!p->discovery_only) {
 			fprintf(f, " ana");
 			for (g = 1; g <= TGT_MAX_ANA_GROUPS; g++)
@@ -342,11 +373,40 @@ static void ctl_serve(struct tgt *t, int listen_fd)
 
 /* ---- Start and stop ------------------------------------------------------ */
 
+/* "on CPUs 0,1" (reactor i on the i-th), or "not pinned", for the log. */
+static const char *reactor_cpus(char *buf, size_t len)
+{
+	unsigned i, n = tgt_reactors_count();
+	size_t off;
+
+	if (tgt_reactor_cpu(0) < 0) {
+		snprintf(buf, len, "(not pinned: more than the CPUs allowed)");
+		return buf;
+	}
+	off = (size_t)snprintf(buf, len, "on CPU%s ", n > 1 ? "s" : "");
+	for (i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%d",
+					i ? "," : "", tgt_reactor_cpu(i));
+	return buf;
+}
+
+/* The namespaces a host can see: a disabled one is configured, not
+ * exported. */
+static unsigned subsys_nr_enabled(const struct tgt_subsys *s)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < s->nr_ns; i++)
+		n += s->ns[i].enabled;
+	return n;
+}
+
 int tgt_run(struct tgt *t)
 {
 	sigset_t sigs;
 	int sfd = -1, stats_fd = -1, ctl_fd = -1, status = 1;
 	unsigned i, j, started = 0;
+	char cpus[256];
 
 	/* before any thread exists (devices start the core's): SIGINT and
 	 * SIGTERM are read from the signalfd, by this thread only */
@@ -377,17 +437,33 @@ int tgt_run(struct tgt *t)
 	for (i = 0; i < t->nr_ports; i++) {
 		struct tgt_port *p = &t->ports[i];
 
+		const char *tr = p->trtype == NVMF_TRTYPE_RDMA ? "rdma:" : "";
+
 		if (p->discovery_only) {
-			tgt_log("listening on %s:%s (discovery)", p->traddr,
-				p->trsvcid);
+			tgt_log("listening on %s%s:%s (discovery)", tr,
+				p->traddr, p->trsvcid);
 			continue;
 		}
 		for (j = 0; j < p->nr_subsys; j++)
-			tgt_log("listening on %s:%s: %s (%u namespaces)",
+			tgt_log("listening on %s%s:%s: %s (%u namespaces)", tr,
 				p->traddr, p->trsvcid, p->subsys[j]->nqn,
-				p->subsys[j]->nr_ns);
+				subsys_nr_enabled(p->subsys[j]));
 	}
-	tgt_log("ready: %u reactors%s%s%s%s", tgt_reactors_count(),
+	for (i = 0; i < t->nr_subsys; i++) {
+		const struct tgt_subsys *s = t->subsys[i];
+
+		/* not an error (hosts may be meant to come later, as with
+		 * nvmet), but a target nobody can use says so */
+		if (!s->allow_any_host && !s->nr_hosts)
+			tgt_log("warning: %s allows no host: no host can "
+				"connect to it (--allow-host NQN or "
+				"--allow-any-host; nvmetcli: allowed_hosts or "
+				"attr_allow_any_host)",
+				s->nqn);
+	}
+	tgt_log("ready: %u reactor%s %s%s%s%s%s", tgt_reactors_count(),
+		tgt_reactors_count() > 1 ? "s" : "",
+		reactor_cpus(cpus, sizeof(cpus)),
 		stats_fd >= 0 ? ", stats on " : "",
 		stats_fd >= 0 ? t->stats_path : "",
 		ctl_fd >= 0 ? ", control on " : "",

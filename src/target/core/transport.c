@@ -5,6 +5,7 @@
  * 0 (built without one: the unit tests' ports) is TCP's, the default.
  */
 #include "nvmet.h"
+#include "target/rdma/rdma.h"
 #include "target/tcp/tcp.h"
 
 const struct tgt_transport_id *tgt_transport_id(uint8_t trtype)
@@ -13,6 +14,8 @@ const struct tgt_transport_id *tgt_transport_id(uint8_t trtype)
 	case 0:
 	case NVMF_TRTYPE_TCP:
 		return &tgt_tcp_id;
+	case NVMF_TRTYPE_RDMA:
+		return &tgt_rdma_id;
 	default:
 		return NULL;
 	}

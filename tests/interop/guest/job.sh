@@ -6,6 +6,7 @@
 #   PASS name [detail] | FAIL name: why | SKIP name: why | TIME scenario s
 # Env (from /job/env): NQN HOSTNQN HOSTID ONLY EXPECT_BYTES ADV_PORT
 #   EXTERNAL PATTERN_OFF PATTERN_TOKEN FIO_SIZE SMALL_FIO_SIZE KATO MP
+#   NQN2 MANY MANY_NR (the second target, scenario manyns)
 . /job/env
 OUT=/job/out
 RES=$OUT/results
@@ -437,8 +438,122 @@ scenario_multipath() {
 	disconnect mp
 }
 
+# nvme_ok NAME ARGS...: `nvme ARGS` must exit 0 (as against nvmet); its
+# output is kept in out/nvme-NAME.txt.
+nvme_ok() {
+	_n=$1
+	shift
+	if timeout 60 nvme "$@" >"$OUT/nvme-$_n.txt" 2>&1; then
+		pass "cli-$_n" "nvme $*"
+	else
+		fail "cli-$_n" "nvme $* (exit $?): $(head -n 3 "$OUT/nvme-$_n.txt" | tr '\n' ' ' | tr -cd '[:print:]')"
+	fi
+}
+
+# nvme-cli's read-only commands, each as a user would type it.
+scenario_nvmecli() {
+	connect cli --nr-io-queues=1 || return
+	_c=/dev/$CTRL
+	_nsid=$(cat "/sys/block/${DEV#/dev/}/nsid" 2>/dev/null || echo 1)
+	nvme_ok list list
+	nvme_ok list-subsys list-subsys
+	nvme_ok list-ns list-ns "$_c"
+	nvme_ok id-ctrl id-ctrl "$_c"
+	nvme_ok id-ns id-ns "$DEV"
+	nvme_ok ns-descs ns-descs "$DEV"
+	nvme_ok ana-log ana-log "$_c"
+	nvme_ok error-log error-log "$_c"
+	nvme_ok smart-log smart-log "$_c"
+	nvme_ok fw-log fw-log "$_c"
+	nvme_ok effects-log effects-log "$_c"
+	# the properties a fabrics controller has: CAP, VS, CC, CSTS
+	for _p in 0x0 0x8 0x14 0x1c; do
+		nvme_ok "get-property-$_p" get-property "$_c" --offset=$_p -H
+	done
+	# show-regs reads every PCIe register offset as a property; those
+	# fabrics lacks get Invalid Field with DNR (nvmet's answer too),
+	# which nvme-cli 2.3 takes as an error (and then frees its buffer
+	# twice): it fails so against nvmet as well
+	if timeout 60 nvme show-regs "$_c" >"$OUT/nvme-show-regs.txt" 2>&1; then
+		pass cli-show-regs "nvme show-regs $_c"
+	elif grep -q '^get-property: ' "$OUT/nvme-show-regs.txt"; then
+		skip cli-show-regs "$(nvme version | head -n 1) stops at the first register fabrics lacks (Invalid Field with DNR, as nvmet answers); the four properties above read"
+	else
+		fail cli-show-regs "nvme show-regs $_c: $(head -n 3 "$OUT/nvme-show-regs.txt" | tr '\n' ' ' | tr -cd '[:print:]')"
+	fi
+	# every feature nvmet's Get Features answers: volatile write cache,
+	# number of queues, async event configuration, keep alive timer,
+	# the 128-bit host identifier, namespace write protection
+	for _f in 0x06 0x07 0x0b 0x0f; do
+		nvme_ok "get-feature-$_f" get-feature "$_c" --feature-id=$_f
+	done
+	nvme_ok get-feature-0x81 get-feature "$_c" --feature-id=0x81 --cdw11=1 --data-len=16
+	nvme_ok get-feature-0x84 get-feature "$_c" --feature-id=0x84 --namespace-id="$_nsid"
+	# every log page the controller has, at the length nvme-cli's own
+	# commands ask (error log: 64 entries)
+	for _l in 1:4096 2:512 3:512 4:4096 5:4096 12:4096; do
+		nvme_ok "get-log-${_l%%:*}" get-log "$_c" --log-id="${_l%%:*}" --log-len="${_l#*:}"
+	done
+	# shellcheck disable=SC2086
+	nvme_ok discover discover -t tcp -a "$TRADDR" -s "$DISCPORT" $ID
+	disconnect cli
+}
+
+# A second target with MANY_NR namespaces, half of them in ANA group 2:
+# every one appears, the ANA groups are right, and the disconnect's
+# shutdown is answered (the target's log is checked on the host).
+scenario_manyns() {
+	if [ "$MANY" != 1 ]; then
+		skip manyns "no second target (external target)"
+		return
+	fi
+	_t=$(up)
+	log "nvme connect -t tcp -a $TRADDR -s 4422 -n $NQN2 --nr-io-queues=1"
+	# shellcheck disable=SC2086
+	if ! timeout 300 nvme connect -t tcp -a "$TRADDR" -s 4422 -n "$NQN2" $ID --nr-io-queues=1; then
+		fail many-connect "nvme connect -s 4422 -n $NQN2"
+		return
+	fi
+	_mc=
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$NQN2" ] && _mc=${c##*/}
+	done
+	_n=0
+	for _ in $(seq 600); do
+		_n=$(ls -d /sys/class/nvme/"$_mc"/nvme*c*n* 2>/dev/null | wc -l)
+		[ "$_n" = "$MANY_NR" ] && break
+		sleep 0.2
+	done
+	if [ "$_n" = "$MANY_NR" ]; then
+		pass many-connect "$_mc: $_n namespaces in $(since "$_t") s"
+	else
+		fail many-connect "$_mc: $_n namespaces, want $MANY_NR"
+	fi
+	_g1=0 _g2=0
+	for _p in /sys/class/nvme/"$_mc"/nvme*c*n*; do
+		case $(cat "$_p/ana_grpid" 2>/dev/null) in
+		1) _g1=$((_g1 + 1)) ;;
+		2) _g2=$((_g2 + 1)) ;;
+		esac
+	done
+	check many-ana-groups [ "$_g1/$_g2" = "$((MANY_NR - MANY_NR / 2))/$((MANY_NR / 2))" ]
+	echo "ANA groups: $_g1 in 1, $_g2 in 2"
+	_t=$(up)
+	_k=$(dmesg | wc -l)
+	if timeout 120 nvme disconnect -n "$NQN2"; then
+		pass many-disconnect "in $(since "$_t") s"
+	else
+		fail many-disconnect "nvme disconnect -n $NQN2"
+	fi
+	if dmesg | tail -n +$((_k + 1)) | grep -E 'Property Set error|shutdown timeout|I/O tag .* timeout'; then
+		fail many-shutdown-host "the host logged a shutdown problem (above)"
+	else
+		pass many-shutdown-host "no Property Set error or shutdown timeout in dmesg"
+	fi
+}
+
 # ---------------------------------------------------------------------
-for s in discover connect fio ext4 keepalive multipath; do
+for s in discover connect fio ext4 keepalive multipath nvmecli manyns; do
 	if selected "$s"; then
 		log "scenario $s"
 		t=$(up)
