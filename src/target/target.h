@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nvme/auth.h"
 #include "nvme/nvme.h"
 
 struct mqblk_dev;
@@ -72,9 +73,18 @@ struct tgt_ns {
 	struct mqblk_queue **q; /* per reactor, opened by that reactor */
 };
 
-/* An allowed host (nvmetcli "hosts" / "allowed_hosts"). */
+/* An allowed host (nvmetcli "hosts" / "allowed_hosts"), with its
+ * DH-HMAC-CHAP secrets (nvmetcli's "dhchap"): every queue of a host with a
+ * key must authenticate. Hash and group lists in the controller's order of
+ * preference (nvmet's defaults: hmac(sha256), null). */
 struct tgt_host {
 	char nqn[TGT_NQN_MAX + 1];
+	struct nvme_auth_key key; /* len 0: no authentication */
+	struct nvme_auth_key ctrl_key; /* len 0: the host's alone (one way) */
+	uint8_t hashes[NVME_AUTH_MAX_IDS];
+	uint8_t nr_hashes;
+	uint8_t dhgroups[NVME_AUTH_MAX_IDS];
+	uint8_t nr_dhgroups;
 };
 
 struct tgt_subsys {
@@ -278,6 +288,11 @@ struct tgt_ns *tgt_subsys_ns(struct tgt_subsys *s, uint32_t nsid);
 
 /* May this host use subsystem s (allow_any_host or named)? */
 bool tgt_host_allowed(const struct tgt_subsys *s, const char *hostnqn);
+
+/* s's entry for hostnqn when it names one, else NULL (allow_any_host,
+ * discovery): the entry says whether the host must authenticate. */
+const struct tgt_host *tgt_host_find(const struct tgt_subsys *s,
+				     const char *hostnqn);
 
 /* ---- Provided by the core's requests for admin_cmd.c --------------------- */
 

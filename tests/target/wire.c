@@ -28,12 +28,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nvme/auth.h"
 #include "nvme/nvme.h"
 #include "nvme/tcp.h"
 
 #define SUBNQN "nqn.2026-12.io.mqblk:wire"
 #define HOST_OK "nqn.2026-12.io.mqblk:host-ok"
 #define HOST_OTHER "nqn.2026-12.io.mqblk:host-other"
+/* scenario J: a host that must authenticate (DH-HMAC-CHAP), its secret
+ * (bytes 0..31, transformed with SHA-256) and the controller's (nvme
+ * gen-dhchap-key -l 48 -m 2) */
+#define HOST_AUTH "nqn.2026-12.io.mqblk:host-auth"
+#define AUTH_KEY "DHHC-1:01:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:"
+#define AUTH_CTRL_KEY                                                        \
+	"DHHC-1:02:lVCFqdfo0VZ/tRLHd10ixuXcppe/O0Enmuq7sXAFP5j0lnd3GU2zJVZB" \
+	"IWtrRQuQ9gVKLA==:"
+/* another valid secret: the wrong one */
+#define AUTH_BAD_KEY \
+	"DHHC-1:01:deiiB+6hb21bH5K7OhySoV94KEqeyYGALcLvO47Fc6T8s4Af:"
 #define FILE_SIZE (16u << 20)
 /* nsid 3 (and of the --config target, nsid 1): a null device whose every
  * I/O takes STALL_NS_MS, longer than the target's --stall-ms */
@@ -1102,6 +1114,9 @@ static int start_target(void)
 		      "null:size=1m,irqmode=2,completion_nsec=" STR(
 			      STALL_NS_MS) "000000",
 		      "--stall-ms", STR(STALL_MS), "--allow-host", HOST_OK,
+		      "--allow-host", HOST_AUTH, "--dhchap-key", AUTH_KEY,
+		      "--dhchap-ctrl-key", AUTH_CTRL_KEY, "--dhchap-hash",
+		      "sha512,sha256", "--dhchap-dhgroup", "ffdhe2048,null",
 		      "--discovery-port", dportarg, "--stats-socket", sock_path,
 		      "--listen", port2arg, "--ana-group", "2:2", "--ctl",
 		      ctl_path, (char *)NULL);
@@ -1120,6 +1135,416 @@ static int start_target(void)
 	}
 	return fail(W_TIMEOUT, "no \"ready\" in the target's log in %d ms",
 		    START_TIMEOUT_MS);
+}
+
+/* ---- Scenario K: DH-HMAC-CHAP in-band authentication --------------------- */
+
+static int auth_cmd(struct wc *w, uint8_t fctype, void *buf, uint32_t len,
+		    uint16_t want)
+{
+	union nvme_command cmd;
+	struct nvmf_auth_command *a = (struct nvmf_auth_command *)&cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	a->opcode = nvme_fabrics_command;
+	a->fctype = fctype;
+	a->secp = NVME_AUTH_SECP;
+	a->spsp0 = NVME_AUTH_SPSP0;
+	a->spsp1 = NVME_AUTH_SPSP1;
+	a->tl_al = cpu_to_le32(len);
+	return wc_expect(w, &cmd, buf, len,
+			 fctype == nvme_fabrics_type_auth_send ? DIR_H2C :
+								 DIR_C2H,
+			 XFER_AUTO, want, NULL);
+}
+
+/* The host's half over w: 0 and *reason 0 when authenticated, else the
+ * reason (ours in Failure2, or the target's Failure1: *peer). */
+static int wc_authenticate(struct wc *w, const struct nvme_auth_cfg *cfg,
+			   struct nvme_auth_exch *x, int *reason)
+{
+	static uint8_t out[NVME_AUTH_MAX_MSG], in[NVME_AUTH_MAX_MSG];
+	size_t olen;
+	int ret;
+
+	*reason = 0;
+	nvme_auth_exch_init(x, cfg);
+	ret = nvme_auth_host_start(x, (uint16_t)(w->qid + 7), out, sizeof(out),
+				   &olen);
+	if (ret)
+		return fail(W_ERR, "host_start: %d", ret);
+	ret = auth_cmd(w, nvme_fabrics_type_auth_send, out, (uint32_t)olen, 0);
+	if (!ret)
+		ret = auth_cmd(w, nvme_fabrics_type_auth_receive, in,
+			       sizeof(in), 0);
+	if (ret)
+		return ctx(ret, "Negotiate/Challenge");
+	ret = nvme_auth_host_step_challenge(x, in, sizeof(in), out, sizeof(out),
+					    &olen);
+	if (ret < 0)
+		return fail(W_ERR, "host step (challenge): %d", ret);
+	if (ret)
+		goto failed;
+	ret = auth_cmd(w, nvme_fabrics_type_auth_send, out, (uint32_t)olen, 0);
+	if (!ret)
+		ret = auth_cmd(w, nvme_fabrics_type_auth_receive, in,
+			       sizeof(in), 0);
+	if (ret)
+		return ctx(ret, "Reply/Success1");
+	ret = nvme_auth_host_step_success1(x, in, sizeof(in), out, sizeof(out),
+					   &olen);
+	if (ret < 0)
+		return fail(W_ERR, "host step (success1): %d", ret);
+	if (ret)
+		goto failed;
+	if (olen)
+		return ctx(auth_cmd(w, nvme_fabrics_type_auth_send, out,
+				    (uint32_t)olen, 0),
+			   "Success2");
+	return 0;
+failed:
+	*reason = ret;
+	if (olen)
+		return ctx(auth_cmd(w, nvme_fabrics_type_auth_send, out,
+				    (uint32_t)olen, 0),
+			   "Failure2");
+	return 0;
+}
+
+/* Commands a queue that has not authenticated must refuse. */
+static int auth_refused(struct wc *w, bool admin)
+{
+	const uint16_t want = NVME_SC_AUTH_REQUIRED | NVME_SC_DNR;
+	union nvme_command cmd;
+	uint64_t v;
+	uint16_t st;
+	uint8_t buf[4096];
+	int ret;
+
+	if (admin) {
+		ret = prop_get(w, NVME_REG_CSTS, false, &v, &st);
+		if (!ret && st != want)
+			return fail(W_ERR, "Property Get: status %#x", st);
+		memset(&cmd, 0, sizeof(cmd));
+		cmd.identify.opcode = nvme_admin_identify;
+		cmd.identify.cns = NVME_ID_CNS_CTRL;
+		if (!ret)
+			ret = ctx(wc_expect(w, &cmd, buf, 4096, DIR_C2H,
+					    XFER_AUTO, want, NULL),
+				  "Identify");
+		return ret;
+	}
+	rw_cmd(&cmd, nvme_cmd_read, 1, 0, 8);
+	ret = ctx(wc_expect(w, &cmd, buf, 4096, DIR_C2H, XFER_AUTO, want, NULL),
+		  "Read");
+	if (!ret) {
+		rw_cmd(&cmd, nvme_cmd_write, 1, 0, 8);
+		memset(buf, 0x5a, sizeof(buf));
+		ret = ctx(wc_expect(w, &cmd, buf, 4096, DIR_H2C, XFER_AUTO,
+				    want, NULL),
+			  "Write");
+	}
+	return ret;
+}
+
+static int auth_connect(struct ctrl *x, const char *host, bool *atr);
+
+/* The exchange by hand on w, with the commands that must fail between
+ * its steps; then the Reply replayed on a second queue of the same host. */
+static int auth_midway(struct wc *w, const struct nvme_auth_cfg *cfg)
+{
+	static uint8_t out[NVME_AUTH_MAX_MSG], in[NVME_AUTH_MAX_MSG];
+	static uint8_t reply[NVME_AUTH_MAX_MSG];
+	struct nvme_auth_exch x;
+	union nvme_command cmd;
+	size_t olen, rlen = 0;
+	struct ctrl c2;
+	bool atr;
+	int ret, r = 0;
+
+	nvme_auth_exch_init(&x, cfg);
+	ret = ctx(auth_cmd(w, nvme_fabrics_type_auth_receive, in, sizeof(in),
+			   NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR),
+		  "Receive before Negotiate");
+	if (!ret) {
+		struct nvmf_auth_command *a = (struct nvmf_auth_command *)&cmd;
+
+		memset(&cmd, 0, sizeof(cmd));
+		a->opcode = nvme_fabrics_command;
+		a->fctype = nvme_fabrics_type_auth_send;
+		a->secp = 0xea;
+		a->spsp0 = a->spsp1 = 1;
+		a->tl_al = cpu_to_le32(72);
+		memset(out, 0, 72);
+		ret = ctx(wc_expect(w, &cmd, out, 72, DIR_H2C, XFER_AUTO,
+				    NVME_SC_INVALID_FIELD | NVME_SC_DNR, NULL),
+			  "Send with SECP EAh");
+	}
+	if (!ret)
+		ret = nvme_auth_host_start(&x, 77, out, sizeof(out), &olen);
+	if (!ret)
+		ret = auth_cmd(w, nvme_fabrics_type_auth_send, out,
+			       (uint32_t)olen, 0);
+	if (!ret)
+		ret = ctx(auth_refused(w, true), "after Negotiate");
+	if (!ret)
+		ret = auth_cmd(w, nvme_fabrics_type_auth_receive, in,
+			       sizeof(in), 0);
+	if (!ret)
+		ret = ctx(auth_refused(w, true), "after Challenge");
+	if (!ret) {
+		r = nvme_auth_host_step_challenge(&x, in, sizeof(in), out,
+						  sizeof(out), &olen);
+		if (r)
+			ret = fail(W_ERR, "host step (challenge): %d", r);
+	}
+	if (!ret) {
+		memcpy(reply, out, olen);
+		rlen = olen;
+		ret = auth_cmd(w, nvme_fabrics_type_auth_send, out,
+			       (uint32_t)olen, 0);
+	}
+	if (!ret)
+		ret = auth_cmd(w, nvme_fabrics_type_auth_receive, in,
+			       sizeof(in), 0);
+	if (!ret) {
+		r = nvme_auth_host_step_success1(&x, in, sizeof(in), out,
+						 sizeof(out), &olen);
+		if (r || olen)
+			ret = fail(W_ERR, "host step (success1): %d, %zu", r,
+				   olen);
+	}
+	nvme_auth_exch_clear(&x);
+	if (!ret)
+		ret = ctx(wc_enable(w), "enable after authenticating");
+	/* re-authentication on the authenticated queue, as a host may ask */
+	if (!ret)
+		ret = ctx(wc_authenticate(w, cfg, &x, &r), "re-authentication");
+	nvme_auth_exch_clear(&x);
+	if (!ret && r)
+		ret = fail(W_ERR, "re-authentication failed: %s",
+			   nvme_auth_failure_str((uint8_t)r));
+	if (!ret) {
+		uint8_t id[4096];
+
+		ret = ctx(identify(w, NVME_ID_CNS_CTRL, 0, id),
+			  "after re-authentication");
+	}
+	if (ret)
+		return ret;
+
+	/* replay: a new admin queue, its own Negotiate, the old Reply */
+	ret = auth_connect(&c2, HOST_AUTH, &atr);
+	nvme_auth_exch_init(&x, cfg);
+	if (!ret)
+		ret = nvme_auth_host_start(&x, 77, out, sizeof(out), &olen);
+	if (!ret)
+		ret = auth_cmd(&c2.admin, nvme_fabrics_type_auth_send, out,
+			       (uint32_t)olen, 0);
+	if (!ret)
+		ret = auth_cmd(&c2.admin, nvme_fabrics_type_auth_receive, in,
+			       sizeof(in), 0);
+	if (!ret)
+		ret = auth_cmd(&c2.admin, nvme_fabrics_type_auth_send, reply,
+			       (uint32_t)rlen, 0);
+	if (!ret)
+		ret = auth_cmd(&c2.admin, nvme_fabrics_type_auth_receive, in,
+			       sizeof(in), 0);
+	if (!ret) {
+		uint16_t t_id;
+		uint8_t reason;
+
+		if (nvme_auth_failure_decode(in, sizeof(in),
+					     NVME_AUTH_ID_FAILURE1, &t_id,
+					     &reason) ||
+		    reason != NVME_AUTH_FAIL_FAILED)
+			ret = fail(W_ERR, "the replayed Reply was not failed");
+	}
+	if (!ret)
+		ret = ctx(wc_expect_eof(&c2.admin), "after the replay");
+	nvme_auth_exch_clear(&x);
+	ctrl_close(&c2);
+	return ret;
+}
+
+/* Admin Connect as host; the ATR bit of DW0 in *atr. */
+static int auth_connect(struct ctrl *x, const char *host, bool *atr)
+{
+	struct nvme_completion cqe;
+	int ret;
+
+	ctrl_init(x);
+	ret = wc_open(&x->admin, port);
+	if (!ret)
+		ret = wc_ic(&x->admin, 0);
+	x->admin.incap_max = 8192;
+	if (!ret)
+		ret = wc_connect(&x->admin, SUBNQN, host, 0,
+				 NVME_CNTLID_DYNAMIC, 31, 0, &cqe);
+	if (ret)
+		return ctx(ret, "admin queue");
+	if (cqe_status(&cqe))
+		return fail(W_ERR, "admin Connect: status %#x",
+			    cqe_status(&cqe));
+	x->cntlid = le16_to_cpu(cqe.result.u16);
+	*atr = le32_to_cpu(cqe.result.u32) & NVME_CONNECT_AUTHREQ_ATR;
+	return 0;
+}
+
+static void scenario_auth(void)
+{
+	struct nvme_auth_key key, ckey, bad;
+	struct nvme_auth_cfg cfg = { .hostnqn = HOST_AUTH, .subnqn = SUBNQN };
+	struct nvme_auth_exch x;
+	struct ctrl c;
+	uint8_t wbuf[4096], rbuf[4096];
+	char e[160];
+	bool atr = false;
+	int reason = 0, ret;
+	uint16_t st;
+
+	if (nvme_auth_key_parse(AUTH_KEY, &key, e, sizeof(e)) ||
+	    nvme_auth_key_parse(AUTH_CTRL_KEY, &ckey, e, sizeof(e)) ||
+	    nvme_auth_key_parse(AUTH_BAD_KEY, &bad, e, sizeof(e))) {
+		tap("K: the test's secrets parse", fail(W_ERR, "%s", e));
+		return;
+	}
+	cfg.host_key = &key;
+	cfg.ctrl_key = &ckey;
+
+	ret = auth_connect(&c, HOST_AUTH, &atr);
+	if (!ret && !atr)
+		ret = fail(W_ERR, "no AUTHREQ.ATR in the Connect response");
+	if (!ret)
+		ret = auth_refused(&c.admin, true);
+	tap("K: a keyed host's admin Connect asks for authentication "
+	    "(AUTHREQ.ATR); Property Get and Identify before it: "
+	    "Authentication Required",
+	    ret);
+
+	/* the host offers sha256 and ffdhe2048 only */
+	cfg.hashes[0] = NVME_AUTH_HASH_SHA256;
+	cfg.nr_hashes = 1;
+	cfg.dhgroups[0] = NVME_AUTH_DHGROUP_2048;
+	cfg.nr_dhgroups = 1;
+	if (!ret)
+		ret = wc_authenticate(&c.admin, &cfg, &x, &reason);
+	if (!ret && reason)
+		ret = fail(W_ERR, "failed: %s%s", nvme_auth_failure_str(reason),
+			   x.peer_failed ? " (Failure1)" : "");
+	if (!ret && (x.hash != NVME_AUTH_HASH_SHA256 ||
+		     x.dhgroup != NVME_AUTH_DHGROUP_2048 || !x.bidirectional))
+		ret = fail(W_ERR, "hash %u group %u bidirectional %d", x.hash,
+			   x.dhgroup, x.bidirectional);
+	nvme_auth_exch_clear(&x);
+	if (!ret)
+		ret = ctx(wc_enable(&c.admin), "enable");
+	if (!ret)
+		ret = ctrl_identify(&c);
+	tap("K: bidirectional DH-HMAC-CHAP (SHA-256, ffdhe2048) on the admin "
+	    "queue: then the controller enables and identifies",
+	    ret);
+
+	if (!ret)
+		ret = ctrl_io(&c, port, 1, 31, 0, HOST_AUTH, &st);
+	if (!ret && st)
+		ret = fail(W_ERR, "I/O Connect: status %#x", st);
+	if (!ret)
+		ret = auth_refused(&c.io[1], false);
+	/* one way this time, sha512 and the null group */
+	cfg.ctrl_key = NULL;
+	cfg.hashes[0] = NVME_AUTH_HASH_SHA512;
+	cfg.dhgroups[0] = NVME_AUTH_DHGROUP_NULL;
+	if (!ret)
+		ret = wc_authenticate(&c.io[1], &cfg, &x, &reason);
+	if (!ret && reason)
+		ret = fail(W_ERR, "failed: %s", nvme_auth_failure_str(reason));
+	nvme_auth_exch_clear(&x);
+	fill(wbuf, sizeof(wbuf), 2323);
+	if (!ret)
+		ret = io_rw(&c, 1, true, 1, 8u << 20, wbuf, sizeof(wbuf),
+			    XFER_AUTO);
+	if (!ret)
+		ret = io_rw(&c, 1, false, 1, 8u << 20, rbuf, sizeof(rbuf),
+			    XFER_AUTO);
+	if (!ret)
+		ret = compare(rbuf, wbuf, sizeof(rbuf), "read back");
+	tap("K: an I/O queue of the keyed host: Read and Write refused before "
+	    "it authenticates (one way, SHA-512, null group), then a write "
+	    "reads back",
+	    ret);
+	ctrl_close(&c);
+
+	/* the wrong secret: Failure1 "failed", then the queue closes */
+	cfg.host_key = &bad;
+	ret = auth_connect(&c, HOST_AUTH, &atr);
+	if (!ret)
+		ret = wc_authenticate(&c.admin, &cfg, &x, &reason);
+	if (!ret && (reason != NVME_AUTH_FAIL_FAILED || !x.peer_failed))
+		ret = fail(W_ERR, "reason %d (%s), from the target %d", reason,
+			   nvme_auth_failure_str((uint8_t)reason),
+			   x.peer_failed);
+	nvme_auth_exch_clear(&x);
+	if (!ret)
+		ret = ctx(wc_expect_eof(&c.admin), "after Failure1");
+	tap("K: a wrong host secret gets AUTH_Failure1 (authentication "
+	    "failed) and the queue closed",
+	    ret);
+	ctrl_close(&c);
+
+	/* the host expects another controller secret: it refuses the
+	 * target's R2 with Failure2, and the target closes */
+	cfg.host_key = &key;
+	cfg.ctrl_key = &bad;
+	ret = auth_connect(&c, HOST_AUTH, &atr);
+	if (!ret)
+		ret = wc_authenticate(&c.admin, &cfg, &x, &reason);
+	if (!ret && (reason != NVME_AUTH_FAIL_FAILED || x.peer_failed))
+		ret = fail(W_ERR, "reason %d, from the target %d", reason,
+			   x.peer_failed);
+	nvme_auth_exch_clear(&x);
+	if (!ret)
+		ret = ctx(wc_expect_eof(&c.admin), "after Failure2");
+	tap("K: a controller that fails the host's check (its R2) gets "
+	    "AUTH_Failure2, and the queue closes",
+	    ret);
+	ctrl_close(&c);
+
+	/* commands in the middle of the exchange, a Receive with nothing to
+	 * receive, another protocol: refused; then a Reply replayed into a
+	 * later exchange fails */
+	cfg.host_key = &key;
+	cfg.ctrl_key = NULL;
+	ret = auth_connect(&c, HOST_AUTH, &atr);
+	if (!ret)
+		ret = auth_midway(&c.admin, &cfg);
+	tap("K: during the exchange: Identify and Property Get refused "
+	    "(Authentication Required), a Receive with nothing pending "
+	    "(Command Sequence Error), a Send with another SECP (Invalid "
+	    "Field); the exchange then completes, re-authentication too; a "
+	    "Reply replayed on a new queue gets Failure1",
+	    ret);
+	ctrl_close(&c);
+
+	/* a host with no key: never asked, and Authentication Send is not
+	 * for it */
+	ret = auth_connect(&c, HOST_OK, &atr);
+	if (!ret && atr)
+		ret = fail(W_ERR, "AUTHREQ.ATR for a host without a key");
+	if (!ret) {
+		uint8_t msg[72] = { 0 };
+
+		ret = auth_cmd(&c.admin, nvme_fabrics_type_auth_send, msg,
+			       sizeof(msg),
+			       NVME_SC_INVALID_OPCODE | NVME_SC_DNR);
+	}
+	tap("K: a host without a key is not asked to authenticate; "
+	    "Authentication Send from it: Invalid Opcode",
+	    ret);
+	ctrl_close(&c);
+	nvme_auth_key_clear(&key);
+	nvme_auth_key_clear(&ckey);
+	nvme_auth_key_clear(&bad);
 }
 
 /* ---- Scenario A: the happy path ---------------------------------------- */
@@ -2847,6 +3272,7 @@ int main(int argc, char **argv)
 	tap("J: KATO expired before the host's shutdown: the I/O queue "
 	    "closes, the admin queue answers the shutdown, then closes",
 	    ka_then_shutdown());
+	scenario_auth();
 	tap("G: --config FILE (nvmetcli JSON): connect as the allowed host, "
 	    "model/serial/uuid from the file, write and read back",
 	    config_target());

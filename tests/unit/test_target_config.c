@@ -831,6 +831,43 @@ static void test_minimal_defaults(void **state)
 	"'traddr':'127.0.0.1','trsvcid':'4420'}}]"
 #define SUB(body) "'subsystems':[{'nqn':'nqn.2024-01.io.mqblk:a'" body "}]"
 #define NS(body) SUB(",'namespaces':[" body "]")
+/* a DHHC-1 secret: bytes 0..31 untransformed, and its CRC */
+#define KEY32 "DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:"
+#define KEY48 \
+	"DHHC-1:02:lVCFqdfo0VZ/tRLHd10ixuXcppe/O0Enmuq7sXAFP5j0lnd3GU2zJVZBIWtrRQuQ9gVKLA==:"
+
+/* nvmetcli's hosts[].dhchap: the keyed host's secrets reach the
+ * subsystem that allows it; the other host has none; nvmet's defaults. */
+static void test_json_dhchap(void **state)
+{
+	struct tgt t;
+	const struct tgt_host *h;
+
+	load_ok(&t,
+		q("{" PORT ",'hosts':[{'nqn':'nqn.h1','dhchap':{'key':'" KEY32
+		  "','ctrl_key':'" KEY48 "','hash':'hmac(sha512)',"
+		  "'dhgroup':'ffdhe3072,null'}},{'nqn':'nqn.h2','dhchap':"
+		  "{'key':'','ctrl_key':'','hash':'hmac(sha256)',"
+		  "'dhgroup':'null'}}]," SUB(",'allowed_hosts':['nqn.h1',"
+					     "'nqn.h2']") "}"));
+	h = tgt_host_find(t.subsys[0], "nqn.h1");
+	assert_non_null(h);
+	assert_int_equal(h->key.len, 32);
+	assert_int_equal(h->key.data[31], 31);
+	assert_int_equal(h->ctrl_key.len, 48);
+	assert_int_equal(h->ctrl_key.hash, 2);
+	assert_int_equal(h->nr_hashes, 1);
+	assert_int_equal(h->hashes[0], NVME_AUTH_HASH_SHA512);
+	assert_int_equal(h->nr_dhgroups, 2);
+	assert_int_equal(h->dhgroups[0], NVME_AUTH_DHGROUP_3072);
+	assert_int_equal(h->dhgroups[1], NVME_AUTH_DHGROUP_NULL);
+	h = tgt_host_find(t.subsys[0], "nqn.h2");
+	assert_non_null(h);
+	assert_int_equal(h->key.len, 0);
+	assert_int_equal(h->ctrl_key.len, 0);
+	assert_null(tgt_host_find(t.subsys[0], "nqn.h3"));
+	tgt_config_free(&t);
+}
 
 static void test_refusals(void **state)
 {
@@ -964,11 +1001,21 @@ static void test_refusals(void **state)
 		 "hosts[2].nqn: host \"nqn.h1\" defined twice");
 	load_bad(q("{" PORT ",'hosts':[{'nqn':'nqn.h1','dhchap':{'key':"
 		   "'DHHC-1:00:abcd:'}}]}"),
-		 "hosts[0].dhchap.key: DH-HMAC-CHAP authentication is not "
-		 "supported");
+		 "hosts[0].dhchap.key: DH-HMAC-CHAP secret: 3 bytes of key "
+		 "and CRC");
 	load_bad(q("{" PORT ",'hosts':[{'nqn':'nqn.h1','dhchap':{'key':'',"
-		   "'ctrl_key':'DHHC-1:00:abcd:'}}]}"),
-		 "hosts[0].dhchap.ctrl_key: DH-HMAC-CHAP");
+		   "'ctrl_key':'" KEY32 "'}}]}"),
+		 "hosts[0].dhchap.ctrl_key: a controller key without a host "
+		 "key");
+	load_bad(q("{" PORT ",'hosts':[{'nqn':'nqn.h1','dhchap':{'key':'" KEY32
+		   "','dhgroup':'ffdhe1024'}}]}"),
+		 "hosts[0].dhchap.dhgroup: unknown DH group \"ffdhe1024\"");
+	load_bad(q("{" PORT ",'hosts':[{'nqn':'nqn.h1','dhchap':{'key':'" KEY32
+		   "','hash':'hmac(md5)'}}]}"),
+		 "hosts[0].dhchap.hash: unknown hash \"hmac(md5)\"");
+	load_bad(q("{" PORT
+		   ",'hosts':[{'nqn':'nqn.h1','dhchap':{'keys':''}}]}"),
+		 "hosts[0].dhchap: unknown key \"keys\"");
 	load_bad(q("{" PORT ",'hosts':[{'name':'nqn.h1'}]}"),
 		 "hosts[0]: unknown key \"name\"");
 	load_bad(q("{" PORT ",'hosts':[{}]}"), "hosts[0]: missing \"nqn\"");
@@ -1188,6 +1235,46 @@ static void args_bad(const char *line, const char *want)
 	if (!strstr(err, want))
 		fail_msg("error '%s' lacks '%s'", err, want);
 	assert_null(strchr(err, '\n'));
+}
+
+/* --dhchap-* after the --allow-host they are for */
+static void test_args_dhchap(void **state)
+{
+	struct tgt t;
+	const struct tgt_host *h;
+
+	args_ok(&t, "target --listen 127.0.0.1:4420 --nqn nqn.2024-01.x:y "
+		    "--ns null:size=1m --allow-host nqn.h0 --allow-host nqn.h1 "
+		    "--dhchap-key " KEY32 " --dhchap-hash sha384,sha256 "
+		    "--dhchap-dhgroup ffdhe2048");
+	assert_int_equal(tgt_host_find(t.subsys[0], "nqn.h0")->key.len, 0);
+	h = tgt_host_find(t.subsys[0], "nqn.h1");
+	assert_int_equal(h->key.len, 32);
+	assert_int_equal(h->ctrl_key.len, 0);
+	assert_int_equal(h->nr_hashes, 2);
+	assert_int_equal(h->hashes[0], NVME_AUTH_HASH_SHA384);
+	assert_int_equal(h->dhgroups[0], NVME_AUTH_DHGROUP_2048);
+	assert_int_equal(h->nr_dhgroups, 1);
+	tgt_config_free(&t);
+	args_bad("target --listen 127.0.0.1:4420 --nqn nqn.2024-01.x:y --ns a "
+		 "--dhchap-key " KEY32 " --allow-host nqn.h1",
+		 "--dhchap-key must follow the --allow-host it is for");
+	args_bad("target --listen 127.0.0.1:4420 --nqn nqn.2024-01.x:y --ns a "
+		 "--allow-host nqn.h1 --dhchap-key " KEY32
+		 " --dhchap-key " KEY32,
+		 "--dhchap-key given twice for host nqn.h1");
+	args_bad("target --listen 127.0.0.1:4420 --nqn nqn.2024-01.x:y --ns a "
+		 "--allow-host nqn.h1 --dhchap-key DHHC-1:00:AAAA:",
+		 "--dhchap-key (host nqn.h1): DH-HMAC-CHAP secret: 3 bytes");
+	args_bad("target --listen 127.0.0.1:4420 --nqn nqn.2024-01.x:y --ns a "
+		 "--allow-host nqn.h1 --dhchap-ctrl-key " KEY32,
+		 "without its --dhchap-key");
+	args_bad("target --listen 127.0.0.1:4420 --nqn nqn.2024-01.x:y --ns a "
+		 "--allow-host nqn.h1 --dhchap-key " KEY32
+		 " --dhchap-hash sha256,sha256",
+		 "hash \"sha256\" listed twice");
+	args_bad("target --config x.json --dhchap-key " KEY32,
+		 "--dhchap-key must follow");
 }
 
 /* The form, as typed. */
@@ -1797,6 +1884,8 @@ int main(void)
 		cmocka_unit_test(test_args_ana),
 		cmocka_unit_test(test_json_ana),
 		cmocka_unit_test(test_ctl_lines),
+		cmocka_unit_test(test_json_dhchap),
+		cmocka_unit_test(test_args_dhchap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,7 @@
 
 #include <mqblk/driver.h>
 
+#include "nvme/auth.h"
 #include "nvme/nvme.h"
 
 #define NVMF_ADMIN_DEPTH 32
@@ -78,6 +79,9 @@ struct nvmf_ctrl {
 	char subnqn[NVME_NQN_SIZE];
 	char hostnqn[NVME_NQN_SIZE];
 	uint8_t hostid[16];
+	/* DH-HMAC-CHAP (dhchap_secret=, dhchap_ctrl_secret=): len 0 none.
+	 * Used on every queue whose Connect answers AUTHREQ.ATR. */
+	struct nvme_auth_key dhchap_key, dhchap_ctrl_key;
 	bool discovery; /* a discovery controller: admin queue only */
 	bool enabled; /* CC.EN was set: shut it down (CC.SHN) at exit */
 	unsigned want_queues;

@@ -114,6 +114,111 @@ static const char *connect_ipo_name(uint32_t result)
 	return " (invalid parameter)";
 }
 
+/* One Authentication Send (msg, len bytes) or Receive (into msg, up to
+ * NVME_AUTH_MAX_MSG): 0, -errno, or -EPROTO for a status. */
+static int auth_cmd(struct nvmf_ctrl *d, struct nvmf_sock *s, bool send,
+		    void *msg, uint32_t len)
+{
+	union nvme_command cmd;
+	struct nvmf_auth_command *a = (struct nvmf_auth_command *)&cmd;
+	struct nvme_completion cqe;
+	int ret;
+
+	memset(&cmd, 0, sizeof(cmd));
+	a->opcode = nvme_fabrics_command;
+	a->fctype = send ? nvme_fabrics_type_auth_send :
+			   nvme_fabrics_type_auth_receive;
+	a->secp = NVME_AUTH_SECP;
+	a->spsp0 = NVME_AUTH_SPSP0;
+	a->spsp1 = NVME_AUTH_SPSP1;
+	a->tl_al = cpu_to_le32(len);
+	if (!send)
+		memset(msg, 0, len);
+	ret = nvmf_sync_cmd(d, s, &cmd, msg, len, send, &cqe);
+	if (ret)
+		return ret;
+	return (nvme_cqe_status(&cqe) & 0x7ff) ? -EPROTO : 0;
+}
+
+/*
+ * DH-HMAC-CHAP on queue qid after its Connect asked for it (AUTHREQ):
+ * Negotiate, Challenge, Reply, Success1 (and Success2 when we check the
+ * controller too). 0, or -EACCES with the reason in err.
+ */
+static int nvmf_authenticate(struct nvmf_ctrl *d, struct nvmf_sock *s,
+			     uint16_t qid, char *err, size_t errlen)
+{
+	struct nvme_auth_cfg cfg = {
+		.hostnqn = d->hostnqn,
+		.subnqn = d->subnqn,
+		.host_key = &d->dhchap_key,
+		.ctrl_key = &d->dhchap_ctrl_key,
+	};
+	struct nvme_auth_exch x;
+	uint8_t *out = malloc(NVME_AUTH_MAX_MSG),
+		*in = malloc(NVME_AUTH_MAX_MSG);
+	const char *step = "Negotiate";
+	size_t olen = 0;
+	int ret;
+
+	nvme_auth_exch_init(&x, &cfg);
+	if (!out || !in) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = nvme_auth_host_start(&x, (uint16_t)(qid + 1), out,
+				   NVME_AUTH_MAX_MSG, &olen);
+	if (!ret)
+		ret = auth_cmd(d, s, true, out, (uint32_t)olen);
+	if (!ret)
+		ret = auth_cmd(d, s, false, in, NVME_AUTH_MAX_MSG);
+	if (ret)
+		goto out;
+	step = "Reply";
+	ret = nvme_auth_host_step_challenge(&x, in, NVME_AUTH_MAX_MSG, out,
+					    NVME_AUTH_MAX_MSG, &olen);
+	if (ret)
+		goto out;
+	ret = auth_cmd(d, s, true, out, (uint32_t)olen);
+	if (!ret)
+		ret = auth_cmd(d, s, false, in, NVME_AUTH_MAX_MSG);
+	if (ret)
+		goto out;
+	step = "Success1";
+	ret = nvme_auth_host_step_success1(&x, in, NVME_AUTH_MAX_MSG, out,
+					   NVME_AUTH_MAX_MSG, &olen);
+	if (!ret && olen) {
+		step = "Success2";
+		ret = auth_cmd(d, s, true, out, (uint32_t)olen);
+	}
+out:
+	if (ret > 0) {
+		/* ours goes in Failure2; the controller's came in Failure1 */
+		if (olen && !x.peer_failed)
+			auth_cmd(d, s, true, out, (uint32_t)olen);
+		nvmf_err(err, errlen,
+			 "nvme-%s: %s:%s: DH-HMAC-CHAP (qid %u) failed: %s "
+			 "(%s)",
+			 d->ops->name, d->host, d->port, qid,
+			 nvme_auth_failure_str((uint8_t)ret),
+			 x.peer_failed ?
+				 "AUTH_Failure1 from the controller" :
+				 "this host refused the controller's message");
+		ret = -EACCES;
+	} else if (ret) {
+		nvmf_err(err, errlen,
+			 "nvme-%s: %s:%s: DH-HMAC-CHAP (qid %u) at %s: %s",
+			 d->ops->name, d->host, d->port, qid, step,
+			 ret == -EPROTO ? "the controller refused the command" :
+					  strerror(-ret));
+		ret = -EACCES;
+	}
+	nvme_auth_exch_clear(&x);
+	free(out);
+	free(in);
+	return ret;
+}
+
 int nvmf_connect(struct nvmf_ctrl *d, struct nvmf_sock *s, uint16_t qid,
 		 uint16_t sqsize, uint16_t *cntlid, char *err, size_t errlen)
 {
@@ -160,6 +265,18 @@ int nvmf_connect(struct nvmf_ctrl *d, struct nvmf_sock *s, uint16_t qid,
 	}
 	if (!qid)
 		*cntlid = le16_to_cpu(cqe.result.u16);
+	if (le32_to_cpu(cqe.result.u32) & NVME_CONNECT_AUTHREQ_ATR) {
+		if (!d->dhchap_key.len) {
+			nvmf_err(err, errlen,
+				 "nvme-%s: %s:%s: %s requires DH-HMAC-CHAP "
+				 "authentication (qid %u): give "
+				 "dhchap_secret=",
+				 d->ops->name, d->host, d->port, d->subnqn,
+				 qid);
+			return -EACCES;
+		}
+		return nvmf_authenticate(d, s, qid, err, errlen);
+	}
 	return 0;
 }
 
@@ -389,6 +506,8 @@ void nvmf_exit(struct mqblk_dev *dev)
 	free(d->queues);
 	if (d->ops->ctrl_free)
 		d->ops->ctrl_free(d);
+	nvme_auth_key_clear(&d->dhchap_key);
+	nvme_auth_key_clear(&d->dhchap_ctrl_key);
 	free(d);
 }
 

@@ -3,7 +3,8 @@
  * The fabrics host's URI: nvme-TRANSPORT://HOST:PORT/SUBNQN?key=value&...
  * with the keys every transport shares (nr_io_queues, queue_size, kato,
  * reconnect_delay, ctrl_loss_tmo, nsid, stall_ms, multipath, discovery,
- * hostnqn, hostid), as nvme-cli's connect options; a key the core does
+ * hostnqn, hostid, dhchap_secret, dhchap_ctrl_secret), as nvme-cli's
+ * connect options; a key the core does
  * not know is the transport's (hdr_digest, data_digest for TCP), and a
  * key no one takes is refused by the core's URI check.
  */
@@ -211,6 +212,19 @@ int nvmf_parse_params(struct nvmf_ctrl *d, struct mqblk_params *params,
 				return -EINVAL;
 			}
 			snprintf(d->hostnqn, sizeof(d->hostnqn), "%s", p->val);
+		} else if (!strcmp(p->key, "dhchap_secret") ||
+			   !strcmp(p->key, "dhchap_ctrl_secret")) {
+			bool ctrl = p->key[7] == 'c';
+			char why[160];
+
+			p->used = true;
+			if (nvme_auth_key_load(p->val,
+					       ctrl ? &d->dhchap_ctrl_key :
+						      &d->dhchap_key,
+					       why, sizeof(why))) {
+				nvmf_err(err, errlen, "%s: %s", p->key, why);
+				return -EINVAL;
+			}
 		} else if (!strcmp(p->key, "hostid")) {
 			p->used = true;
 			if (parse_uuid(p->val, d->hostid)) {
@@ -243,6 +257,12 @@ int nvmf_parse_params(struct nvmf_ctrl *d, struct mqblk_params *params,
 	}
 	if (!d->subnqn[0]) {
 		nvmf_err(err, errlen, "nvme-%s URI: no address", d->ops->name);
+		return -EINVAL;
+	}
+	if (d->dhchap_ctrl_key.len && !d->dhchap_key.len) {
+		nvmf_err(err, errlen,
+			 "dhchap_ctrl_secret without dhchap_secret: the host "
+			 "must have its own secret to authenticate");
 		return -EINVAL;
 	}
 	if (!have_discovery)

@@ -41,6 +41,10 @@ enum opt_id {
 	OPT_RDMA_SIGNAL_EVERY,
 	OPT_RDMA_CQ_MODERATION,
 	OPT_RDMA_SRQ,
+	OPT_DHCHAP_KEY,
+	OPT_DHCHAP_CTRL_KEY,
+	OPT_DHCHAP_HASH,
+	OPT_DHCHAP_DHGROUP,
 	OPT_HELP,
 };
 
@@ -77,6 +81,10 @@ static const struct opt opts[] = {
 	{ "rdma-signal-every", 0, true, false, OPT_RDMA_SIGNAL_EVERY },
 	{ "rdma-cq-moderation", 0, true, false, OPT_RDMA_CQ_MODERATION },
 	{ "rdma-srq", 0, false, false, OPT_RDMA_SRQ },
+	{ "dhchap-key", 0, true, true, OPT_DHCHAP_KEY },
+	{ "dhchap-ctrl-key", 0, true, true, OPT_DHCHAP_CTRL_KEY },
+	{ "dhchap-hash", 0, true, true, OPT_DHCHAP_HASH },
+	{ "dhchap-dhgroup", 0, true, true, OPT_DHCHAP_DHGROUP },
 	{ "help", 'h', false, true, OPT_HELP },
 };
 
@@ -124,6 +132,19 @@ static void usage(FILE *f)
 		"change\n"
 		"  --allow-host HOSTNQN   a host that may connect (repeat for "
 		"more)\n"
+		"  --dhchap-key KEY       the last --allow-host must "
+		"authenticate (DH-HMAC-CHAP)\n"
+		"                         with this DHHC-1 secret (nvme "
+		"gen-dhchap-key's),\n"
+		"                         or @FILE holding it (mode 600)\n"
+		"  --dhchap-ctrl-key KEY  ... and the target proves itself "
+		"with this one\n"
+		"  --dhchap-hash LIST     its hashes, in order of preference: "
+		"sha256, sha384,\n"
+		"                         sha512 (default sha256, nvmet's)\n"
+		"  --dhchap-dhgroup LIST  its DH groups: null, ffdhe2048, "
+		"3072, 4096, 6144,\n"
+		"                         8192 (default null, nvmet's)\n"
 		"  --allow-any-host       any host may connect\n"
 		"  --discovery-port PORT  also listen on PORT (same address) "
 		"for discovery only\n"
@@ -215,6 +236,8 @@ struct args {
 	unsigned nr_ns;
 	const char **hosts; /* --allow-host values */
 	unsigned nr_hosts;
+	/* per --allow-host: --dhchap-key, -ctrl-key, -hash, -dhgroup */
+	const char *(*dhchap)[4];
 	const char **listens; /* --listen values, in order */
 	unsigned nr_listens;
 	const char **ana_groups; /* --ana-group values */
@@ -302,10 +325,12 @@ static int scan_args(int argc, char **argv, struct args *a, char *err,
 
 	a->ns = calloc((size_t)argc, sizeof(*a->ns));
 	a->hosts = calloc((size_t)argc, sizeof(*a->hosts));
+	a->dhchap = calloc((size_t)argc, sizeof(*a->dhchap));
 	a->listens = calloc((size_t)argc, sizeof(*a->listens));
 	a->ana_groups = calloc((size_t)argc, sizeof(*a->ana_groups));
 	a->anas = calloc((size_t)argc, sizeof(*a->anas));
-	if (!a->ns || !a->hosts || !a->listens || !a->ana_groups || !a->anas)
+	if (!a->ns || !a->hosts || !a->listens || !a->ana_groups || !a->anas ||
+	    !a->dhchap)
 		return tgt_err(err, errlen, "out of memory");
 
 	shortopts[s++] = '+';
@@ -341,7 +366,25 @@ static int scan_args(int argc, char **argv, struct args *a, char *err,
 			a->ns[a->nr_ns++] = optarg;
 		else if (o->id == OPT_ALLOW_HOST)
 			a->hosts[a->nr_hosts++] = optarg;
-		else if (o->id == OPT_LISTEN)
+		else if (o->id >= OPT_DHCHAP_KEY &&
+			 o->id <= OPT_DHCHAP_DHGROUP) {
+			/* each applies to the --allow-host before it */
+			const char **slot;
+
+			if (!a->nr_hosts)
+				return tgt_err(err, errlen,
+					       "--%s must follow the "
+					       "--allow-host it is for",
+					       o->name);
+			slot = &a->dhchap[a->nr_hosts - 1]
+					 [o->id - OPT_DHCHAP_KEY];
+			if (*slot)
+				return tgt_err(err, errlen,
+					       "--%s given twice for host %s",
+					       o->name,
+					       a->hosts[a->nr_hosts - 1]);
+			*slot = optarg;
+		} else if (o->id == OPT_LISTEN)
 			a->listens[a->nr_listens++] = optarg;
 		else if (o->id == OPT_ANA_GROUP)
 			a->ana_groups[a->nr_ana_groups++] = optarg;
@@ -544,6 +587,41 @@ static int parse_ana_arg(struct tgt *t, const char *arg, char *err,
 	return 0;
 }
 
+/* A host's --dhchap-* values (v: key, ctrl key, hashes, groups; NULL
+ * when not given) into h; one-line reasons never hold the secrets. */
+static int host_auth_args(struct tgt_host *h, const char *const v[4], char *err,
+			  size_t errlen)
+{
+	static const char *const names[] = { "dhchap-key", "dhchap-ctrl-key",
+					     "dhchap-hash", "dhchap-dhgroup" };
+	char why[160];
+	int k, ret;
+
+	tgt_cfg_host_auth_defaults(h);
+	for (k = 0; k < 4; k++) {
+		if (!v[k])
+			continue;
+		if (k < 2)
+			ret = nvme_auth_key_load(v[k],
+						 k ? &h->ctrl_key : &h->key,
+						 why, sizeof(why));
+		else
+			ret = tgt_cfg_auth_list(
+				v[k], k == 2, k == 2 ? h->hashes : h->dhgroups,
+				k == 2 ? &h->nr_hashes : &h->nr_dhgroups, why,
+				sizeof(why));
+		if (ret)
+			return tgt_err(err, errlen, "--%s (host %s): %s",
+				       names[k], h->nqn, why);
+	}
+	if (!h->key.len && (v[1] || v[2] || v[3]))
+		return tgt_err(err, errlen,
+			       "--dhchap-ctrl-key/-hash/-dhgroup for host %s "
+			       "without its --dhchap-key",
+			       h->nqn);
+	return 0;
+}
+
 /* --listen / --nqn / --ns / --allow-* into t. */
 static int build_from_args(struct tgt *t, const struct args *a, char *err,
 			   size_t errlen)
@@ -619,6 +697,8 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 		snprintf(s->hosts[i].nqn, sizeof(s->hosts[i].nqn), "%s",
 			 a->hosts[i]);
 		s->nr_hosts++;
+		if (host_auth_args(&s->hosts[i], a->dhchap[i], err, errlen))
+			return -1;
 	}
 
 	s->ns = calloc(a->nr_ns, sizeof(*s->ns));
@@ -880,6 +960,10 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 			OPT_NS,
 			OPT_ALLOW_HOST,
 			OPT_ALLOW_ANY_HOST,
+			OPT_DHCHAP_KEY,
+			OPT_DHCHAP_CTRL_KEY,
+			OPT_DHCHAP_HASH,
+			OPT_DHCHAP_DHGROUP,
 			OPT_DISCOVERY_PORT,
 			OPT_INLINE_DATA_SIZE,
 			OPT_MAX_QUEUE_SIZE,
@@ -908,6 +992,7 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 out:
 	free(a.ns);
 	free(a.hosts);
+	free(a.dhchap);
 	free(a.listens);
 	free(a.ana_groups);
 	free(a.anas);

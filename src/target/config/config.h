@@ -70,6 +70,14 @@ bool tgt_cfg_is_disc_nqn(const struct tgt *t, const char *nqn);
 /* Decimal digits only, no sign, no spaces, value <= max: 0 or -1. */
 int tgt_cfg_parse_dec(const char *s, size_t len, uint64_t max, uint64_t *out);
 
+/* nvmet's DH-HMAC-CHAP defaults for a host: hmac(sha256), group null. */
+void tgt_cfg_host_auth_defaults(struct tgt_host *h);
+
+/* "sha256,sha384" (hashes, nvmet's "hmac(sha256)" too) or
+ * "null,ffdhe2048" into ids: 0, or -1 with a one-line reason. */
+int tgt_cfg_auth_list(const char *s, bool hashes, uint8_t *ids, uint8_t *nr,
+		      char *err, size_t errlen);
+
 /* One address family, address and service. */
 bool tgt_cfg_same_addr(const struct tgt_port *a, const struct tgt_port *b);
 

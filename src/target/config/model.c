@@ -150,6 +150,10 @@ static void subsys_free(struct tgt_subsys *s)
 	for (i = 0; i < s->nr_ns; i++)
 		free(s->ns[i].uri);
 	free(s->ns);
+	for (i = 0; i < s->nr_hosts; i++) {
+		nvme_auth_key_clear(&s->hosts[i].key);
+		nvme_auth_key_clear(&s->hosts[i].ctrl_key);
+	}
 	free(s->hosts);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -247,6 +251,68 @@ struct tgt_ns *tgt_subsys_ns(struct tgt_subsys *s, uint32_t nsid)
 			hi = mid;
 	}
 	return NULL;
+}
+
+const struct tgt_host *tgt_host_find(const struct tgt_subsys *s,
+				     const char *hostnqn)
+{
+	unsigned i;
+
+	if (!s || !hostnqn || s->discovery)
+		return NULL;
+	for (i = 0; i < s->nr_hosts; i++)
+		if (!strcmp(s->hosts[i].nqn, hostnqn))
+			return &s->hosts[i];
+	return NULL;
+}
+
+void tgt_cfg_host_auth_defaults(struct tgt_host *h)
+{
+	h->hashes[0] = NVME_AUTH_HASH_SHA256;
+	h->nr_hashes = 1;
+	h->dhgroups[0] = NVME_AUTH_DHGROUP_NULL;
+	h->nr_dhgroups = 1;
+}
+
+int tgt_cfg_auth_list(const char *s, bool hashes, uint8_t *ids, uint8_t *nr,
+		      char *err, size_t errlen)
+{
+	const char *what = hashes ? "hash" : "DH group";
+	char name[32];
+	size_t len;
+	int id;
+
+	*nr = 0;
+	for (;;) {
+		len = strcspn(s, ",");
+		if (!len || len >= sizeof(name))
+			return tgt_err(err, errlen,
+				       "empty or overlong %s name in the list",
+				       what);
+		memcpy(name, s, len);
+		name[len] = '\0';
+		id = hashes ? nvme_auth_hash_from_name(name) :
+			      nvme_auth_dhgroup_from_name(name);
+		if (id < 0)
+			return tgt_err(err, errlen,
+				       hashes ?
+					       "unknown hash \"%s\" (sha256, "
+					       "sha384 or sha512)" :
+					       "unknown DH group \"%s\" (null, "
+					       "ffdhe2048, 3072, 4096, 6144 or "
+					       "8192)",
+				       name);
+		for (uint8_t i = 0; i < *nr; i++)
+			if (ids[i] == id)
+				return tgt_err(err, errlen,
+					       "%s \"%s\" listed "
+					       "twice",
+					       what, name);
+		ids[(*nr)++] = (uint8_t)id;
+		if (!s[len])
+			return 0;
+		s += len + 1;
+	}
 }
 
 bool tgt_host_allowed(const struct tgt_subsys *s, const char *hostnqn)

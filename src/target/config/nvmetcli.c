@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
 #include "nvmetcli.h"
 
 /* "addr" of a port: a listener of a transport we have (the table in
@@ -380,6 +382,7 @@ static int load_root(struct cfg *c, const struct json_object *root)
 					    "subsystems", NULL };
 	struct tgt *t = c->t;
 	struct name_ref *hosts = NULL, *subsys = NULL;
+	struct tgt_host *host_defs = NULL;
 	const struct json_object *v;
 	size_t nr_hosts = 0, i, n, old, dup;
 	int ret = -1;
@@ -401,7 +404,7 @@ static int load_root(struct cfg *c, const struct json_object *root)
 	v = cj_get(root, "hosts");
 	if (v) {
 		old = cfg_push_key(c, "hosts");
-		if (cfg_load_hosts(c, v, &hosts, &nr_hosts))
+		if (cfg_load_hosts(c, v, &hosts, &nr_hosts, &host_defs))
 			goto out;
 		cfg_pop(c, old);
 	}
@@ -429,7 +432,8 @@ static int load_root(struct cfg *c, const struct json_object *root)
 				goto out;
 			}
 			t->subsys[t->nr_subsys++] = s;
-			if (cfg_load_subsys(c, s, cj_at(v, i), hosts, nr_hosts))
+			if (cfg_load_subsys(c, s, cj_at(v, i), hosts, nr_hosts,
+					    host_defs))
 				goto out;
 			subsys[i].name = s->nqn;
 			subsys[i].idx = i;
@@ -478,6 +482,12 @@ static int load_root(struct cfg *c, const struct json_object *root)
 out:
 	free(hosts);
 	free(subsys);
+	if (host_defs) {
+		/* the subsystems hold copies of the secrets they need */
+		OPENSSL_cleanse(host_defs, cj_count(cj_get(root, "hosts")) *
+						   sizeof(*host_defs));
+		free(host_defs);
+	}
 	return ret;
 }
 

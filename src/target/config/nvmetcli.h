@@ -99,13 +99,15 @@ bool cfg_all_zero(const uint8_t *b, size_t n);
 /* The root's "discovery" group (its NQN). */
 int cfg_load_discovery(struct cfg *c, const struct json_object *v);
 
-/* "hosts": refs (malloc'd, sorted) point into the tree. */
+/* "hosts": refs (malloc'd, sorted) point into the tree; defs (malloc'd,
+ * in the array's order: a ref's idx) the hosts with their DH-HMAC-CHAP
+ * secrets, for the caller to clear (nvme_auth_key_clear) and free. */
 int cfg_load_hosts(struct cfg *c, const struct json_object *arr,
-		   struct name_ref **refs, size_t *nr);
+		   struct name_ref **refs, size_t *nr, struct tgt_host **defs);
 
-/* One of "subsystems"; hosts from cfg_load_hosts. */
+/* One of "subsystems"; hosts and defs from cfg_load_hosts. */
 int cfg_load_subsys(struct cfg *c, struct tgt_subsys *s,
 		    const struct json_object *o, const struct name_ref *hosts,
-		    size_t nr_hosts);
+		    size_t nr_hosts, const struct tgt_host *defs);
 
 #endif

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
 #include "nvmetcli.h"
 
 /* "discovery": {"nqn": ...}, the root's attribute group. */
@@ -34,47 +36,79 @@ int cfg_load_discovery(struct cfg *c, const struct json_object *v)
 	return 0;
 }
 
-/* A host's "dhchap" group: nvmetcli dumps it with the secrets unset
- * (configfs reads them back as ""); a set one asks for authentication. */
-static int check_dhchap(struct cfg *c, const struct json_object *dh)
+/* A host's "dhchap" group: "key" and "ctrl_key" in nvme-cli's DHHC-1
+ * form ("" unset: nvmetcli dumps configfs's empty secrets so), "hash"
+ * (nvmet's "hmac(sha256)") and "dhgroup" ("null", "ffdhe2048", ...; a
+ * comma-separated list for more than nvmet's one). A set key asks for
+ * authentication; the secrets are never echoed in a message. */
+static int load_dhchap(struct cfg *c, const struct json_object *dh,
+		       struct tgt_host *h)
 {
-	static const char *const secrets[] = { "key", "ctrl_key" };
+	static const char *const keys[] = { "key", "ctrl_key", "hash",
+					    "dhgroup", NULL };
 	const struct json_object *v;
 	const char *s;
 	size_t k, len, old;
+	char why[160], *copy;
+	int ret;
 
-	if (cfg_want(c, dh, CJ_OBJECT))
+	if (cfg_want(c, dh, CJ_OBJECT) || cfg_check_keys(c, dh, keys))
 		return -1;
-	for (k = 0; k < 2; k++) {
-		v = cj_get(dh, secrets[k]);
+	for (k = 0; k < 4; k++) {
+		v = cj_get(dh, keys[k]);
 		if (!v)
 			continue;
-		old = cfg_push_key(c, secrets[k]);
+		old = cfg_push_key(c, keys[k]);
 		if (cfg_get_str(c, v, 4096, &s, &len))
 			return -1;
-		if (len)
-			return cfg_err(c, "DH-HMAC-CHAP authentication is not "
-					  "supported");
+		if (!len && k < 2) {
+			cfg_pop(c, old);
+			continue;
+		}
+		copy = strndup(s, len);
+		if (!copy)
+			return cfg_err(c, "out of memory");
+		if (k < 2)
+			ret = nvme_auth_key_parse(copy,
+						  k ? &h->ctrl_key : &h->key,
+						  why, sizeof(why));
+		else
+			ret = tgt_cfg_auth_list(
+				copy, k == 2, k == 2 ? h->hashes : h->dhgroups,
+				k == 2 ? &h->nr_hashes : &h->nr_dhgroups, why,
+				sizeof(why));
+		OPENSSL_cleanse(copy, len);
+		free(copy);
+		if (ret)
+			return cfg_err(c, "%s", why);
 		cfg_pop(c, old);
+	}
+	if (h->ctrl_key.len && !h->key.len) {
+		old = cfg_push_key(c, "ctrl_key");
+		return cfg_err(c, "a controller key without a host key "
+				  "(\"key\"): bidirectional authentication "
+				  "needs both");
 	}
 	return 0;
 }
 
 /* "hosts": [{"nqn": ..., "dhchap": {...}}]: refs point into the tree. */
 int cfg_load_hosts(struct cfg *c, const struct json_object *arr,
-		   struct name_ref **refs, size_t *nr)
+		   struct name_ref **refs, size_t *nr, struct tgt_host **defs)
 {
 	static const char *const keys[] = { "nqn", "dhchap", NULL };
 	size_t i, n = cj_count(arr), dup;
 
 	*refs = NULL;
 	*nr = 0;
+	*defs = NULL;
 	if (cfg_want(c, arr, CJ_ARRAY))
 		return -1;
 	if (!n)
 		return 0;
 	*refs = calloc(n, sizeof(**refs));
-	if (!*refs)
+	*defs = calloc(n, sizeof(**defs));
+	if (!*refs || !*defs)
 		return cfg_err(c, "out of memory");
 	for (i = 0; i < n; i++) {
 		const struct json_object *h = cj_at(arr, i), *v, *dh;
@@ -87,10 +121,12 @@ int cfg_load_hosts(struct cfg *c, const struct json_object *arr,
 		if (!v || cfg_get_nqn(c, v, nqn))
 			return -1;
 		cfg_pop(c, o2);
+		snprintf((*defs)[i].nqn, sizeof((*defs)[i].nqn), "%s", nqn);
+		tgt_cfg_host_auth_defaults(&(*defs)[i]);
 		dh = cj_get(h, "dhchap");
 		if (dh) {
 			o2 = cfg_push_key(c, "dhchap");
-			if (check_dhchap(c, dh))
+			if (load_dhchap(c, dh, &(*defs)[i]))
 				return -1;
 			cfg_pop(c, o2);
 		}
@@ -383,7 +419,7 @@ static int load_passthru(struct cfg *c, const struct json_object *arr)
 
 int cfg_load_subsys(struct cfg *c, struct tgt_subsys *s,
 		    const struct json_object *o, const struct name_ref *hosts,
-		    size_t nr_hosts)
+		    size_t nr_hosts, const struct tgt_host *defs)
 {
 	static const char *const keys[] = { "nqn",	  "attr",
 					    "namespaces", "allowed_hosts",
@@ -443,16 +479,20 @@ int cfg_load_subsys(struct cfg *c, struct tgt_subsys *s,
 		for (i = 0; i < n; i++) {
 			struct tgt_host *h = &s->hosts[i];
 			size_t o2 = cfg_push_idx(c, i);
+			const struct name_ref *def;
 
 			if (cfg_get_nqn(c, cj_at(arr, i), h->nqn))
 				goto out_free;
-			if (!cfg_find_name(hosts, nr_hosts, h->nqn)) {
+			def = cfg_find_name(hosts, nr_hosts, h->nqn);
+			if (!def) {
 				cj_quote(q, sizeof(q), h->nqn, strlen(h->nqn));
 				cfg_err(c,
 					"host %s is not defined in \"hosts\"",
 					q);
 				goto out_free;
 			}
+			/* the host's definition, its secrets with it */
+			*h = defs[def->idx];
 			refs[i].name = h->nqn;
 			refs[i].idx = i;
 			s->nr_hosts++;

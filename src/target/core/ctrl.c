@@ -305,6 +305,12 @@ static uint16_t do_connect(struct tgt_queue *q, struct tgt_req *cmd)
 	if (status)
 		return status;
 
+	/* a host with a key authenticates this queue before anything else
+	 * (AUTHREQ.ATR below); the state goes with the queue */
+	if (tgt_auth_queue_init(q, tgt_host_find(s, d.hostnqn), s->nqn)) {
+		q->ops->queue_quiesce(q);
+		return NVME_SC_INTERNAL;
+	}
 	if (q->ops->queue_connected(q, (unsigned)sqsize + 1)) {
 		/* undo: the queue is not the controller's after all */
 		q->ops->queue_quiesce(q);
@@ -319,6 +325,8 @@ static uint16_t do_connect(struct tgt_queue *q, struct tgt_req *cmd)
 	q->connected = true;
 	atomic_store(&q->ctrl->last_ka_ns, now_ns());
 	cmd->result = q->ctrl->cntlid;
+	if (q->auth)
+		cmd->result |= NVME_CONNECT_AUTHREQ_ATR;
 	if (q->t->verbose && qid)
 		tgt_log("ctrl %u: I/O queue %u (depth %u) from %s",
 			q->ctrl->cntlid, qid, q->nr_reqs, q->peer);
@@ -409,6 +417,12 @@ void tgt_fabrics_exec(struct tgt_req *cmd)
 		break;
 	case nvme_fabrics_type_property_get:
 		status = prop_get(q, cmd);
+		break;
+	case nvme_fabrics_type_auth_send:
+		status = tgt_auth_send(cmd);
+		break;
+	case nvme_fabrics_type_auth_receive:
+		status = tgt_auth_receive(cmd);
 		break;
 	default:
 		status = prop_set(q, cmd);

@@ -130,6 +130,9 @@ struct tgt_queue {
 	uint16_t sqhd;
 	bool sqflow_off;
 	bool connected;
+	/* DH-HMAC-CHAP (core/auth.c): set at Connect when the host has a
+	 * key; until it succeeds only Authentication Send/Receive run */
+	struct tgt_auth *auth;
 	/* the transport's command slots, for the core to walk (stalls,
 	 * AERs): nr_reqs of them, req_stride bytes apart from reqs */
 	struct tgt_req *reqs;
@@ -262,6 +265,19 @@ void tgt_queue_tick(struct tgt_queue *q, uint64_t now);
 bool tgt_queue_idle(const struct tgt_queue *q);
 /* Fabrics commands (Connect, Property Get/Set). */
 void tgt_fabrics_exec(struct tgt_req *req);
+
+/* ---- DH-HMAC-CHAP (core/auth.c) ------------------------------------------ */
+
+/* At Connect: q must authenticate when h has a key. 0, or -1 (memory). */
+int tgt_auth_queue_init(struct tgt_queue *q, const struct tgt_host *h,
+			const char *subnqn);
+/* Secrets zeroed, state freed (queue teardown). */
+void tgt_auth_queue_free(struct tgt_queue *q);
+/* q must authenticate and has not (yet, or it failed). */
+bool tgt_auth_pending(const struct tgt_queue *q);
+/* Authentication Send / Receive (fctype 05h / 06h): a status. */
+uint16_t tgt_auth_send(struct tgt_req *req);
+uint16_t tgt_auth_receive(struct tgt_req *req);
 /* Release a controller reference (a queue's, or a failed Connect's). */
 void tgt_ctrl_put(struct tgt_ctrl *ctrl);
 

@@ -365,6 +365,7 @@ static void reactor_remove_queue(struct tgt_reactor *r, struct tgt_queue *q)
 			}
 	}
 	/* nothing of it waits for a tag: tgt_queue_idle() said so */
+	tgt_auth_queue_free(q);
 	q->ops->queue_destroy(q);
 }
 

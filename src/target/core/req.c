@@ -38,8 +38,17 @@ void tgt_req_release_buf(struct tgt_req *cmd)
 /* 0 none, 1 controller to host, 2 host to controller */
 static int cmd_dir(const struct tgt_queue *q, const union nvme_command *c)
 {
-	if (c->common.opcode == nvme_fabrics_command)
-		return c->fabrics.fctype == nvme_fabrics_type_connect ? 2 : 0;
+	if (c->common.opcode == nvme_fabrics_command) {
+		switch (c->fabrics.fctype) {
+		case nvme_fabrics_type_connect:
+		case nvme_fabrics_type_auth_send:
+			return 2;
+		case nvme_fabrics_type_auth_receive:
+			return 1;
+		default:
+			return 0;
+		}
+	}
 	if (!q->qid)
 		return tgt_admin_data_dir(c);
 	switch (c->common.opcode) {
@@ -177,6 +186,15 @@ uint16_t tgt_req_prepare(struct tgt_req *cmd)
 				return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
 			if (q->qid)
 				return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
+			if (tgt_auth_pending(q))
+				return NVME_SC_AUTH_REQUIRED | NVME_SC_DNR;
+			return 0;
+		case nvme_fabrics_type_auth_send:
+		case nvme_fabrics_type_auth_receive:
+			if (!q->connected)
+				return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+			if (!q->auth) /* the host has no key */
+				return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
 			return 0;
 		default:
 			return q->connected ?
@@ -187,6 +205,8 @@ uint16_t tgt_req_prepare(struct tgt_req *cmd)
 	/* anything but Connect before Connect */
 	if (!q->connected)
 		return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+	if (tgt_auth_pending(q))
+		return NVME_SC_AUTH_REQUIRED | NVME_SC_DNR;
 	if (atomic_load(&q->ctrl->dead)) {
 		/* only a shutdown is answered after a keep-alive teardown:
 		 * the admin queue closes at the next tick (ctrl.c) */
