@@ -22,6 +22,7 @@
 
 #include "bench.h"
 #include "core/clock.h"
+#include "dist.h"
 #include "files.h"
 #include "iolog.h"
 #include "rand.h"
@@ -205,6 +206,8 @@ struct gen {
 	struct bench_rng rng;
 	struct bench_randmap map[DDIR_NR];
 	bool use_map;
+	bool use_dist; /* --random_distribution other than random */
+	struct bench_dist dist[DDIR_NR];
 	uint64_t region_start, region_len;
 	uint64_t pass_len; /* region_len, or fio's io_size */
 	uint64_t seq_pos[DDIR_NR];
@@ -640,7 +643,10 @@ static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 	if (bench_rw_is_random(job->rw)) {
 		/* fio: offsets on the minimum block size's grid, then the
 		 * length, cut short where the random map has used blocks */
-		blk = bench_rng_below(&g->rng, nr_blocks);
+		if (__builtin_expect(g->use_dist, 0))
+			blk = bench_dist_next(&g->dist[d], &g->rng);
+		else
+			blk = bench_rng_below(&g->rng, nr_blocks);
 		if (g->use_map) {
 			blk = bench_randmap_claim(&g->map[d], blk);
 			if (blk == UINT64_MAX) {
@@ -1215,8 +1221,31 @@ static void *job_thread_fn(void *arg)
 	g.region_start = job->offset + jt->clone_idx * job->offset_increment;
 	g.region_len = job->size;
 	g.pass_len = job->io_size ? job->io_size : job->size;
-	g.use_map = bench_rw_is_random(job->rw) && !job->norandommap;
+	/* fio allocates no random map for a non-uniform law
+	 * (init_random_map returns once init_rand_distribution has set one
+	 * up): blocks repeat as the law draws them */
+	g.use_dist = bench_rw_is_random(job->rw) &&
+		     job->rand_dist != DIST_RANDOM;
+	g.use_map = bench_rw_is_random(job->rw) && !job->norandommap &&
+		    !g.use_dist;
 	bench_rng_seed(&g.rng, job_seed(jt));
+	for (d = 0; g.use_dist && d < DDIR_NR; d++) {
+		/* a law per direction over its block size's grid; zipf's
+		 * zeta sum (up to 10M terms) is done once if they agree */
+		uint64_t nr =
+			g.region_len /
+			job->bs[bench_job_bs_slot(job, (enum bench_ddir)d)];
+
+		if (d && nr == g.dist[0].nranges)
+			g.dist[d] = g.dist[0];
+		else
+			bench_dist_init(
+				&g.dist[d],
+				(enum bench_rand_dist)job->rand_dist,
+				job->dist_val,
+				job->dist_center_set ? job->dist_center : -1.0,
+				nr, &g.rng);
+	}
 	for (d = 0; d < DDIR_NR; d++)
 		bench_rng_seed(&g.bsrng[d],
 			       job_seed(jt) ^
@@ -1722,7 +1751,7 @@ static int job_resolve(struct bench_job *job, struct mqblk_dev *dev)
 		return -1;
 	}
 	if (bench_rw_is_random(job->rw) && !job->norandommap &&
-	    job->size / minbs > (1ull << 34)) {
+	    job->rand_dist == DIST_RANDOM && job->size / minbs > (1ull << 34)) {
 		fprintf(stderr,
 			"mqblk: %s: %llu blocks are too many for the random map; add --norandommap\n",
 			job->name, (unsigned long long)(job->size / minbs));
