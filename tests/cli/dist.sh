@@ -127,6 +127,7 @@ bench --name=m --rw=randrw --random_distribution=zipf:1.2
 ok "randrw zipf:1.2 runs" &&
 	check "randrw: reads and writes both hot" \
 		within "$(share "$D/m_clat.1.log")" 0.70 0.88
+# shellcheck disable=SC2016 # awk's fields, not the shell's
 check "randrw: every offset a 4k block inside 64 MiB" \
 	awk -F', ' '$5 % 4096 || $5 >= 67108864 { bad = 1 } END { exit bad }' \
 	"$D/m_clat.1.log"
@@ -135,9 +136,13 @@ check "randrw: every offset a 4k block inside 64 MiB" \
 printf '[j]\nfilename=null\nrw=randread\nsize=64m\nnumber_ios=%s\nrandom_distribution=zipf:1.2\nwrite_lat_log=m\nlog_offset=1\n' \
 	$NIOS >"$D/j.fio"
 rm -f "$D"/*.log
-RC=0
-(cd "$D" && timeout -k 5 60 "$MQBLK" bench j.fio >"$OUT" 2>"$ERR" \
-	</dev/null) || RC=$?
+jobfile()
+{
+	RC=0
+	(cd "$D" && timeout -k 5 60 "$MQBLK" bench "$1" >"$OUT" 2>"$ERR" \
+		</dev/null) || RC=$?
+}
+jobfile j.fio
 ok "job file random_distribution=zipf:1.2" &&
 	check "job file: hottest 1% take over 70%" \
 		within "$(share "$D/m_clat.1.log")" 0.70 0.88
