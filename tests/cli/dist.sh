@@ -136,6 +136,7 @@ check "randrw: every offset a 4k block inside 64 MiB" \
 printf '[j]\nfilename=null\nrw=randread\nsize=64m\nnumber_ios=%s\nrandom_distribution=zipf:1.2\nwrite_lat_log=m\nlog_offset=1\n' \
 	$NIOS >"$D/j.fio"
 rm -f "$D"/*.log
+# shellcheck disable=SC2034 # RC is for ok (lib.sh)
 jobfile()
 {
 	RC=0
