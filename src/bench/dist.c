@@ -39,7 +39,8 @@ void bench_dist_init(struct bench_dist *d, enum bench_rand_dist kind,
 	*d = (struct bench_dist){ .kind = kind, .nranges = nranges };
 	if (kind == DIST_NORMAL) {
 		if (val != 0.0) {
-			d->stddev = (uint64_t)ceil((double)nranges * val / 100.0);
+			d->stddev =
+				(uint64_t)ceil((double)nranges * val / 100.0);
 			if (d->stddev > nranges / 2)
 				d->stddev = nranges / 2;
 		}
@@ -47,13 +48,13 @@ void bench_dist_init(struct bench_dist *d, enum bench_rand_dist kind,
 		 * nranges * (center - 0.5) in an unsigned, which wraps for a
 		 * center below the middle: the same shift modulo nranges */
 		if (center >= 0.5) {
-			d->rand_off = (uint64_t)((double)nranges *
-						 (center - 0.5)) %
-				      nranges;
+			d->rand_off =
+				(uint64_t)((double)nranges * (center - 0.5)) %
+				nranges;
 		} else if (center >= 0.0) {
-			uint64_t back = (uint64_t)((double)nranges *
-						   (0.5 - center)) %
-					nranges;
+			uint64_t back =
+				(uint64_t)((double)nranges * (0.5 - center)) %
+				nranges;
 
 			d->rand_off = back ? nranges - back : 0;
 		}
@@ -97,8 +98,8 @@ static uint64_t zipf_next(const struct bench_dist *d, struct bench_rng *rng)
 static uint64_t pareto_next(const struct bench_dist *d, struct bench_rng *rng)
 {
 	double u = (double)draw32(rng) / RAND32_MAX;
-	uint64_t n = (uint64_t)((double)(d->nranges - 1) *
-				pow(u, d->pareto_pow));
+	uint64_t n =
+		(uint64_t)((double)(d->nranges - 1) * pow(u, d->pareto_pow));
 
 	return (scatter(n) + d->rand_off) % d->nranges;
 }
@@ -115,10 +116,10 @@ static uint64_t normal_next(const struct bench_dist *d, struct bench_rng *rng)
 		/* uniform in [-stddev/2, stddev/2), halved while it would
 		 * take the sum out of the range (fio's unsigned test: a
 		 * sum below zero counts as out) */
-		int64_t dev = (int64_t)((double)d->stddev *
-					((double)draw32(rng) /
-					 (RAND32_MAX + 1.0))) -
-			      (int64_t)(d->stddev / 2);
+		int64_t dev =
+			(int64_t)((double)d->stddev *
+				  ((double)draw32(rng) / (RAND32_MAX + 1.0))) -
+			(int64_t)(d->stddev / 2);
 
 		while (sum + (uint64_t)dev >= d->nranges)
 			dev /= 2;

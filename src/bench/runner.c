@@ -207,7 +207,6 @@ struct gen {
 	struct bench_randmap map[DDIR_NR];
 	bool use_map;
 	bool use_dist; /* --random_distribution other than random */
-	struct bench_dist dist[DDIR_NR];
 	uint64_t region_start, region_len;
 	uint64_t pass_len; /* region_len, or fio's io_size */
 	uint64_t seq_pos[DDIR_NR];
@@ -258,6 +257,7 @@ struct gen {
 	uint64_t nr_gran;
 	int err; /* set when the generator cannot go on (ENOMEM) */
 	int forced_ddir; /* rate control chose the next direction; -1 */
+	struct bench_dist dist[DDIR_NR]; /* the laws, when use_dist */
 };
 
 struct wext {
@@ -615,6 +615,14 @@ static uint64_t next_buflen(struct gen *g, enum bench_ddir d, uint64_t room)
 	return minbs;
 }
 
+/* A block drawn by the job's --random_distribution law: out of line and
+ * cold, so the uniform path's code stays as it was */
+static __attribute__((noinline, cold)) uint64_t
+gen_dist_block(struct gen *g, enum bench_ddir d)
+{
+	return bench_dist_next(&g->dist[d], &g->rng);
+}
+
 /* Pick the next I/O; false when the job has issued all it should. */
 static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 		     uint64_t *offp, uint32_t *lenp)
@@ -643,12 +651,10 @@ static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 	if (bench_rw_is_random(job->rw)) {
 		/* fio: offsets on the minimum block size's grid, then the
 		 * length, cut short where the random map has used blocks */
-		if (__builtin_expect(g->use_dist, 0))
-			blk = bench_dist_next(&g->dist[d], &g->rng);
-		else
-			blk = bench_rng_below(&g->rng, nr_blocks);
 		if (g->use_map) {
-			blk = bench_randmap_claim(&g->map[d], blk);
+			blk = bench_randmap_claim(&g->map[d],
+						  bench_rng_below(&g->rng,
+								  nr_blocks));
 			if (blk == UINT64_MAX) {
 				/* every block used: fio ends the pass there
 				 * (a longer I/O cut short, a region not a
@@ -665,6 +671,11 @@ static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 					&g->map[d],
 					bench_rng_below(&g->rng, nr_blocks));
 			}
+		} else if (__builtin_expect(g->use_dist, 0)) {
+			/* a law: no map (fio's), blocks repeat */
+			blk = gen_dist_block(g, d);
+		} else {
+			blk = bench_rng_below(&g->rng, nr_blocks);
 		}
 		pos = blk * minbs;
 		len = next_buflen(g, slot, g->region_len - pos);
