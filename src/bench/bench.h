@@ -178,6 +178,7 @@ struct bench_job {
 	double dist_val;
 	double dist_center;
 	bool dist_center_set;
+	char rand_dist_str[136]; /* as given, for the JSON job options */
 	bool randrepeat; /* default true */
 	bool randseed_set;
 	uint64_t randseed;

@@ -1081,6 +1081,8 @@ static int set_random_distribution(struct bench_job *job, const char *val,
 	job->dist_val = v;
 	job->dist_center = center;
 	job->dist_center_set = c2 != NULL;
+	/* the name and two numbers of under 64 characters each fit */
+	snprintf(job->rand_dist_str, sizeof(job->rand_dist_str), "%s", val);
 	return 0;
 }
 

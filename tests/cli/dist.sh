@@ -148,6 +148,13 @@ ok "job file random_distribution=zipf:1.2" &&
 	check "job file: hottest 1% take over 70%" \
 		within "$(share "$D/m_clat.1.log")" 0.70 0.88
 
+# the JSON job options carry it as given, as fio's do
+run bench --name=x --filename=null --rw=randread --size=1m \
+	--random_distribution=zipf:1.2:0.5 --output-format=json
+ok "json with zipf:1.2:0.5" &&
+	check "json: job options random_distribution zipf:1.2:0.5" \
+		has '"random_distribution" : "zipf:1.2:0.5"'
+
 # fio's refusals
 bad()
 {
