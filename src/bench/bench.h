@@ -171,6 +171,14 @@ struct bench_job {
 	bool thread;
 	bool group_reporting;
 	bool norandommap;
+	/* fio --random_distribution: enum bench_rand_dist (dist.h), its
+	 * value (zipf theta, pareto h, normal deviation %) and center (fio's
+	 * optional :C, in [0, 1]; dist_center_set false: none) */
+	unsigned rand_dist;
+	double dist_val;
+	double dist_center;
+	bool dist_center_set;
+	char rand_dist_str[136]; /* as given, for the JSON job options */
 	bool randrepeat; /* default true */
 	bool randseed_set;
 	uint64_t randseed;

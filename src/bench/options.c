@@ -6,6 +6,7 @@
  * job files. An option mqblk does not implement is an error naming it.
  */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "dist.h"
 #include "verify.h"
 
 #define MAX_IODEPTH 65536u
@@ -968,6 +970,122 @@ static int set_usec_time(const char *key, const char *val, uint64_t *out,
 	return 0;
 }
 
+/* a number for random_distribution's :V or :C, all of s */
+static bool dist_number(const char *s, size_t len, double *out)
+{
+	char buf[64], *end;
+
+	if (!len || len >= sizeof(buf))
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	*out = strtod(buf, &end);
+	/* strtod takes "nan" and "inf": refused as the not-numbers they are */
+	return !errno && *end == '\0' && isfinite(*out);
+}
+
+/*
+ * fio's random_distribution=random|zipf[:THETA[:C]]|pareto[:H[:C]]|
+ * normal[:DEV[:C]], refused with fio's words where fio refuses (zipf's
+ * theta 1.0, pareto's h outside (0, 1), normal's deviation outside
+ * [0, 100), a center outside [0, 1]); zoned and zoned_abs by name.
+ */
+static int set_random_distribution(struct bench_job *job, const char *val,
+				   char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		enum bench_rand_dist kind;
+		double def;
+	} names[] = {
+		{ "random", DIST_RANDOM, 0.0 },
+		{ "zipf", DIST_ZIPF, 1.1 }, /* fio's FIO_DEF_ZIPF */
+		{ "pareto", DIST_PARETO, 0.2 }, /* FIO_DEF_PARETO */
+		{ "normal", DIST_NORMAL, 0.0 },
+	};
+	const char *colon = strchr(val, ':'), *c2 = NULL;
+	size_t len = colon ? (size_t)(colon - val) : strlen(val), i;
+	double v, center = -1.0;
+
+	if ((len == 5 && !strncmp(val, "zoned", 5)) ||
+	    (len == 9 && !strncmp(val, "zoned_abs", 9)))
+		return bench_err(err, errlen,
+				 "random_distribution=%s is not supported: "
+				 "zoned distributions are not implemented "
+				 "(random, zipf, pareto, normal are)",
+				 val);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i].name) == len &&
+		    !strncmp(val, names[i].name, len))
+			break;
+	if (i == sizeof(names) / sizeof(names[0]))
+		return bench_err(err, errlen,
+				 "failed parsing random_distribution=%s "
+				 "(random, zipf, pareto, normal)",
+				 val);
+	v = names[i].def;
+	if (colon && names[i].kind != DIST_RANDOM) {
+		c2 = strchr(colon + 1, ':');
+		if (!dist_number(colon + 1,
+				 c2 ? (size_t)(c2 - colon - 1) :
+				      strlen(colon + 1),
+				 &v) ||
+		    (c2 && !dist_number(c2 + 1, strlen(c2 + 1), &center)))
+			return bench_err(err, errlen,
+					 "random postfix parsing failed: "
+					 "random_distribution=%s",
+					 val);
+		if (c2 && (center < 0.0 || center > 1.0))
+			return bench_err(err, errlen,
+					 "distribution center out of range "
+					 "(0 <= center <= 1.0): "
+					 "random_distribution=%s",
+					 val);
+	}
+	switch (names[i].kind) {
+	case DIST_ZIPF:
+		if (v == 1.0)
+			return bench_err(err, errlen,
+					 "zipf theta must be different than "
+					 "1.0: random_distribution=%s",
+					 val);
+		break;
+	case DIST_PARETO:
+		if (v <= 0.0 || v >= 1.0)
+			return bench_err(err, errlen,
+					 "pareto input out of range "
+					 "(0 < input < 1.0): "
+					 "random_distribution=%s",
+					 val);
+		break;
+	case DIST_NORMAL:
+		if (v < 0.0 || v >= 100.0)
+			return bench_err(err, errlen,
+					 "normal deviation out of range "
+					 "(0 <= input < 100.0): "
+					 "random_distribution=%s",
+					 val);
+		break;
+	case DIST_RANDOM:
+		/* fio ignores a postfix on random: refuse it instead of
+		 * silently dropping it */
+		if (colon)
+			return bench_err(err, errlen,
+					 "random_distribution=%s: random "
+					 "takes no value",
+					 val);
+		break;
+	}
+	job->rand_dist = names[i].kind;
+	job->dist_val = v;
+	job->dist_center = center;
+	job->dist_center_set = c2 != NULL;
+	/* the name and two numbers of under 64 characters each fit */
+	snprintf(job->rand_dist_str, sizeof(job->rand_dist_str), "%s", val);
+	return 0;
+}
+
 /*
  * Options whose default mqblk has and whose other values it does not:
  * the default is taken, anything else refused naming why (mqblk-bench(1)'s
@@ -987,10 +1105,6 @@ static int set_default_only(const struct opt *o, const char *val, char *err,
 		{ "sync",
 		  { "0", "none", NULL },
 		  "mqblk's devices have no O_SYNC/O_DSYNC mode; use --fsync=N" },
-		{ "random_distribution",
-		  { "random", NULL, NULL },
-		  "offsets are uniform (zipf, pareto, normal, gauss not "
-		  "implemented)" },
 		{ "unified_rw_reporting",
 		  { "0", "none", NULL },
 		  "the reports keep read, write and trim apart" },
@@ -1063,6 +1177,8 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		return set_filesize(job, val, err, errlen);
 	if (!strcmp(o->name, "file_service_type"))
 		return set_file_service(job, val, err, errlen);
+	if (!strcmp(o->name, "random_distribution"))
+		return set_random_distribution(job, val, err, errlen);
 	if (!strcmp(o->name, "rate"))
 		return set_per_ddir(o->name, val, true, job->rate, err, errlen);
 	if (!strcmp(o->name, "rate_iops"))
@@ -2100,6 +2216,8 @@ void bench_usage(FILE *f)
 		"  --thread                 accepted: mqblk always runs jobs as threads\n"
 		"  --group_reporting --stonewall --new_group\n"
 		"  --norandommap --randrepeat=0|1 --randseed=N\n"
+		"  --random_distribution=random|zipf[:THETA[:C]]|pareto[:H[:C]]|\n"
+		"                           normal[:DEV[:C]]   fio's offset laws\n"
 		"  --gtod_reduce            no per-I/O latency accounting\n"
 		"  --clat_percentiles --lat_percentiles --slat_percentiles\n"
 		"  --percentile_list=P:P:...   e.g. 50:99:99.99\n"
@@ -2129,7 +2247,7 @@ void bench_usage(FILE *f)
 		"                           fio's NAME_clat_hist.N.log: the clat histogram\n"
 		"                           every MS (none without it), 1856 >> N buckets\n"
 		"  (refused: --log_compression)\n"
-		"  --kb_base=1024 --sync=0 --random_distribution=random\n"
+		"  --kb_base=1024 --sync=0\n"
 		"  --unified_rw_reporting=0 --continue_on_error=none: fio's defaults\n"
 		"                           only (mqblk-bench(1): not implemented)\n"
 		"\n"

@@ -378,6 +378,8 @@ static void job_options(struct jw *w, const struct job_stats *js)
 	opt_flag(w, "randrepeat", job->randrepeat, true);
 	if (job->randseed_set)
 		opt_uint(w, "randseed", job->randseed);
+	if (job->rand_dist)
+		jw_str(w, "random_distribution", job->rand_dist_str);
 	opt_flag(w, "stonewall", job->stonewall, false);
 	opt_flag(w, "new_group", job->new_group, false);
 	opt_flag(w, "gtod_reduce", job->gtod_reduce, false);

@@ -22,6 +22,7 @@
 
 #include "bench.h"
 #include "core/clock.h"
+#include "dist.h"
 #include "files.h"
 #include "iolog.h"
 #include "rand.h"
@@ -205,6 +206,7 @@ struct gen {
 	struct bench_rng rng;
 	struct bench_randmap map[DDIR_NR];
 	bool use_map;
+	bool use_dist; /* --random_distribution other than random */
 	uint64_t region_start, region_len;
 	uint64_t pass_len; /* region_len, or fio's io_size */
 	uint64_t seq_pos[DDIR_NR];
@@ -255,6 +257,7 @@ struct gen {
 	uint64_t nr_gran;
 	int err; /* set when the generator cannot go on (ENOMEM) */
 	int forced_ddir; /* rate control chose the next direction; -1 */
+	struct bench_dist dist[DDIR_NR]; /* the laws, when use_dist */
 };
 
 struct wext {
@@ -612,6 +615,14 @@ static uint64_t next_buflen(struct gen *g, enum bench_ddir d, uint64_t room)
 	return minbs;
 }
 
+/* A block drawn by the job's --random_distribution law: out of line and
+ * cold, so the uniform path's code stays as it was */
+static __attribute__((noinline, cold)) uint64_t
+gen_dist_block(struct gen *g, enum bench_ddir d)
+{
+	return bench_dist_next(&g->dist[d], &g->rng);
+}
+
 /* Pick the next I/O; false when the job has issued all it should. */
 static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 		     uint64_t *offp, uint32_t *lenp)
@@ -640,9 +651,10 @@ static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 	if (bench_rw_is_random(job->rw)) {
 		/* fio: offsets on the minimum block size's grid, then the
 		 * length, cut short where the random map has used blocks */
-		blk = bench_rng_below(&g->rng, nr_blocks);
 		if (g->use_map) {
-			blk = bench_randmap_claim(&g->map[d], blk);
+			blk = bench_randmap_claim(&g->map[d],
+						  bench_rng_below(&g->rng,
+								  nr_blocks));
 			if (blk == UINT64_MAX) {
 				/* every block used: fio ends the pass there
 				 * (a longer I/O cut short, a region not a
@@ -659,6 +671,11 @@ static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 					&g->map[d],
 					bench_rng_below(&g->rng, nr_blocks));
 			}
+		} else if (__builtin_expect(g->use_dist, 0)) {
+			/* a law: no map (fio's), blocks repeat */
+			blk = gen_dist_block(g, d);
+		} else {
+			blk = bench_rng_below(&g->rng, nr_blocks);
 		}
 		pos = blk * minbs;
 		len = next_buflen(g, slot, g->region_len - pos);
@@ -1215,8 +1232,31 @@ static void *job_thread_fn(void *arg)
 	g.region_start = job->offset + jt->clone_idx * job->offset_increment;
 	g.region_len = job->size;
 	g.pass_len = job->io_size ? job->io_size : job->size;
-	g.use_map = bench_rw_is_random(job->rw) && !job->norandommap;
+	/* fio allocates no random map for a non-uniform law
+	 * (init_random_map returns once init_rand_distribution has set one
+	 * up): blocks repeat as the law draws them */
+	g.use_dist = bench_rw_is_random(job->rw) &&
+		     job->rand_dist != DIST_RANDOM;
+	g.use_map = bench_rw_is_random(job->rw) && !job->norandommap &&
+		    !g.use_dist;
 	bench_rng_seed(&g.rng, job_seed(jt));
+	for (d = 0; g.use_dist && d < DDIR_NR; d++) {
+		/* a law per direction over its block size's grid; zipf's
+		 * zeta sum (up to 10M terms) is done once if they agree */
+		uint64_t nr =
+			g.region_len /
+			job->bs[bench_job_bs_slot(job, (enum bench_ddir)d)];
+
+		if (d && nr == g.dist[0].nranges)
+			g.dist[d] = g.dist[0];
+		else
+			bench_dist_init(
+				&g.dist[d],
+				(enum bench_rand_dist)job->rand_dist,
+				job->dist_val,
+				job->dist_center_set ? job->dist_center : -1.0,
+				nr, &g.rng);
+	}
 	for (d = 0; d < DDIR_NR; d++)
 		bench_rng_seed(&g.bsrng[d],
 			       job_seed(jt) ^
@@ -1722,7 +1762,7 @@ static int job_resolve(struct bench_job *job, struct mqblk_dev *dev)
 		return -1;
 	}
 	if (bench_rw_is_random(job->rw) && !job->norandommap &&
-	    job->size / minbs > (1ull << 34)) {
+	    job->rand_dist == DIST_RANDOM && job->size / minbs > (1ull << 34)) {
 		fprintf(stderr,
 			"mqblk: %s: %llu blocks are too many for the random map; add --norandommap\n",
 			job->name, (unsigned long long)(job->size / minbs));

@@ -192,9 +192,9 @@ bad_opt "thinktime_spin above thinktime" "thinktime_spin is longer" \
 bad_opt "thinktime=-1" "thinktime: " --thinktime=-1
 bad_opt "kb_base=1000" "kb_base=1000 is not supported" --kb_base=1000
 bad_opt "sync=1" "sync=1 is not supported" --sync=1
-bad_opt "random_distribution=zipf:1.2" \
-	"random_distribution=zipf:1.2 is not supported" \
-	--random_distribution=zipf:1.2
+bad_opt "random_distribution=zoned" \
+	"random_distribution=zoned:50/5:50/95 is not supported" \
+	--random_distribution=zoned:50/5:50/95
 bad_opt "unified_rw_reporting=1" "unified_rw_reporting=1 is not supported" \
 	--unified_rw_reporting=1
 bad_opt "continue_on_error=all" "continue_on_error=all is not supported" \
