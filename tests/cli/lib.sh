@@ -261,6 +261,12 @@ wait_writes()
 run_bg()
 {
 	RC=0
+	# emptied here, not only by the child's redirections: those happen
+	# after the fork, and a caller polling $ERR for the job's status line
+	# (report.sh's wait_status) could otherwise still find the previous
+	# run's and signal a job that has not started
+	: >"$OUT"
+	: >"$ERR"
 	timeout -k 5 150 "$MQBLK" "$@" >"$OUT" 2>"$ERR" </dev/null &
 	BPID=$!
 }
