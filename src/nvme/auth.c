@@ -966,6 +966,46 @@ static bool has_ctrl_key(const struct nvme_auth_cfg *c)
 	return c->ctrl_key && c->ctrl_key->len;
 }
 
+/*
+ * The responses of the exchange, from the transformed secrets: R1, the
+ * host's to challenge C1 (the host computes it to send, the controller to
+ * check), and R2, the controller's to C2. The transformed key is
+ * cleansed before returning. 0 or -errno.
+ */
+static int host_response(const struct nvme_auth_exch *x,
+			 const struct nvme_auth_cfg *c, uint8_t *r1)
+{
+	uint8_t key[NVME_AUTH_MAX_HASH_LEN];
+	int key_len = nvme_auth_key_transform(c->host_key, c->hostnqn, key);
+	int ret;
+
+	if (key_len < 0)
+		return key_len;
+	ret = nvme_auth_response(x->hash, key, (size_t)key_len, x->c1,
+				 x->sess_len ? x->sess : NULL, x->sess_len,
+				 x->s1, x->t_id, 0, "HostHost", c->hostnqn,
+				 c->subnqn, r1);
+	OPENSSL_cleanse(key, sizeof(key));
+	return ret;
+}
+
+static int ctrl_response(const struct nvme_auth_exch *x,
+			 const struct nvme_auth_cfg *c, uint8_t *r2)
+{
+	uint8_t key[NVME_AUTH_MAX_HASH_LEN];
+	int key_len = nvme_auth_key_transform(c->ctrl_key, c->subnqn, key);
+	int ret;
+
+	if (key_len < 0)
+		return key_len;
+	ret = nvme_auth_response(x->hash, key, (size_t)key_len, x->c2,
+				 x->sess_len ? x->sess : NULL, x->sess_len,
+				 x->s2, x->t_id, 0, "Controller", c->subnqn,
+				 c->hostnqn, r2);
+	OPENSSL_cleanse(key, sizeof(key));
+	return ret;
+}
+
 void nvme_auth_exch_init(struct nvme_auth_exch *x,
 			 const struct nvme_auth_cfg *cfg)
 {
@@ -1068,12 +1108,12 @@ int nvme_auth_host_step_challenge(struct nvme_auth_exch *x, const void *in,
 {
 	const struct nvme_auth_cfg *c = x->cfg;
 	struct nvme_auth_challenge_info ch;
-	uint8_t key[NVME_AUTH_MAX_HASH_LEN], r1[NVME_AUTH_MAX_HASH_LEN];
+	uint8_t r1[NVME_AUTH_MAX_HASH_LEN];
 	uint8_t pub[NVME_AUTH_MAX_DH_LEN];
 	const uint8_t *l;
 	unsigned nl;
 	EVP_PKEY *pkey = NULL;
-	int ret, key_len, n;
+	int ret, n;
 
 	*out_len = 0;
 	if (x->state != NVME_AUTH_ST_NEGOTIATE)
@@ -1117,15 +1157,7 @@ int nvme_auth_host_step_challenge(struct nvme_auth_exch *x, const void *in,
 		if (ret)
 			goto out;
 	}
-	key_len = nvme_auth_key_transform(c->host_key, c->hostnqn, key);
-	if (key_len < 0) {
-		ret = key_len;
-		goto out;
-	}
-	ret = nvme_auth_response(x->hash, key, (size_t)key_len, x->c1,
-				 x->sess_len ? x->sess : NULL, x->sess_len,
-				 x->s1, x->t_id, 0, "HostHost", c->hostnqn,
-				 c->subnqn, r1);
+	ret = host_response(x, c, r1);
 	if (ret)
 		goto out;
 	x->bidirectional = has_ctrl_key(c);
@@ -1147,7 +1179,6 @@ int nvme_auth_host_step_challenge(struct nvme_auth_exch *x, const void *in,
 	x->state = NVME_AUTH_ST_CHALLENGE;
 	ret = 0;
 out:
-	OPENSSL_cleanse(key, sizeof(key));
 	if (ret < 0)
 		x->state = NVME_AUTH_ST_FAILED;
 	return ret;
@@ -1159,8 +1190,8 @@ int nvme_auth_host_step_success1(struct nvme_auth_exch *x, const void *in,
 {
 	const struct nvme_auth_cfg *c = x->cfg;
 	struct nvme_auth_success1_info s;
-	uint8_t key[NVME_AUTH_MAX_HASH_LEN], r2[NVME_AUTH_MAX_HASH_LEN];
-	int ret, key_len, n;
+	uint8_t r2[NVME_AUTH_MAX_HASH_LEN];
+	int ret, n;
 
 	*out_len = 0;
 	if (x->state != NVME_AUTH_ST_CHALLENGE)
@@ -1185,14 +1216,7 @@ int nvme_auth_host_step_success1(struct nvme_auth_exch *x, const void *in,
 	if (!s.rvalid)
 		return fail(x, NVME_AUTH_ID_FAILURE2, NVME_AUTH_FAIL_FAILED,
 			    out, cap, out_len);
-	key_len = nvme_auth_key_transform(c->ctrl_key, c->subnqn, key);
-	if (key_len < 0)
-		return key_len;
-	ret = nvme_auth_response(x->hash, key, (size_t)key_len, x->c2,
-				 x->sess_len ? x->sess : NULL, x->sess_len,
-				 x->s2, x->t_id, 0, "Controller", c->subnqn,
-				 c->hostnqn, r2);
-	OPENSSL_cleanse(key, sizeof(key));
+	ret = ctrl_response(x, c, r2);
 	if (ret)
 		return ret;
 	if (CRYPTO_memcmp(r2, s.rval, x->hl))
@@ -1277,9 +1301,9 @@ int nvme_auth_ctrl_step_reply(struct nvme_auth_exch *x, const void *in,
 {
 	const struct nvme_auth_cfg *c = x->cfg;
 	struct nvme_auth_reply_info r;
-	uint8_t key[NVME_AUTH_MAX_HASH_LEN], want[NVME_AUTH_MAX_HASH_LEN];
+	uint8_t want[NVME_AUTH_MAX_HASH_LEN];
 	uint8_t r2[NVME_AUTH_MAX_HASH_LEN];
-	int ret, key_len, n;
+	int ret, n;
 
 	*out_len = 0;
 	if (x->state != NVME_AUTH_ST_CHALLENGE)
@@ -1315,15 +1339,7 @@ int nvme_auth_ctrl_step_reply(struct nvme_auth_exch *x, const void *in,
 		if (ret)
 			goto out;
 	}
-	key_len = nvme_auth_key_transform(c->host_key, c->hostnqn, key);
-	if (key_len < 0) {
-		ret = key_len;
-		goto out;
-	}
-	ret = nvme_auth_response(x->hash, key, (size_t)key_len, x->c1,
-				 x->sess_len ? x->sess : NULL, x->sess_len,
-				 x->s1, x->t_id, 0, "HostHost", c->hostnqn,
-				 c->subnqn, want);
+	ret = host_response(x, c, want);
 	if (ret)
 		goto out;
 	if (CRYPTO_memcmp(want, r.rval, x->hl)) {
@@ -1335,16 +1351,7 @@ int nvme_auth_ctrl_step_reply(struct nvme_auth_exch *x, const void *in,
 	if (x->bidirectional) {
 		x->s2 = r.seqnum;
 		memcpy(x->c2, r.cval, x->hl);
-		key_len = nvme_auth_key_transform(c->ctrl_key, c->subnqn, key);
-		if (key_len < 0) {
-			ret = key_len;
-			goto out;
-		}
-		ret = nvme_auth_response(x->hash, key, (size_t)key_len, x->c2,
-					 x->sess_len ? x->sess : NULL,
-					 x->sess_len, x->s2, x->t_id, 0,
-					 "Controller", c->subnqn, c->hostnqn,
-					 r2);
+		ret = ctrl_response(x, c, r2);
 		if (ret)
 			goto out;
 	}
@@ -1358,7 +1365,6 @@ int nvme_auth_ctrl_step_reply(struct nvme_auth_exch *x, const void *in,
 	x->state = x->bidirectional ? NVME_AUTH_ST_SUCCESS1 : NVME_AUTH_ST_DONE;
 	ret = 0;
 out:
-	OPENSSL_cleanse(key, sizeof(key));
 	OPENSSL_cleanse(x->sess, sizeof(x->sess));
 	if (ret < 0)
 		x->state = NVME_AUTH_ST_FAILED;
