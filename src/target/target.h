@@ -45,6 +45,14 @@ struct tgt_queue;
 #define TGT_MAX_INLINE_DATA 131072 /* a port's inline_data_size at most */
 #define TGT_ADMIN_INLINE_DATA 8192 /* the host's admin capsules: 8 KiB */
 #define TGT_MAXH2CDATA 131072 /* bytes per H2CData PDU we accept */
+/* Hostile load (docs/reliability.md): a connection's time to Connect,
+ * and how many may be on their way there at once */
+#define TGT_CONNECT_TIMEOUT_MS 10000
+#define TGT_MAX_UNCONNECTED 1024
+/* A queue stops reading commands while its commands hold this many
+ * bytes of data for the host (answers it does not read, or a device
+ * that does not keep up), and reads again below half of it */
+#define TGT_QUEUE_BUF_CAP (16u << 20)
 #define TGT_DEFAULT_KATO_MS \
 	120000 /* a Connect with KATO 0 on a discovery
 				    * controller: none (spec); others: as sent */
@@ -218,6 +226,14 @@ struct tgt {
 
 	unsigned nr_reactors; /* 0 = one per online CPU */
 	uint32_t stall_ms; /* a command outstanding this long is logged */
+	/* hostile load: a connection that has not completed its Connect
+	 * this long is closed (0: TGT_CONNECT_TIMEOUT_MS), and at most
+	 * max_unconnected such wait at once (0: TGT_MAX_UNCONNECTED), the
+	 * oldest closed to make room */
+	uint32_t connect_timeout_ms;
+	uint32_t max_unconnected;
+	/* ... and how many were closed so (logged at exit) */
+	_Atomic uint64_t conn_timeouts, conn_evictions;
 	char *stats_path; /* stats socket, NULL = none */
 	bool verbose;
 	bool busy_poll; /* reactors poll sockets and devices, never sleep */

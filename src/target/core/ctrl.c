@@ -39,6 +39,7 @@ void tgt_queue_init(struct tgt_queue *q, const struct tgt_transport_ops *ops,
 	q->r = r;
 	q->t = r->t;
 	q->port = port;
+	q->born_ns = mqblk_clock_ns();
 }
 
 void tgt_queue_depth_inc(struct tgt_queue *q)
@@ -446,6 +447,24 @@ void tgt_queue_tick(struct tgt_queue *q, uint64_t now)
 		 * acknowledged) */
 		if (!q->dev_inflight && q->ops->queue_drained(q))
 			q->ops->queue_quiesce(q);
+		return;
+	}
+	if (!q->connected && !q->closing) {
+		uint64_t tmo = q->t->connect_timeout_ms ?
+				       q->t->connect_timeout_ms :
+				       TGT_CONNECT_TIMEOUT_MS;
+
+		/* ICReq and Connect take a host microseconds: one that
+		 * has sent neither (or half of one) in this long holds a
+		 * connection for nothing (slowloris) */
+		if (now > q->born_ns && now - q->born_ns >= tmo * 1000000) {
+			atomic_fetch_add(&q->t->conn_timeouts, 1);
+			if (q->t->verbose)
+				tgt_log("queue %s: no Connect in %llu ms: "
+					"closing",
+					q->peer, (unsigned long long)tmo);
+			q->ops->queue_quiesce(q);
+		}
 		return;
 	}
 	if (!ctrl || q->closing)

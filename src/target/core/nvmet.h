@@ -66,6 +66,7 @@ struct tgt_req {
 	uint32_t xfer_len; /* SGL length */
 	uint32_t buf_cap;
 	void *buf;
+	bool buf_counted; /* in q->buf_bytes (data for the host) */
 	struct tgt_ns *ns;
 	uint64_t start_ns;
 	uint64_t result; /* CQE DW0 (and DW1: Property Get of CAP) */
@@ -81,6 +82,7 @@ struct tgt_queue_stats {
 	_Atomic uint64_t read_bytes, write_bytes;
 	_Atomic uint64_t errors, stalls, ddgst_errors;
 	_Atomic uint64_t r2ts; /* R2T PDUs sent (writes past inline_data) */
+	_Atomic uint64_t buf_holds; /* reads stopped at TGT_QUEUE_BUF_CAP */
 	/* the controller and qid once connected, for the stats reader
 	 * (q->ctrl and q->qid are the reactor's own) */
 	_Atomic uint16_t cntlid, qid;
@@ -139,6 +141,12 @@ struct tgt_queue {
 	size_t req_stride;
 	unsigned nr_reqs;
 	unsigned inflight; /* slots in use */
+	uint64_t born_ns; /* accepted (the Connect timeout runs from it) */
+	uint64_t buf_bytes; /* buffers of data for the host its commands
+			     * hold (reads, and admin data) */
+	/* the transport stopped reading at TGT_QUEUE_BUF_CAP: its
+	 * queue_buf_low is called once buf_bytes is below half of it */
+	bool buf_held;
 	unsigned dev_inflight; /* at the device */
 
 	struct tgt_queue_stats st;
@@ -180,6 +188,10 @@ struct tgt_transport_ops {
 	/* --busy-poll: look for completions on every reactor pass instead
 	 * of waiting for an event (optional: TCP's sockets need none) */
 	void (*queue_poll)(struct tgt_queue *q);
+	/* q->buf_held, and its commands' buffers are below half of
+	 * TGT_QUEUE_BUF_CAP: read again (required if the transport sets
+	 * buf_held; it clears it) */
+	void (*queue_buf_low)(struct tgt_queue *q);
 	/* Coalescing: may q's flush wait (until *deadline_ns)? optional */
 	bool (*queue_hold)(struct tgt_queue *q, uint64_t now,
 			   uint64_t *deadline_ns);

@@ -317,13 +317,50 @@ static void close_devices(struct tgt_reactor *r)
 
 /* ---- Connections ------------------------------------------------------- */
 
+/*
+ * Room for one more connection that has not completed its Connect: past
+ * r's share of --max-unconnected, the oldest such queue of r's is closed
+ * (a host that connects for real takes microseconds to Connect, so it
+ * is never the oldest for long; an idle or slowloris one is). O(queues),
+ * walked only when r has that many queues at all.
+ */
+static void make_room_unconnected(struct tgt_reactor *r)
+{
+	const struct tgt *t = r->t;
+	unsigned cap = t->max_unconnected ? t->max_unconnected :
+					    TGT_MAX_UNCONNECTED;
+	unsigned n = 0;
+	struct tgt_queue *q, *oldest = NULL;
+
+	cap = (cap + nr_reactors - 1) / nr_reactors;
+	if (r->nr_queues < cap)
+		return;
+	/* newest first: the last one found is the oldest */
+	for (q = r->queues; q; q = q->next) {
+		if (q->connected || q->closing)
+			continue;
+		n++;
+		oldest = q;
+	}
+	if (n < cap || !oldest)
+		return;
+	atomic_fetch_add(&r->t->conn_evictions, 1);
+	if (t->verbose)
+		tgt_log("queue %s: %u connections without a Connect on reactor "
+			"%u: closing the oldest",
+			oldest->peer, n, r->idx);
+	oldest->ops->queue_quiesce(oldest);
+}
+
 /* conn (a transport's connection) on r: a queue of r's. */
 static void reactor_add_queue(struct tgt_reactor *r, intptr_t conn,
 			      struct tgt_port *port)
 {
 	const struct tgt_transport_ops *ops = tgt_transport_ops(port->trtype);
-	struct tgt_queue *q = ops->queue_create(r, conn, port);
+	struct tgt_queue *q;
 
+	make_room_unconnected(r);
+	q = ops->queue_create(r, conn, port);
 	if (!q)
 		return;
 	pthread_mutex_lock(&r->lock);

@@ -21,12 +21,27 @@ static void cmd_finish(struct tgt_req *cmd, uint16_t status);
 int tgt_req_alloc_buf(struct tgt_req *cmd, uint32_t len)
 {
 	cmd->buf = tgt_buf_get(cmd->q->r, len, &cmd->buf_cap);
-	return cmd->buf ? 0 : -ENOMEM;
+	if (!cmd->buf)
+		return -ENOMEM;
+	/* data for the host: what a host that does not read can pile up
+	 * (a write's buffer waits for data only the host can send) */
+	cmd->buf_counted = cmd->dir == 1;
+	if (cmd->buf_counted)
+		cmd->q->buf_bytes += cmd->buf_cap;
+	return 0;
 }
 
 void tgt_req_release_buf(struct tgt_req *cmd)
 {
 	if (cmd->buf) {
+		struct tgt_queue *q = cmd->q;
+
+		if (cmd->buf_counted) {
+			q->buf_bytes -= cmd->buf_cap;
+			cmd->buf_counted = false;
+		}
+		if (q->buf_held && q->buf_bytes < TGT_QUEUE_BUF_CAP / 2)
+			q->ops->queue_buf_low(q);
 		tgt_buf_put(cmd->q->r, cmd->buf, cmd->buf_cap);
 		cmd->buf = NULL;
 		cmd->buf_cap = 0;

@@ -507,6 +507,11 @@ int tgt_run(struct tgt *t)
 out:
 	if (tgt_reactors_teardown(t, started))
 		status = 1;
+	if (atomic_load(&t->conn_timeouts) || atomic_load(&t->conn_evictions))
+		tgt_log("connections closed before their Connect: %llu timed "
+			"out, %llu to make room for newer ones",
+			(unsigned long long)atomic_load(&t->conn_timeouts),
+			(unsigned long long)atomic_load(&t->conn_evictions));
 	if (!status)
 		tgt_log("stopped: every connection closed, caches flushed");
 	else if (started)

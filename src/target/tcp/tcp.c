@@ -223,6 +223,65 @@ static struct tcp_cmd *cmd_alloc(struct tcp_queue *q)
 
 /* ---- Receive ---------------------------------------------------------------- */
 
+void tcp_queue_arm(struct tcp_queue *q)
+{
+	bool in = !q->sq.stopping && !q->sq.buf_held && !q->close_after_ctl;
+	struct epoll_event ev = { .events = (in ? EPOLLIN : 0) |
+					    (q->want_out ? EPOLLOUT : 0),
+				  .data.ptr = &q->sq };
+
+	if (q->sq.closing)
+		return;
+	epoll_ctl(q->sq.r->epfd, EPOLL_CTL_MOD, q->fd, &ev);
+}
+
+/*
+ * Backpressure: the queue's commands hold TGT_QUEUE_BUF_CAP of buffers
+ * (read data its host does not take, or a device behind): read no more
+ * commands until they hold half as much. What the host sends meanwhile
+ * waits in the socket, and then in the host: a host that never reads
+ * its answers costs this much memory and no more (before, 1,024 slots
+ * of 1 MiB reads: a GiB).
+ */
+static bool rx_hold(struct tcp_queue *q)
+{
+	if (q->sq.buf_bytes < TGT_QUEUE_BUF_CAP)
+		return false;
+	if (!q->sq.buf_held) {
+		q->sq.buf_held = true;
+		stat_add(&q->sq.st.buf_holds, 1);
+		tcp_queue_arm(q);
+	}
+	return true;
+}
+
+/* The core's queue_buf_low: from inside a slot's release, so only noted
+ * here; the next flush reads. */
+static void tcp_queue_buf_low(struct tgt_queue *sq)
+{
+	struct tcp_queue *q = tcp_q(sq);
+
+	sq->buf_held = false;
+	/* a closing queue reads nothing more, and one being destroyed
+	 * (its slots released) must not go back on the flush list */
+	if (sq->closing)
+		return;
+	q->rx_kick = true;
+	tgt_reactor_want_flush(sq->r, sq);
+}
+
+static void queue_rx(struct tcp_queue *q);
+
+void tcp_queue_rx_resume(struct tcp_queue *q)
+{
+	q->rx_kick = false;
+	if (q->sq.closing || q->sq.stopping || q->close_after_ctl)
+		return;
+	tcp_queue_arm(q);
+	/* what rx already holds: epoll reports only the socket */
+	queue_rx(q);
+}
+
 static void rx_begin_data(struct tcp_queue *q, struct tcp_cmd *cmd,
 			  uint8_t *dst)
 {
@@ -421,6 +480,9 @@ static bool rx_process(struct tcp_queue *q)
 		uint32_t avail;
 		bool ok;
 
+		if (rx_hold(q))
+			return false;
+
 		switch (nvme_tcp_rx_next(&q->conn, &q->rx, &b, &avail, &ok)) {
 		case NVME_TCP_RXE_MORE:
 			return true;
@@ -532,7 +594,7 @@ static void tcp_queue_event(struct tgt_queue *sq, uint32_t events)
 
 	if (q->sq.closing)
 		return;
-	if (q->sq.stopping)
+	if (q->sq.stopping || q->sq.buf_held)
 		events &= ~(uint32_t)EPOLLIN;
 	/* zero-copy notifications raise EPOLLERR too. Unsignalled, they
 	 * are read here, and while commands keep coming (EPOLLIN) only
@@ -653,6 +715,7 @@ static const struct tgt_transport_ops tcp_ops = {
 	.queue_event = tcp_queue_event,
 	.queue_flush = tcp_queue_flush,
 	.queue_hold = tcp_queue_hold,
+	.queue_buf_low = tcp_queue_buf_low,
 	.queue_drained = tcp_queue_drained,
 	.queue_quiesce = tcp_queue_quiesce,
 	.queue_stop = tcp_queue_stop,

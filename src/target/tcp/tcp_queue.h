@@ -40,6 +40,9 @@ struct tcp_queue {
 	struct tgt_queue sq;
 	int fd;
 	bool want_out; /* EPOLLOUT armed */
+	/* reads stopped at TGT_QUEUE_BUF_CAP (sq.buf_held) and may go on:
+	 * the next flush does (not from inside a slot's release) */
+	bool rx_kick;
 
 	struct nvme_tcp_conn conn;
 	uint8_t icreq[128];
@@ -117,6 +120,10 @@ void tcp_zc_wait_some(struct tcp_queue *q);
 
 /* tcp.c */
 void tcp_cmd_free(struct tcp_cmd *cmd);
+/* Watch for input unless reads are stopped, for output if want_out. */
+void tcp_queue_arm(struct tcp_queue *q);
+/* rx_kick: read again (the socket, and what rx already holds). */
+void tcp_queue_rx_resume(struct tcp_queue *q);
 void tcp_queue_quiesce(struct tgt_queue *sq);
 
 #endif

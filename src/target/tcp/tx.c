@@ -41,14 +41,10 @@ void tcp_tx_enqueue(struct tcp_cmd *cmd)
 
 static void set_want_out(struct tcp_queue *q, bool on)
 {
-	struct epoll_event ev = { .events = (q->sq.stopping ? 0 : EPOLLIN) |
-					    (on ? EPOLLOUT : 0),
-				  .data.ptr = &q->sq };
-
 	if (q->want_out == on || q->sq.closing)
 		return;
 	q->want_out = on;
-	epoll_ctl(q->sq.r->epfd, EPOLL_CTL_MOD, q->fd, &ev);
+	tcp_queue_arm(q);
 }
 
 /* ---- MSG_ZEROCOPY ------------------------------------------------------ */
@@ -276,6 +272,10 @@ void tcp_queue_flush(struct tgt_queue *sq)
 	struct tcp_queue *q = tcp_q(sq);
 	struct iovec iov[64];
 
+	if (q->sq.closing)
+		goto drop;
+	if (q->rx_kick)
+		tcp_queue_rx_resume(q);
 	if (q->sq.closing)
 		goto drop;
 	if (q->ctl_len) {
