@@ -12,7 +12,7 @@
  * Connect capsule, reopened when the target closes one), noread (N I/O
  * queues of a real controller sending 128 KiB reads of namespace
  * --nsid, as many as each queue has entries, and never reading an
- * answer), malformed (bad PDUs at full rate: oversize PLEN, unknown
+ * answer; with --then-read it reads them all once its time is up), malformed (bad PDUs at full rate: oversize PLEN, unknown
  * type, bad HLEN, a capsule before ICReq, a bad PFV), forbidden (Connects
  * for a subsystem that is not there and for NQN as a host not allowed).
  * Each ends with "attack: mode=... key=value ..." (counts, how many of
@@ -46,6 +46,10 @@ static const char *hostnqn = "nqn.2026-12.io.mqblk:attack";
 static double seconds = 5;
 static unsigned nr_conns = 1000;
 static unsigned nsid = 1; /* noread's namespace */
+/* noread, once its time is up: read every answer after all (the target
+ * must have kept them, and go on reading commands) */
+static bool then_read;
+static uint64_t completed;
 
 /* what happened, printed at the end */
 static uint64_t connects, connect_errors, closed_by_target, pdus, cmds;
@@ -216,6 +220,36 @@ static int wait_rsp(int fd, uint16_t cid, uint16_t *status, uint32_t *dw0)
 		if (hdr[0] != nvme_tcp_c2h_data)
 			return -1;
 	}
+}
+
+/* CapsuleResps read from fd until want have come (or 5 s pass with none,
+ * or the connection ends): how many. */
+static unsigned drain(int fd, unsigned want)
+{
+	unsigned got = 0;
+
+	while (got < want) {
+		uint8_t hdr[8], body[256];
+		uint32_t plen, left;
+
+		if (recv_all(fd, hdr, 8, 5000))
+			break;
+		plen = nvme_get_le32(hdr + 4);
+		if (hdr[2] < 8 || plen < hdr[2] ||
+		    recv_all(fd, body, hdr[2] - 8u, 5000))
+			break;
+		for (left = plen - hdr[2]; left;) {
+			uint8_t skip[16384];
+			uint32_t k = left < sizeof(skip) ? left : sizeof(skip);
+
+			if (recv_all(fd, skip, k, 5000))
+				return got;
+			left -= k;
+		}
+		if (hdr[0] == nvme_tcp_rsp)
+			got++;
+	}
+	return got;
 }
 
 static int exec_cmd(int fd, const struct nvme_tcp_conn *c,
@@ -511,12 +545,13 @@ static void attack_noread(void)
 	memset(&c, 0, sizeof(c));
 	c.host = true;
 	for (i = 0; i < nr_conns; i++) {
-		int rcv = 4096;
+		/* the socket's default receive buffer: never read, it
+		 * stays small (a smaller one set here would clamp the window
+		 * for good, and --then-read would crawl) */
 		int fd = queue_open((uint16_t)(i + 1), &cntlid, 1023);
 
 		if (fd < 0)
 			break;
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
 		fds[n++] = fd;
 	}
 	while (now_ns() < end) {
@@ -558,9 +593,13 @@ static void attack_noread(void)
 		if (!any)
 			usleep(10000); /* every queue pushed back */
 	}
-	for (i = 0; i < n; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
+	for (i = 0; i < n; i++) {
+		if (fds[i] < 0)
+			continue;
+		if (then_read)
+			completed += drain(fds[i], sent[i]);
+		close(fds[i]);
+	}
 	close(admin);
 	free(fds);
 	free(sent);
@@ -571,7 +610,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: attack --port P --nqn NQN --mode MODE [--seconds S] "
-		"[--conns N] [--hostnqn NQN] [--nsid N]\n"
+		"[--conns N] [--hostnqn NQN] [--nsid N] [--then-read]\n"
 		"  modes: idle-ic idle-tcp churn slowloris noread malformed "
 		"forbidden\n");
 	exit(2);
@@ -597,6 +636,10 @@ int main(int argc, char **argv)
 		const char *a = argv[i],
 			   *val = i + 1 < argc ? argv[i + 1] : NULL;
 
+		if (!strcmp(a, "--then-read")) {
+			then_read = true;
+			continue;
+		}
 		if (!val)
 			usage();
 		if (!strcmp(a, "--port") && parse_num(val, 1, 65535, &v))
@@ -647,10 +690,12 @@ int main(int argc, char **argv)
 		usage();
 	}
 	printf("attack: mode=%s conns=%u connects=%llu connect_errors=%llu "
-	       "closed_by_target=%llu pdus=%llu cmds=%llu refused=%llu\n",
+	       "closed_by_target=%llu pdus=%llu cmds=%llu refused=%llu "
+	       "completed=%llu\n",
 	       mode, nr_conns, (unsigned long long)connects,
 	       (unsigned long long)connect_errors,
 	       (unsigned long long)closed_by_target, (unsigned long long)pdus,
-	       (unsigned long long)cmds, (unsigned long long)refused);
+	       (unsigned long long)cmds, (unsigned long long)refused,
+	       (unsigned long long)completed);
 	return 0;
 }

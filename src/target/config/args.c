@@ -26,6 +26,8 @@ enum opt_id {
 	OPT_DISCOVERY_PORT,
 	OPT_REACTORS,
 	OPT_STALL_MS,
+	OPT_CONNECT_TIMEOUT,
+	OPT_MAX_UNCONNECTED,
 	OPT_STATS_SOCKET,
 	OPT_VERBOSE,
 	OPT_BUSY_POLL,
@@ -66,6 +68,8 @@ static const struct opt opts[] = {
 	{ "discovery-port", 0, true, false, OPT_DISCOVERY_PORT },
 	{ "reactors", 0, true, false, OPT_REACTORS },
 	{ "stall-ms", 0, true, false, OPT_STALL_MS },
+	{ "connect-timeout", 0, true, false, OPT_CONNECT_TIMEOUT },
+	{ "max-unconnected", 0, true, false, OPT_MAX_UNCONNECTED },
 	{ "stats-socket", 0, true, false, OPT_STATS_SOCKET },
 	{ "verbose", 'v', false, true, OPT_VERBOSE },
 	{ "busy-poll", 0, false, false, OPT_BUSY_POLL },
@@ -91,6 +95,8 @@ static const struct opt opts[] = {
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 #define MAX_REACTORS 1024
 #define MAX_STALL_MS 3600000u /* an hour */
+#define MAX_CONNECT_TIMEOUT 3600u /* seconds: an hour */
+#define MAX_UNCONNECTED 1048576u
 #define MAX_COALESCE_USECS 100000u /* 100 ms */
 #define MAX_CQM_COUNT 65535u /* ibv_modify_cq's cq_count is 16 bits */
 #define MAX_CQM_USECS 65535u /* and so is its cq_period */
@@ -166,6 +172,13 @@ static void usage(FILE *f)
 		"cpuset allows)\n"
 		"  --stall-ms MS          log a command outstanding this long "
 		"(default %u)\n"
+		"  --connect-timeout SEC  close a connection that has not "
+		"completed its Connect\n"
+		"                         in SEC seconds (1..%u, default %u)\n"
+		"  --max-unconnected N    at most N connections without a "
+		"Connect at once; the\n"
+		"                         oldest is closed for a new one "
+		"(1..%u, default %u)\n"
 		"  --stats-socket PATH    serve per-queue counters on this UNIX "
 		"socket\n"
 		"                         (default /tmp/mqblk-target.sock)\n"
@@ -224,7 +237,9 @@ static void usage(FILE *f)
 		"(discovery stays open to all).\n",
 		TGT_MAX_ANA_GROUPS, TGT_MAX_INLINE_DATA, TGT_INLINE_DATA,
 		TGT_MIN_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH,
-		TGT_CFG_DEFAULT_STALL_MS, TGT_ANATT, TGT_MAX_QUEUE_DEPTH,
+		TGT_CFG_DEFAULT_STALL_MS, MAX_CONNECT_TIMEOUT,
+		TGT_CONNECT_TIMEOUT_MS / 1000, MAX_UNCONNECTED,
+		TGT_MAX_UNCONNECTED, TGT_ANATT, TGT_MAX_QUEUE_DEPTH,
 		MAX_COALESCE_USECS, TGT_MAX_QUEUE_DEPTH, MAX_CQM_COUNT);
 }
 
@@ -872,6 +887,18 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 			     &u, err, errlen))
 			goto out;
 		t->stall_ms = (uint32_t)u;
+	}
+	if (a.val[OPT_CONNECT_TIMEOUT]) {
+		if (arg_uint("connect-timeout", a.val[OPT_CONNECT_TIMEOUT], 1,
+			     MAX_CONNECT_TIMEOUT, &u, err, errlen))
+			goto out;
+		t->connect_timeout_ms = (uint32_t)u * 1000;
+	}
+	if (a.val[OPT_MAX_UNCONNECTED]) {
+		if (arg_uint("max-unconnected", a.val[OPT_MAX_UNCONNECTED], 1,
+			     MAX_UNCONNECTED, &u, err, errlen))
+			goto out;
+		t->max_unconnected = (uint32_t)u;
 	}
 	if (!a.val[OPT_COALESCE_COUNT] != !a.val[OPT_COALESCE_USECS]) {
 		tgt_err(err, errlen,
