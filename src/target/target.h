@@ -139,6 +139,11 @@ struct tgt_port {
 	 */
 	_Atomic uint8_t ana_state[TGT_MAX_ANA_GROUPS + 1];
 	_Atomic bool down; /* `mqblk ctl port-down`: not listening */
+	/* reactor 0's: accept ran out of descriptors (or memory), so the
+	 * listener is out of its epoll until the next tick (level
+	 * triggered, it would spin); how many times so far */
+	bool accept_paused;
+	uint64_t accept_pauses;
 	_Atomic uint64_t rejects; /* RDMA: connect requests refused */
 };
 

@@ -348,6 +348,9 @@ void tgt_reactor_wait_tag(struct tgt_reactor *r, struct tgt_req *req);
 void tgt_reactor_want_flush(struct tgt_reactor *r, struct tgt_queue *q);
 /* From a port's accept (reactor 0): conn goes to the next reactor. */
 void tgt_reactor_hand_over(intptr_t conn, struct tgt_port *port);
+/* accept failed for want of descriptors or memory (reactor 0): stop
+ * watching p's listener until the next tick, log the first time. */
+void tgt_port_accept_pause(struct tgt_port *p, int err);
 void tgt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

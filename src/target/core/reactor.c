@@ -479,6 +479,7 @@ static void ctl_job_run(struct tgt_reactor *r)
 			struct epoll_event ev = { .events = EPOLLIN,
 						  .data.ptr = job->port };
 
+			job->port->accept_paused = false;
 			job->port->listen_fd = job->listen_fd;
 			if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, job->listen_fd,
 				      &ev))
@@ -559,6 +560,38 @@ void tgt_reactor_hand_over(intptr_t conn, struct tgt_port *port)
 		tgt_log("cannot wake reactor %u: %s", i, strerror(errno));
 }
 
+void tgt_port_accept_pause(struct tgt_port *p, int err)
+{
+	struct tgt_reactor *r = &reactors[0];
+
+	if (p->accept_paused)
+		return;
+	p->accept_paused = true;
+	if (!p->accept_pauses++)
+		tgt_log("accept on %s:%s: %s: new connections wait (they are "
+			"taken again every %u ms; logged once)",
+			p->traddr, p->trsvcid, strerror(err), TGT_TICK_MS);
+	epoll_ctl(r->epfd, EPOLL_CTL_DEL, p->listen_fd, NULL);
+}
+
+/* Reactor 0's tick: paused listeners are watched again. */
+static void ports_resume(struct tgt_reactor *r)
+{
+	struct tgt *t = r->t;
+	unsigned i;
+
+	for (i = 0; i < t->nr_ports; i++) {
+		struct tgt_port *p = &t->ports[i];
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = p };
+
+		if (!p->accept_paused)
+			continue;
+		p->accept_paused = false;
+		if (p->listen_fd >= 0 && !atomic_load(&p->down))
+			epoll_ctl(r->epfd, EPOLL_CTL_ADD, p->listen_fd, &ev);
+	}
+}
+
 /* ---- The loop ------------------------------------------------------------ */
 
 static bool is_port(const struct tgt *t, const void *p)
@@ -634,6 +667,8 @@ events:
 	now = mqblk_clock_ns();
 	if (now >= r->next_tick_ns || tick_now) {
 		r->next_tick_ns = now + TGT_TICK_MS * 1000000ull;
+		if (r->idx == 0)
+			ports_resume(r);
 		for (q = r->queues; q; q = nq) {
 			nq = q->next;
 			tgt_queue_tick(q, now);
