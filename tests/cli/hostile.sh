@@ -97,6 +97,7 @@ check "once it reads, all 2,046 reads are answered" \
 run bench --name=good --filename="$(uri nr_io_queues=1)" --rw=randread \
 	--bs=4k --iodepth=1 --number_ios=200 --output-format=json
 check "a well-behaved host is served" test "$RC" = 0
+# shellcheck disable=SC2119 # no arguments: TPID and TLOG
 stop_target
 
 # Out of descriptors: accept fails with EMFILE while the connection
