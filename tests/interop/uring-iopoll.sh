@@ -5,9 +5,9 @@
 # QEMU guest a configfs null_blk with a poll queue is one
 # (guest/uring-iopoll-job.sh). mqblk bench --hipri on it: 8 MiB of 4 KiB
 # random writes, crc32c verified. Checks: exit 0, no verify error, no
-# "IOPOLL not supported" fallback in its stderr, and every completion of
-# the run reaped by polling (the JSON's completions: polled equals all of
-# them, none by an interrupt or locally).
+# "IOPOLL not supported" fallback nor sanitizer report in its stderr, and
+# every completion of the run reaped by polling (the JSON's completions:
+# polled equals all of them, none by an interrupt or locally).
 # Exit: 0 all passed, 1 a check failed, 2 setup error, 77 cannot run here.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,6 +55,9 @@ check(m["verify_errors"] == 0 and m["errors"] == 0, "iopoll-verify",
 check("IOPOLL not supported" not in err, "iopoll-ring",
       "no fallback to a plain ring" if "IOPOLL not supported" not in err
       else err.strip().splitlines()[0])
+san = [l for l in err.splitlines()
+       if "runtime error:" in l or "Sanitizer" in l]
+check(not san, "iopoll-sanitizers", san[0] if san else "no report")
 check(total > 0 and c["polled"] == total, "iopoll-all-polled",
       "completions %s (%d I/Os)" % (c, ios))
 sys.exit(1 if bad else 0)
