@@ -415,6 +415,10 @@ static const char *const treq_names[] = {
 	[NVMF_TREQ_NOT_REQUIRED] = "not required",
 	[NVMF_TREQ_DISABLE_SQFLOW] =
 		"not specified, sq flow control disable supported",
+	[NVMF_TREQ_REQUIRED | NVMF_TREQ_DISABLE_SQFLOW] =
+		"required, sq flow control disable supported",
+	[NVMF_TREQ_NOT_REQUIRED | NVMF_TREQ_DISABLE_SQFLOW] =
+		"not required, sq flow control disable supported",
 };
 /* eflags: bit 0 DUPRETINFO, bit 1 EPCSD, bit 2 NCC */
 static const char *const eflags_names[] = {

@@ -26,8 +26,11 @@ SSL_CTX *nvme_tls_ctx_new(bool server, char *err, size_t errlen)
 					  "TLS_AES_256_GCM_SHA384") != 1 ||
 	    SSL_CTX_set_num_tickets(ctx, 0) != 1)
 		goto fail;
-	/* no resumption: every connection proves the key afresh */
-	SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+	/* no resumption: every connection proves the key afresh. A peer
+	 * closing its socket without close_notify has closed the queue,
+	 * as on a plaintext one (the kernel's hosts close so) */
+	SSL_CTX_set_options(ctx,
+			    SSL_OP_NO_TICKET | SSL_OP_IGNORE_UNEXPECTED_EOF);
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
 	return ctx;
 fail:
