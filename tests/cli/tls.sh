@@ -26,7 +26,7 @@ BAD=$(nvme gen-tls-key -m 1)
 tls_target()
 {
 	PORT=$(free_port)
-	"$MQBLK" target --listen "$1127.0.0.1:$PORT" --nqn "$NQN" \
+	"$MQBLK" target --listen "${1}127.0.0.1:$PORT" --nqn "$NQN" \
 		--stats-socket "$TMP/stats.sock" -v \
 		--ns null:size=64m,memory_backed=1 \
 		--allow-host "$HOST" --tls-key "$2" \
