@@ -62,6 +62,22 @@ run id-ctrl "$(uri "tls=1&tls_key=$KEY&tls_identity=1")"
 ok "the NVMe1R01 identity (PSK digest)" &&
 	check "id-ctrl: the model" has "mqblk"
 
+# a host offering both suites, SHA-384's first, with a SHA-256 PSK: the
+# target takes the suite the identity names (openssl s_client, its PSK
+# computed apart by tests/unit/tls_vectors.py)
+if command -v openssl >/dev/null; then
+	psk=$(python3 "$(dirname "$0")/../unit/tls_vectors.py" "$KEY" "$HOST" "$NQN" |
+		awk '$1 == "psk0" { print $2 }')
+	echo | timeout 10 openssl s_client -connect "127.0.0.1:$PORT" -tls1_3 \
+		-psk "$psk" -psk_identity "NVMe0R01 $HOST $NQN" \
+		-ciphersuites TLS_AES_256_GCM_SHA384:TLS_AES_128_GCM_SHA256 \
+		>"$TMP/s_client.out" 2>&1
+	check "s_client offering both suites: the PSK's is chosen" grep -q \
+		"TLSv1.3, Cipher is TLS_AES_128_GCM_SHA256" "$TMP/s_client.out"
+else
+	skip_setup "s_client" "openssl (the command) is not installed"
+fi
+
 run id-ctrl "$(uri "tls_key=$BAD")"
 failed "a wrong key: the handshake is refused" \
 	"TLS handshake as NVMe0R01 $HOST $NQN refused"

@@ -120,11 +120,41 @@ out:
 	return ret;
 }
 
+/*
+ * Before OpenSSL picks the cipher suite: a PSK is usable only with a
+ * suite of its hash, and a host may offer both suites (in its order of
+ * preference), so the suite the first identity names (NVMe?R0H: H) is
+ * made this connection's only one. Anything unreadable is left to the
+ * handshake to refuse.
+ */
+static int client_hello(SSL *ssl, int *alert, void *arg)
+{
+	const unsigned char *ext;
+	size_t len;
+	const char *suite;
+
+	(void)alert;
+	(void)arg;
+	/* pre_shared_key (41): identities<7..2^16-1>, then each
+	 * identity<1..2^16-1> and its 4-byte obfuscated age */
+	if (SSL_client_hello_get0_ext(ssl, 41, &ext, &len) != 1 || len < 4 + 8)
+		return SSL_CLIENT_HELLO_SUCCESS;
+	if ((size_t)(ext[2] << 8 | ext[3]) < 8 || len - 4 < 8 ||
+	    memcmp(ext + 4, "NVMe", 4))
+		return SSL_CLIENT_HELLO_SUCCESS;
+	suite = nvme_tls_cipher_name((uint8_t)(ext[4 + 7] - '0'));
+	if (suite && ext[4 + 6] == '0')
+		SSL_set_ciphersuites(ssl, suite);
+	return SSL_CLIENT_HELLO_SUCCESS;
+}
+
 static void ctx_init(void)
 {
 	tls_ctx = nvme_tls_ctx_new(true, tls_ctx_err, sizeof(tls_ctx_err));
-	if (tls_ctx)
-		SSL_CTX_set_psk_find_session_callback(tls_ctx, find_session);
+	if (!tls_ctx)
+		return;
+	SSL_CTX_set_psk_find_session_callback(tls_ctx, find_session);
+	SSL_CTX_set_client_hello_cb(tls_ctx, client_hello, NULL);
 }
 
 void tcp_tls_want_out(struct tcp_queue *q, bool on)
