@@ -32,6 +32,13 @@ SSL_CTX *nvme_tls_ctx_new(bool server, char *err, size_t errlen)
 	SSL_CTX_set_options(ctx,
 			    SSL_OP_NO_TICKET | SSL_OP_IGNORE_UNEXPECTED_EOF);
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+	/* read as much as the socket has, up to 64 KiB, in one read() (not
+	 * a record header, then its body): the callers read until OpenSSL
+	 * says WANT_READ, and a reactor that stops early checks
+	 * SSL_has_pending, so nothing buffered here waits for an epoll
+	 * event that will not come */
+	SSL_CTX_set_read_ahead(ctx, 1);
+	SSL_CTX_set_default_read_buffer_len(ctx, 65536);
 	return ctx;
 fail:
 	nvme_tls_errstr(why, sizeof(why));
