@@ -5,7 +5,9 @@
 # (writes verified), with either hash and either identity form; a wrong
 # key, another host's identity, no key, or plaintext on a port that
 # requires TLS are refused with their reasons; a port that does not
-# require it takes both; discover shows treq and sectype.
+# require it takes both; discover shows treq and sectype; over a TLS
+# session (openssl s_client) the suite follows the PSK, and a Connect must
+# name the host the PSK identity named.
 # Usage: bash tests/cli/tls.sh build/mqblk
 source "$(dirname "$0")/lib.sh"
 
@@ -74,6 +76,23 @@ if command -v openssl >/dev/null; then
 		>"$TMP/s_client.out" 2>&1
 	check "s_client offering both suites: the PSK's is chosen" grep -q \
 		"TLSv1.3, Cipher is TLS_AES_128_GCM_SHA256" "$TMP/s_client.out"
+	# the identity proves HOST; a Connect naming OTHER (whose key the
+	# target has too) on that session is an invalid host (0x184), and
+	# one naming HOST goes through (status 0)
+	connect_as()
+	{
+		python3 "$(dirname "$0")/tls_connect.py" "$1" "$NQN" |
+			timeout 2 openssl s_client -quiet -connect "127.0.0.1:$PORT" \
+				-tls1_3 -psk "$psk" -psk_identity "NVMe0R01 $HOST $NQN" \
+				-ciphersuites TLS_AES_128_GCM_SHA256 2>/dev/null |
+			python3 "$(dirname "$0")/tls_connect.py" --status
+	}
+	check "a Connect as another host over HOST's TLS session: invalid host" \
+		test "$(connect_as "$OTHER")" = 0x184
+	check "the target says why" grep -q \
+		"over a TLS connection whose PSK identity names host $HOST" "$TLOG"
+	check "a Connect as the identity's host: status 0" \
+		test "$(connect_as "$HOST")" = 0x0
 else
 	skip_setup "s_client" "openssl (the command) is not installed"
 fi
