@@ -136,6 +136,11 @@ failed "tls_key=@FILE readable by others: refused" \
 
 run discover -t tcp -a 127.0.0.1 -s "$PORT" -q "$HOST"
 failed "discover in plaintext on a TLS-only port: refused" "ICReq"
+run discover -t tcp -a 127.0.0.1 -s "$PORT" -q "$HOST" --tls-key "$KEY"
+ok "discover --tls-key on the TLS-only port" &&
+	check "discover over TLS: the subsystem, TLS required" has_re \
+		"^treq: +required, sq flow control disable supported" &&
+	check "discover over TLS: sectype tls13" has "sectype: tls13"
 stop_target
 
 # SHA-384, and a port that takes TLS and plaintext (nvmetcli JSON)
