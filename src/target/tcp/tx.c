@@ -369,6 +369,10 @@ void tcp_queue_fatal(struct tcp_queue *q, uint16_t fes, uint32_t fei,
 	nvme_tcp_rx_reset(&q->rx);
 	n = nvme_tcp_build_term(&q->conn, q->ctl, sizeof(q->ctl), fes, fei, hdr,
 				hdr_len);
+	/* TLS: a record the socket pushed back must go first, whole, and
+	 * it is not the TermReq: close without one */
+	if (n > 0 && q->tls_w && q->tls_w->pending)
+		n = 0;
 	if (n <= 0) {
 		tcp_queue_quiesce(&q->sq);
 		return;
