@@ -121,6 +121,9 @@ check "the target says why" grep -q \
 run id-ctrl "$(uri "tls=1")"
 failed "tls=1 without a key: refused here" "tls=1 needs tls_key="
 
+run id-ctrl "$(uri "tls=0&tls_key=$KEY")"
+failed "tls=0 with a key: refused, not ignored" "tls=0 with tls_key="
+
 run id-ctrl "$(uri "tls_key=NVMeTLSkey-1:01:AAAA:")"
 failed "a malformed key: one line, not echoed" \
 	"tls_key: TLS PSK: 3 bytes of key and CRC"

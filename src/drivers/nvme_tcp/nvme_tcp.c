@@ -58,6 +58,7 @@ struct nvt_opts {
 	 * NVMe0R0x identity (default, SPDK's and Linux 6.7's) or the
 	 * NVMe1R0x one with the PSK digest */
 	bool tls;
+	bool tls_off; /* tls=0 said: a tls_key= contradicts it */
 	uint8_t tls_identity;
 	struct nvme_tls_key tls_key;
 };
@@ -1111,8 +1112,14 @@ static int nvt_parse_param(struct nvmf_ctrl *d, struct mqblk_param *p,
 		return mqblk_param_bool(p, &o->hdgst, err, errlen);
 	if (!strcmp(p->key, "data_digest"))
 		return mqblk_param_bool(p, &o->ddgst, err, errlen);
-	if (!strcmp(p->key, "tls"))
-		return mqblk_param_bool(p, &o->tls, err, errlen);
+	if (!strcmp(p->key, "tls")) {
+		int ret = mqblk_param_bool(p, &o->tls, err, errlen);
+
+		o->tls_off = !ret && !o->tls;
+		if (o->tls_off && o->tls_key.len)
+			goto tls_conflict;
+		return ret;
+	}
 	if (!strcmp(p->key, "tls_key")) {
 		char why[160];
 
@@ -1122,6 +1129,8 @@ static int nvt_parse_param(struct nvmf_ctrl *d, struct mqblk_param *p,
 			return -EINVAL;
 		}
 		/* a key asks for TLS, as nvme-cli's --tls_key */
+		if (o->tls_off)
+			goto tls_conflict;
 		o->tls = true;
 		return 0;
 	}
@@ -1139,6 +1148,9 @@ static int nvt_parse_param(struct nvmf_ctrl *d, struct mqblk_param *p,
 	}
 	*taken = false;
 	return 0;
+tls_conflict:
+	nvmf_err(err, errlen, "tls=0 with tls_key=: TLS off, yet a key for it");
+	return -EINVAL;
 }
 
 const struct nvmf_transport_ops nvmf_tcp_transport = {
