@@ -24,6 +24,7 @@
 
 #include "nvme/auth.h"
 #include "nvme/nvme.h"
+#include "target/counters.h"
 
 struct mqblk_dev;
 struct mqblk_queue;
@@ -71,6 +72,7 @@ struct tgt_ns {
 	uint32_t lba_shift; /* log2 of the logical block size */
 	bool vwc; /* a volatile write cache to flush (files, block devices) */
 	struct mqblk_queue **q; /* per reactor, opened by that reactor */
+	struct tgt_ns_stats *st; /* per reactor, written by that reactor */
 };
 
 /* An allowed host (nvmetcli "hosts" / "allowed_hosts"), with its
@@ -106,6 +108,9 @@ struct tgt_subsys {
 	/* discovery log generation (discovery subsys): the control thread
 	 * bumps it when a port goes down or up */
 	_Atomic uint64_t genctr;
+	/* controllers gone, and their counters (under the stats lock) */
+	uint64_t ctrls_gone;
+	struct tgt_counters gone;
 };
 
 /* A port: an address the target listens on, and the subsystems linked
@@ -132,6 +137,10 @@ struct tgt_port {
 	_Atomic uint8_t ana_state[TGT_MAX_ANA_GROUPS + 1];
 	_Atomic bool down; /* `mqblk ctl port-down`: not listening */
 	_Atomic uint64_t rejects; /* RDMA: connect requests refused */
+	/* connections closed, and their queues' counters (under the stats
+	 * lock) */
+	uint64_t conns_gone;
+	struct tgt_counters gone;
 };
 
 /* Per-ctrl I/O counters for SMART (updated by each reactor, atomics). */
@@ -199,6 +208,8 @@ struct tgt_ctrl {
 
 	/* SMART / Health log (02h): every I/O queue's reactor adds */
 	struct tgt_ctrl_smart smart;
+	/* its queues that went away (under the stats lock) */
+	struct tgt_counters gone;
 };
 
 /* The whole target: configuration and run-time. */
@@ -370,6 +381,7 @@ struct tgt_ctl_cmd {
 	uint32_t grp; /* ana: 1..TGT_MAX_ANA_GROUPS */
 	uint8_t state; /* ana: NVME_ANA_* */
 	char port[128]; /* ana, port-*: the PORT word */
+	bool json; /* stats -o json */
 };
 
 /*

@@ -155,10 +155,22 @@ int tgt_ctl_parse(const char *line, size_t len, struct tgt_ctl_cmd *cmd,
 				errlen);
 	}
 	if (word_is(&w[0], "stats")) {
-		if (n != 1)
-			return tgt_err(err, errlen, "usage: stats");
 		cmd->op = TGT_CTL_STATS;
-		return 0;
+		if (n == 1)
+			return 0;
+		if (n == 3 && word_is(&w[1], "-o") &&
+		    (word_is(&w[2], "json") || word_is(&w[2], "text"))) {
+			cmd->json = word_is(&w[2], "json");
+			return 0;
+		}
+		if (n == 3 && word_is(&w[1], "-o")) {
+			word_quote(q, sizeof(q), &w[2]);
+			return tgt_err(err, errlen,
+				       "stats: -o %s: not an output format "
+				       "(text, json)",
+				       q);
+		}
+		return tgt_err(err, errlen, "usage: stats [-o text|json]");
 	}
 	word_quote(q, sizeof(q), &w[0]);
 	return tgt_err(err, errlen,
@@ -216,9 +228,15 @@ static void ctl_usage(FILE *f)
 		"  port-down PORT        stop listening on PORT and close its "
 		"connections\n"
 		"  port-up PORT          listen on PORT again\n"
-		"  stats                 ports with their ANA states and "
+		"  stats [-o text|json]  ports with their ANA states and "
 		"connections, then the\n"
-		"                        per-queue table (as target --stats)\n");
+		"                        per-queue table (as target --stats); "
+		"-o json: ports,\n"
+		"                        subsystems with namespaces (latency "
+		"histograms) and\n"
+		"                        controllers with queues, each with "
+		"counters that\n"
+		"                        survive disconnects\n");
 }
 
 int tgt_ctl_client(int argc, char **argv)

@@ -84,6 +84,9 @@ struct tgt_queue_stats {
 	/* the controller and qid once connected, for the stats reader
 	 * (q->ctrl and q->qid are the reactor's own) */
 	_Atomic uint16_t cntlid, qid;
+	/* the controller, for the stats lock's holder: it lives while the
+	 * queue is on its reactor's list (the queue holds a reference) */
+	struct tgt_ctrl *_Atomic ctrl;
 	_Atomic uint64_t sends; /* send calls that sent PDUs */
 	_Atomic uint64_t cqes; /* completions sent (CapsuleResp, or a
 				* C2HData standing for one) */

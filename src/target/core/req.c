@@ -13,6 +13,7 @@
 
 #include "mqblk/mqblk.h"
 #include "nvmet.h"
+#include "stats.h"
 
 static void cmd_finish(struct tgt_req *cmd, uint16_t status);
 
@@ -546,6 +547,12 @@ void tgt_req_complete(struct tgt_req *cmd, uint16_t status)
 	if (lat > atomic_load_explicit(&q->st.lat_ns_max, memory_order_relaxed))
 		atomic_store_explicit(&q->st.lat_ns_max, lat,
 				      memory_order_relaxed);
+	/* not a broadcast Flush: it names no one namespace */
+	if (cmd->ns && q->qid &&
+	    le32_to_cpu(cmd->sqe.common.nsid) == cmd->ns->nsid)
+		tgt_stats_ns_account(&cmd->ns->st[q->r->idx],
+				     cmd->sqe.common.opcode, status,
+				     cmd->xfer_len, lat);
 	q->ops->queue_response(cmd, status);
 }
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "reactor.h"
+#include "stats.h"
 
 /* ---- Stats ------------------------------------------------------------- */
 
@@ -177,16 +178,6 @@ static void ctl_job_post(struct tgt_ctl_job *job)
 	pthread_mutex_destroy(&job->lock);
 }
 
-static void port_name(const struct tgt_port *p, char *out, size_t size)
-{
-	const char *tr = p->trtype == NVMF_TRTYPE_RDMA ? "rdma:" : "";
-
-	if (p->adrfam == NVMF_ADDR_FAMILY_IP6)
-		snprintf(out, size, "%s[%s]:%s", tr, p->traddr, p->trsvcid);
-	else
-		snprintf(out, size, "%s%s:%s", tr, p->traddr, p->trsvcid);
-}
-
 /* Ports, their ANA states and connections; controllers; the queues. */
 static void ctl_stats(struct tgt *t, FILE *f)
 {
@@ -210,7 +201,7 @@ static void ctl_stats(struct tgt *t, FILE *f)
 				conns += q->port == p;
 			pthread_mutex_unlock(&r->lock);
 		}
-		port_name(p, name, sizeof(name));
+		tgt_port_name(p, name, sizeof(name));
 		fprintf(f, "port %u %s %s%s connections %u", p->portid, name,
 			atomic_load(&p->down) ? "down" : "up",
 			p->discovery_only ? " discovery" : "", conns);
@@ -256,6 +247,19 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	struct tgt_port *p;
 	char name[128];
 
+	if (cmd->op == TGT_CTL_STATS && cmd->json) {
+		struct tgt_snap *snap = tgt_stats_collect(t);
+		char *js = snap ? tgt_stats_json(snap) : NULL;
+
+		tgt_stats_free(snap);
+		if (!js) {
+			snprintf(err, errlen, "stats: out of memory");
+			return -1;
+		}
+		fprintf(out, "ok\n%s", js);
+		free(js);
+		return 0;
+	}
 	if (cmd->op == TGT_CTL_STATS) {
 		fprintf(out, "ok\n");
 		ctl_stats(t, out);
@@ -264,7 +268,7 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	p = tgt_ctl_port(t, cmd, err, errlen);
 	if (!p)
 		return -1;
-	port_name(p, name, sizeof(name));
+	tgt_port_name(p, name, sizeof(name));
 	memset(&job, 0, sizeof(job));
 	job.op = cmd->op;
 	job.port = p;
