@@ -226,6 +226,11 @@ struct tgt {
 	 * page's CHGCNT); written by the control thread */
 	_Atomic uint64_t ana_chgcnt;
 	char *ctl_path; /* --ctl: control socket, NULL = none */
+	/* --metrics ADDR:PORT (as given, NULL = none), parsed */
+	char *metrics;
+	int metrics_adrfam; /* NVMF_ADDR_FAMILY_IP4/IP6 */
+	char metrics_addr[64];
+	uint16_t metrics_port;
 
 	unsigned nr_reactors; /* 0 = one per online CPU */
 	uint32_t stall_ms; /* a command outstanding this long is logged */

@@ -410,7 +410,8 @@ int tgt_run(struct tgt *t)
 	sigset_t sigs;
 	int sfd = -1, stats_fd = -1, ctl_fd = -1, status = 1;
 	unsigned i, j, started = 0;
-	char cpus[256];
+	bool metrics = false;
+	char cpus[256], err[256];
 
 	/* before any thread exists (devices start the core's): SIGINT and
 	 * SIGTERM are read from the signalfd, by this thread only */
@@ -420,8 +421,15 @@ int tgt_run(struct tgt *t)
 	sigaddset(&sigs, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	sigdelset(&sigs, SIGPIPE);
-	if (tgt_reactors_setup(t))
+	/* before the devices open: a busy address is said at once */
+	if (t->metrics && tgt_metrics_bind(t, err, sizeof(err))) {
+		tgt_log("%s", err);
 		return 1;
+	}
+	if (tgt_reactors_setup(t)) {
+		tgt_metrics_stop();
+		return 1;
+	}
 	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
 	if (sfd < 0)
 		goto out;
@@ -434,6 +442,13 @@ int tgt_run(struct tgt *t)
 	started = tgt_reactors_launch();
 	if (started < tgt_reactors_count())
 		goto out;
+	if (t->metrics) {
+		if (tgt_metrics_start(t, err, sizeof(err))) {
+			tgt_log("%s", err);
+			goto out;
+		}
+		metrics = true;
+	}
 	if (t->stats_path)
 		stats_fd =
 			unix_listen(t->stats_path, "stats", "--stats-socket");
@@ -465,13 +480,15 @@ int tgt_run(struct tgt *t)
 				"attr_allow_any_host)",
 				s->nqn);
 	}
-	tgt_log("ready: %u reactor%s %s%s%s%s%s", tgt_reactors_count(),
+	tgt_log("ready: %u reactor%s %s%s%s%s%s%s%s%s", tgt_reactors_count(),
 		tgt_reactors_count() > 1 ? "s" : "",
 		reactor_cpus(cpus, sizeof(cpus)),
 		stats_fd >= 0 ? ", stats on " : "",
 		stats_fd >= 0 ? t->stats_path : "",
 		ctl_fd >= 0 ? ", control on " : "",
-		ctl_fd >= 0 ? t->ctl_path : "");
+		ctl_fd >= 0 ? t->ctl_path : "",
+		metrics ? ", metrics on http://" : "",
+		metrics ? t->metrics : "", metrics ? "/metrics" : "");
 
 	for (;;) {
 		struct pollfd pfd[3] = { { .fd = sfd, .events = POLLIN },
@@ -509,6 +526,8 @@ int tgt_run(struct tgt *t)
 	}
 	status = 0;
 out:
+	/* its thread reads the namespaces' counters: gone before they are */
+	tgt_metrics_stop();
 	if (tgt_reactors_teardown(t, started))
 		status = 1;
 	if (!status)

@@ -115,6 +115,14 @@ struct tgt_snap {
 struct tgt_snap *tgt_stats_collect(struct tgt *t);
 void tgt_stats_free(struct tgt_snap *snap);
 
+/* --metrics (metrics.c, or metrics_stub.c without libmicrohttpd): bind
+ * t's address first (before the devices open: a clear error early), then
+ * serve once the reactors run; stop before they are torn down. 0, or -1
+ * with a one-line reason. */
+int tgt_metrics_bind(struct tgt *t, char *err, size_t errlen);
+int tgt_metrics_start(struct tgt *t, char *err, size_t errlen);
+void tgt_metrics_stop(void);
+
 /* "127.0.0.1:4420", "[::1]:4420", "rdma:10.0.0.1:4420". */
 void tgt_port_name(const struct tgt_port *p, char *out, size_t size);
 
