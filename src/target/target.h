@@ -386,7 +386,11 @@ struct tgt_ctl_cmd {
 	uint32_t grp; /* ana: 1..TGT_MAX_ANA_GROUPS */
 	uint8_t state; /* ana: NVME_ANA_* */
 	char port[128]; /* ana, port-*: the PORT word */
-	bool json; /* stats -o json */
+	enum tgt_ctl_format {
+		TGT_CTL_TEXT, /* stats: ports, controllers, the queue table */
+		TGT_CTL_JSON, /* stats -o json */
+		TGT_CTL_TABLE, /* stats -o table: the queue table alone */
+	} format;
 };
 
 /*
@@ -413,8 +417,9 @@ int tgt_ctl_client(int argc, char **argv);
  * shutdown. Returns the process exit status. */
 int tgt_run(struct tgt *t);
 
-/* `mqblk target --stats`: print the per-queue table a running target
- * serves on its stats socket at path. Returns the exit status. */
+/* `mqblk target --stats`: print the per-queue table of the running target
+ * whose control socket (--ctl or --stats-socket) is at path: `stats -o
+ * table` sent there. Returns the exit status. */
 int tgt_stats_client(const char *path);
 
 #endif

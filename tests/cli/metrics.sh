@@ -179,4 +179,76 @@ run target --listen "127.0.0.1:$(free_port)" --nqn "$NQN" \
 	--metrics "127.0.0.1:$MPORT"
 failed metrics-address-in-use "--metrics 127\.0\.0\.1:$MPORT: cannot listen: Address already in use"
 
+# ---- one protocol on every socket, misuse refused in a line ----
+# (the target above serves --ctl $CTL and --stats-socket $TMP/stats.sock)
+run ctl "$TMP/stats.sock" stats
+ok ctl-on-stats-socket && check ctl-on-stats-socket-table has_re '^ctrl +qid +peer'
+run target --stats --ctl "$CTL"
+ok target-stats-on-ctl-socket && check target-stats-table-first \
+	grep -qE '^ctrl +qid +peer' <(head -n 1 "$OUT")
+run target --stats --stats-socket "$TMP/stats.sock"
+ok target-stats-on-stats-socket
+# an empty line, sent raw: refused, not answered with a table
+ans=$(python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b"\n")
+s.shutdown(socket.SHUT_WR)
+print(s.recv(256).decode().splitlines()[0])' "$TMP/stats.sock")
+check empty-command-refused [ "$ans" = "error: empty command (ana, port-down, port-up, stats)" ]
+run ctl "$CTL" bogus
+check unknown-command-exit-2 [ "$RC" = 2 ]
+# a peer that is no target: it answers junk and closes without reading
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(4)
+for _ in range(2):
+    c, _a = s.accept()
+    c.sendall(b"HTTP/1.0 400 nope\r\n")
+    c.close()' "$TMP/junk.sock" &
+jpid=$!
+for _ in $(seq 100); do [[ -S $TMP/junk.sock ]] && break; sleep 0.05; done
+run ctl "$TMP/junk.sock" stats
+check wrong-socket-no-sigpipe [ "$RC" = 1 ] &&
+	check wrong-socket-said grep -qE '^mqblk ctl: .*junk\.sock: (not an mqblk target.s control socket|cannot send)' "$ERR"
+run target --stats --stats-socket "$TMP/junk.sock"
+check target-stats-wrong-socket [ "$RC" = 1 ] &&
+	check target-stats-wrong-socket-said grep -q '^mqblk target --stats: ' "$ERR"
+kill "$jpid" 2>/dev/null
+wait "$jpid" 2>/dev/null
+run target --stats --stats-socket "$TMP/none.sock"
+check target-stats-no-socket [ "$RC" = 1 ] &&
+	check target-stats-no-socket-said grep -q "^mqblk target --stats: $TMP/none.sock: No such file" "$ERR"
+
+# a second target on the first's sockets is refused, the first keeps them
+for opt in --ctl --stats-socket; do
+	sock=$CTL
+	[[ $opt == --stats-socket ]] && sock=$TMP/stats.sock
+	run target --listen "127.0.0.1:$(free_port)" --nqn "$NQN" \
+		--ns null:size=1m --allow-any-host "$opt" "$sock"
+	failed "second-target-refused $opt" "^mqblk target: $opt $sock: another target serves this socket"
+done
+run ctl "$CTL" stats -o json
+ok first-target-keeps-ctl
+run ctl "$TMP/stats.sock" stats -o table
+ok first-target-keeps-stats-socket
+
+# a dead target's socket file is taken over
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])' "$TMP/stale.sock"
+T2LOG=$TMP/t2.log
+"$MQBLK" target --listen "127.0.0.1:$(free_port)" --nqn "$NQN" \
+	--ns null:size=1m --allow-any-host --ctl "$TMP/stale.sock" \
+	>"$T2LOG" 2>&1 </dev/null &
+t2=$!
+for _ in $(seq 200); do grep -q ready "$T2LOG" 2>/dev/null && break; sleep 0.05; done
+run ctl "$TMP/stale.sock" stats
+ok stale-socket-taken-over
+stop_target "$t2" "$T2LOG"
+
 finish

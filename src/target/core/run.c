@@ -112,39 +112,54 @@ static void stats_dump(struct tgt *t, FILE *f)
 	fflush(f);
 }
 
-/* A UNIX socket at path for what ("stats", "control"), named by option
- * opt in messages; -1 (logged) if it cannot be had. */
-static int unix_listen(const char *path, const char *what, const char *opt)
+/*
+ * The control socket at path, named by option opt in messages; -1
+ * (logged) if it cannot be had. A path a live target serves is refused,
+ * never taken over: bind first, and only when the path is taken and
+ * nobody answers on it (a target that died) unlink it and bind again.
+ */
+static int unix_listen(const char *path, const char *opt)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
+	int fd, probe;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		tgt_log("%s socket path too long: %s", what, path);
+		tgt_log("%s %s: socket path too long", opt, path);
 		return -1;
 	}
-	strcpy(sa.sun_path, path);
-	/* a live target already serves this path: leave it alone */
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && !connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		tgt_log("%s socket %s is another target's: no %s socket "
-			"(use %s)",
-			what, path, what, opt);
-		close(fd);
-		return -1;
-	}
-	if (fd >= 0)
-		close(fd);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -1;
-	unlink(path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8)) {
-		tgt_log("%s socket %s: %s", what, path, strerror(errno));
-		close(fd);
+	if (fd < 0) {
+		tgt_log("%s %s: %s", opt, path, strerror(errno));
 		return -1;
 	}
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		if (errno != EADDRINUSE)
+			goto out_close;
+		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (probe >= 0 &&
+		    !connect(probe, (struct sockaddr *)&sa, sizeof(sa))) {
+			close(probe);
+			close(fd);
+			tgt_log("%s %s: another target serves this socket: "
+				"give this one its own (--ctl PATH)",
+				opt, path);
+			return -1;
+		}
+		if (probe >= 0)
+			close(probe);
+		/* nobody answers: a dead target's */
+		unlink(path);
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			goto out_close;
+	}
+	if (listen(fd, 8))
+		goto out_close;
 	return fd;
+out_close:
+	tgt_log("%s %s: %s", opt, path, strerror(errno));
+	close(fd);
+	return -1;
 }
 
 /* ---- Control socket ---------------------------------------------------- */
@@ -247,7 +262,12 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	struct tgt_port *p;
 	char name[128];
 
-	if (cmd->op == TGT_CTL_STATS && cmd->json) {
+	if (cmd->op == TGT_CTL_STATS && cmd->format == TGT_CTL_TABLE) {
+		fprintf(out, "ok\n");
+		stats_dump(t, out);
+		return 0;
+	}
+	if (cmd->op == TGT_CTL_STATS && cmd->format == TGT_CTL_JSON) {
 		struct tgt_snap *snap = tgt_stats_collect(t);
 		char *js = snap ? tgt_stats_json(snap) : NULL;
 
@@ -435,8 +455,16 @@ int tgt_run(struct tgt *t)
 		goto out;
 	if (t->ctl_path) {
 		/* asked for explicitly: no target without it */
-		ctl_fd = unix_listen(t->ctl_path, "control", "--ctl");
+		ctl_fd = unix_listen(t->ctl_path, "--ctl");
 		if (ctl_fd < 0)
+			goto out;
+	}
+	/* --stats-socket (or the default path): the same commands, served
+	 * the same way (one protocol, so no socket can be the wrong one) */
+	if (t->stats_path &&
+	    (!t->ctl_path || strcmp(t->stats_path, t->ctl_path))) {
+		stats_fd = unix_listen(t->stats_path, "--stats-socket");
+		if (stats_fd < 0)
 			goto out;
 	}
 	started = tgt_reactors_launch();
@@ -449,9 +477,6 @@ int tgt_run(struct tgt *t)
 		}
 		metrics = true;
 	}
-	if (t->stats_path)
-		stats_fd =
-			unix_listen(t->stats_path, "stats", "--stats-socket");
 
 	for (i = 0; i < t->nr_ports; i++) {
 		struct tgt_port *p = &t->ports[i];
@@ -507,20 +532,8 @@ int tgt_run(struct tgt *t)
 				break;
 			}
 		}
-		if (n > 0 && stats_fd >= 0 && (pfd[1].revents & POLLIN)) {
-			int c = accept4(stats_fd, NULL, NULL, SOCK_CLOEXEC);
-
-			if (c >= 0) {
-				FILE *f = fdopen(c, "w");
-
-				if (f) {
-					stats_dump(t, f);
-					fclose(f);
-				} else {
-					close(c);
-				}
-			}
-		}
+		if (n > 0 && stats_fd >= 0 && (pfd[1].revents & POLLIN))
+			ctl_serve(t, stats_fd);
 		if (n > 0 && ctl_fd >= 0 && (pfd[2].revents & POLLIN))
 			ctl_serve(t, ctl_fd);
 	}
@@ -545,33 +558,4 @@ out:
 		unlink(t->ctl_path);
 	}
 	return status;
-}
-
-/* `mqblk target --stats PATH`: print a running target's queue table. */
-int tgt_stats_client(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char buf[4096];
-	ssize_t n;
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr,
-			"mqblk target: stats socket path too long: %s\n", path);
-		return 1;
-	}
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		fprintf(stderr, "mqblk target: stats socket %s: %s\n", path,
-			strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return 1;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
-			break;
-	close(fd);
-	return 0;
 }
