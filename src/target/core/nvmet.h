@@ -67,6 +67,9 @@ struct tgt_req {
 	uint32_t buf_cap;
 	void *buf;
 	struct tgt_ns *ns;
+	/* the namespace's counters on this reactor: set when an I/O
+	 * command names one namespace (not a broadcast Flush) */
+	struct tgt_ns_stats *nst;
 	uint64_t start_ns;
 	uint64_t result; /* CQE DW0 (and DW1: Property Get of CAP) */
 	uint32_t step; /* DSM range / broadcast flush namespace next */

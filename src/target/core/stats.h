@@ -26,27 +26,13 @@ void tgt_stats_queue_gone(struct tgt_queue *q);
  * subsystem. */
 void tgt_stats_ctrl_gone(struct tgt_ctrl *ctrl);
 
-/* Namespace accounting (the reactor of cmd's queue, I/O queues only). */
-static inline void tgt_stats_ns_account(struct tgt_ns_stats *st, uint8_t opcode,
-					uint16_t status, uint32_t len,
-					uint64_t lat)
+/* A command of the namespace answered (its reactor; the commands and
+ * bytes are counted where the queue's are, in core/req.c). */
+static inline void tgt_stats_ns_lat(struct tgt_ns_stats *st, uint16_t status,
+				    uint64_t lat)
 {
-	_Atomic uint64_t *cmds, *bytes = NULL;
-
-	if (opcode == nvme_cmd_read) {
-		cmds = &st->read_cmds;
-		bytes = &st->read_bytes;
-	} else if (opcode == nvme_cmd_write) {
-		cmds = &st->write_cmds;
-		bytes = &st->write_bytes;
-	} else {
-		cmds = &st->other_cmds;
-	}
-	tgt_stat_add(cmds, 1);
 	if (status)
 		tgt_stat_add(&st->errors, 1);
-	else if (bytes)
-		tgt_stat_add(bytes, len);
 	tgt_stat_add(&st->lat_ns_sum, lat);
 	tgt_stat_add(&st->lat_hist[tgt_lat_bucket(lat)], 1);
 }
