@@ -107,12 +107,11 @@ struct tgt_counters {
 
 static inline unsigned tgt_lat_bucket(uint64_t ns)
 {
-	unsigned bits = 64u - (unsigned)__builtin_clzll(ns | 1);
+	/* floor(log2) of ns / 2^(SHIFT - 1), 0 below: one bsr */
+	unsigned b = 63u -
+		     (unsigned)__builtin_clzll((ns >> (TGT_LAT_SHIFT - 1)) | 1);
 
-	if (bits <= TGT_LAT_SHIFT)
-		return 0;
-	bits -= TGT_LAT_SHIFT;
-	return bits < TGT_LAT_BUCKETS - 1 ? bits : TGT_LAT_BUCKETS - 1;
+	return b < TGT_LAT_BUCKETS - 1 ? b : TGT_LAT_BUCKETS - 1;
 }
 
 /*
