@@ -135,9 +135,12 @@ int tgt_metrics_start(struct tgt *t, char *err, size_t errlen)
 
 void tgt_metrics_stop(void)
 {
-	if (daemon_)
+	if (daemon_) {
+		/* it closes the listening socket it was given */
 		MHD_stop_daemon(daemon_);
-	daemon_ = NULL;
+		daemon_ = NULL;
+		listen_fd = -1;
+	}
 	if (listen_fd >= 0)
 		close(listen_fd);
 	listen_fd = -1;
