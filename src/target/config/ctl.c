@@ -231,15 +231,20 @@ static void ctl_usage(FILE *f)
 		"  port-down PORT        stop listening on PORT and close its "
 		"connections\n"
 		"  port-up PORT          listen on PORT again\n"
-		"  stats [-o text|json]  ports with their ANA states and "
+		"  stats [-o FORMAT]     ports with their ANA states and "
 		"connections, then the\n"
-		"                        per-queue table (as target --stats); "
-		"-o json: ports,\n"
-		"                        subsystems with namespaces (latency "
-		"histograms) and\n"
-		"                        controllers with queues, each with "
-		"counters that\n"
-		"                        survive disconnects\n");
+		"                        per-queue table; -o json: ports, "
+		"subsystems with\n"
+		"                        namespaces (latency histograms) and "
+		"controllers with\n"
+		"                        queues, each with counters that "
+		"survive disconnects;\n"
+		"                        -o table: the per-queue table alone "
+		"(target --stats)\n"
+		"\n"
+		"A target serves the same commands on --ctl PATH and "
+		"--stats-socket PATH, or\n"
+		"on /tmp/mqblk-target.sock when given neither.\n");
 }
 
 /*
