@@ -234,7 +234,8 @@ struct tgt {
 
 	unsigned nr_reactors; /* 0 = one per online CPU */
 	uint32_t stall_ms; /* a command outstanding this long is logged */
-	char *stats_path; /* stats socket, NULL = none */
+	char *stats_path; /* --stats-socket (or the default): a second control
+			   * socket, NULL = none */
 	bool verbose;
 	bool busy_poll; /* reactors poll sockets and devices, never sleep */
 	/* response coalescing (--coalesce-count/--coalesce-usecs): a

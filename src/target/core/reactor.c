@@ -11,11 +11,12 @@
  * Each reactor has its own software queue on every namespace's device and
  * its own buffer pool, so no lock is shared across queues.
  *
- * The main thread waits for SIGINT/SIGTERM and serves the stats and
- * control sockets. A control command that touches queues (an ANA change's
- * events, a port going down) is a job handed to every reactor through its
- * inbox lock and wake-up eventfd; the main thread waits until each has
- * run it, so `mqblk ctl` answers once the change is in effect.
+ * The main thread waits for SIGINT/SIGTERM and serves the control
+ * sockets (--metrics has a thread of its own). A control command that
+ * touches queues (an ANA change's events, a port going down) is a job
+ * handed to every reactor through its inbox lock and wake-up eventfd; the
+ * main thread waits until each has run it, so `mqblk ctl` answers once
+ * the change is in effect.
  */
 #include <errno.h>
 #include <netdb.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The target's main thread: start the reactors, wait for SIGINT/SIGTERM
- * while serving the stats and control sockets, stop. A control command
+ * The target's main thread: start the reactors (and --metrics' server),
+ * wait for SIGINT/SIGTERM while serving the control sockets, stop. A control command
  * that touches queues (an ANA change's events, a port going down) is a
  * job handed to every reactor through its inbox lock and wake-up
  * eventfd; the main thread waits until each has run it, so `mqblk ctl`
