@@ -436,9 +436,10 @@ static int arg_uint(const char *name, const char *s, uint64_t min, uint64_t max,
 	return 0;
 }
 
-/* A.B.C.D:PORT or [IPv6]:PORT, option opt's, into p's address. */
-static int parse_hostport(const char *opt, const char *s, struct tgt_port *p,
-			  char *err, size_t errlen)
+/* A.B.C.D:PORT or [IPv6]:PORT (s, the end of option opt's value whole)
+ * into p's address. */
+static int parse_hostport(const char *opt, const char *whole, const char *s,
+			  struct tgt_port *p, char *err, size_t errlen)
 {
 	const char *addr, *colon;
 	size_t alen;
@@ -446,7 +447,7 @@ static int parse_hostport(const char *opt, const char *s, struct tgt_port *p,
 	uint64_t port;
 	char q[80];
 
-	cj_quote(q, sizeof(q), s, strlen(s));
+	cj_quote(q, sizeof(q), whole, strlen(whole));
 	if (s[0] == '[') {
 		const char *close = strchr(s, ']');
 
@@ -492,14 +493,16 @@ static int parse_hostport(const char *opt, const char *s, struct tgt_port *p,
 static int parse_listen(const char *s, struct tgt_port *p, char *err,
 			size_t errlen)
 {
+	const char *a = s;
+
 	if (!strncmp(s, "rdma:", 5)) {
 		p->trtype = NVMF_TRTYPE_RDMA;
-		s += 5;
+		a += 5;
 	} else if (!strncmp(s, "tcp:", 4)) {
 		p->trtype = NVMF_TRTYPE_TCP;
-		s += 4;
+		a += 4;
 	}
-	return parse_hostport("--listen", s, p, err, errlen);
+	return parse_hostport("--listen", s, a, p, err, errlen);
 }
 
 /* --metrics A.B.C.D:PORT or [IPv6]:PORT into t. */
@@ -508,7 +511,7 @@ static int parse_metrics(struct tgt *t, const char *s, char *err, size_t errlen)
 	struct tgt_port p;
 
 	memset(&p, 0, sizeof(p));
-	if (parse_hostport("--metrics", s, &p, err, errlen))
+	if (parse_hostport("--metrics", s, s, &p, err, errlen))
 		return -1;
 	t->metrics = strdup(s);
 	if (!t->metrics)
