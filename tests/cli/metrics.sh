@@ -115,6 +115,16 @@ if ((M)); then
 	promtool_check after-read
 fi
 
+# the text form's subsystem and namespace lines keep the gone queues' too
+run ctl "$CTL" stats
+if ok stats-text; then
+	tb=$(awk -v n="$NQN" '$1 == "subsys" && $2 == n { for (i = 3; i < NF; i++) if ($i == "read_bytes") print $(i + 1) }' "$OUT")
+	check stats-text-subsys-read-bytes [ "${tb:-0}" -ge 4194304 ]
+	nb=$(awk -v n="$NQN" '$1 == "ns" && $2 == n && $3 == 1 { for (i = 4; i < NF; i++) if ($i == "read_bytes") print $(i + 1) }' "$OUT")
+	check stats-text-ns-read-bytes [ "${nb:-0}" -ge 4194304 ]
+	check stats-text-queue-table has_re '^ctrl +qid +peer'
+fi
+
 # a second connection: the reads stay counted, the writes add
 run bench --name=m --filename="$(uri)" --rw=write --bs=4k --size=1m
 ok write-job

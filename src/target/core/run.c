@@ -193,7 +193,60 @@ static void ctl_job_post(struct tgt_ctl_job *job)
 	pthread_mutex_destroy(&job->lock);
 }
 
-/* Ports, their ANA states and connections; controllers; the queues. */
+/* Each subsystem's totals (controllers gone included) and each
+ * namespace's, for the text form: what the queue table forgets when a
+ * host disconnects. */
+static void subsys_lines(struct tgt *t, FILE *f)
+{
+	struct tgt_snap *snap = tgt_stats_collect(t);
+	unsigned i, k;
+
+	if (!snap) {
+		fprintf(f, "subsys totals: out of memory\n");
+		return;
+	}
+	for (i = 0; i < snap->nr_subsys; i++) {
+		const struct tgt_snap_subsys *ss = &snap->subsys[i];
+		const uint64_t *v = ss->c.v;
+
+		if (ss->discovery)
+			continue;
+		fprintf(f,
+			"subsys %s controllers %u gone %llu cmds %llu reads "
+			"%llu writes %llu read_bytes %llu write_bytes %llu "
+			"errors %llu\n",
+			ss->nqn, ss->nr_ctrls,
+			(unsigned long long)ss->ctrls_gone,
+			(unsigned long long)v[TGT_C_CMDS],
+			(unsigned long long)v[TGT_C_READ_CMDS],
+			(unsigned long long)v[TGT_C_WRITE_CMDS],
+			(unsigned long long)v[TGT_C_READ_BYTES],
+			(unsigned long long)v[TGT_C_WRITE_BYTES],
+			(unsigned long long)v[TGT_C_ERRORS]);
+		for (k = 0; k < ss->nr_ns; k++) {
+			const struct tgt_snap_ns *n = &ss->ns[k];
+
+			fprintf(f,
+				"ns %s %u reads %llu writes %llu read_bytes "
+				"%llu write_bytes %llu errors %llu avg_lat_us "
+				"%.1f\n",
+				ss->nqn, n->nsid,
+				(unsigned long long)n->read_cmds,
+				(unsigned long long)n->write_cmds,
+				(unsigned long long)n->read_bytes,
+				(unsigned long long)n->write_bytes,
+				(unsigned long long)n->errors,
+				n->lat_count ?
+					(double)n->lat_ns_sum /
+						(double)n->lat_count / 1e3 :
+					0.0);
+		}
+	}
+	tgt_stats_free(snap);
+}
+
+/* Ports, their ANA states and connections; controllers; subsystem and
+ * namespace totals; the queues. */
 static void ctl_stats(struct tgt *t, FILE *f)
 {
 	unsigned i, k, g;
@@ -251,6 +304,7 @@ static void ctl_stats(struct tgt *t, FILE *f)
 		}
 		pthread_mutex_unlock(&s->lock);
 	}
+	subsys_lines(t, f);
 	stats_dump(t, f);
 }
 
