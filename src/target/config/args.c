@@ -37,6 +37,7 @@ enum opt_id {
 	OPT_ANA_GROUP,
 	OPT_ANA,
 	OPT_CTL,
+	OPT_METRICS,
 	OPT_ANATT,
 	OPT_RDMA_SIGNAL_EVERY,
 	OPT_RDMA_CQ_MODERATION,
@@ -78,6 +79,7 @@ static const struct opt opts[] = {
 	{ "ana-group", 0, true, true, OPT_ANA_GROUP },
 	{ "ana", 0, true, true, OPT_ANA },
 	{ "ctl", 0, true, false, OPT_CTL },
+	{ "metrics", 0, true, false, OPT_METRICS },
 	{ "anatt", 0, true, false, OPT_ANATT },
 	{ "rdma-signal-every", 0, true, false, OPT_RDMA_SIGNAL_EVERY },
 	{ "rdma-cq-moderation", 0, true, false, OPT_RDMA_CQ_MODERATION },
@@ -107,7 +109,7 @@ static void usage(FILE *f)
 		"--allow-any-host]\n"
 		"                    [--discovery-port PORT] [options]\n"
 		"       mqblk target --config FILE [options]\n"
-		"       mqblk target --stats [--stats-socket PATH]\n"
+		"       mqblk target --stats [--ctl PATH | --stats-socket PATH]\n"
 		"\n"
 		"An NVMe/TCP and NVMe/RDMA target serving mqblk devices.\n"
 		"\n"
@@ -175,14 +177,25 @@ static void usage(FILE *f)
 		"cpuset allows)\n"
 		"  --stall-ms MS          log a command outstanding this long "
 		"(default %u)\n"
-		"  --stats-socket PATH    serve per-queue counters on this UNIX "
-		"socket\n"
-		"                         (default /tmp/mqblk-target.sock)\n"
-		"  --stats                print a running target's per-queue "
-		"counters\n"
 		"  --ctl PATH             serve `mqblk ctl PATH ...` on this "
 		"UNIX socket (ANA\n"
-		"                         states, ports down and up, stats)\n"
+		"                         states, ports down and up, stats); "
+		"without --ctl or\n"
+		"                         --stats-socket: /tmp/mqblk-target.sock"
+		"\n"
+		"  --stats-socket PATH    a control socket too, the same "
+		"commands as --ctl's\n"
+		"                         (the older spelling; deprecated: "
+		"use --ctl)\n"
+		"  --stats                print a running target's per-queue "
+		"counters (its\n"
+		"                         --ctl or --stats-socket PATH, "
+		"default\n"
+		"                         /tmp/mqblk-target.sock)\n"
+		"  --metrics ADDR:PORT    serve Prometheus metrics at "
+		"http://ADDR:PORT/metrics\n"
+		"                         (A.B.C.D:PORT or [IPv6]:PORT; "
+		"bound to ADDR only)\n"
 		"  --anatt SECONDS        the ANA transition time Identify "
 		"reports (1..255,\n"
 		"                         default %u, nvmet's): a host resets "
@@ -445,9 +458,10 @@ static int arg_uint(const char *name, const char *s, uint64_t min, uint64_t max,
 	return 0;
 }
 
-/* [rdma:|tcp:|tls:]A.B.C.D:PORT or [IPv6]:PORT into p. */
-static int parse_listen(const char *s, struct tgt_port *p, char *err,
-			size_t errlen)
+/* A.B.C.D:PORT or [IPv6]:PORT (s, the end of option opt's value whole)
+ * into p's address. */
+static int parse_hostport(const char *opt, const char *whole, const char *s,
+			  struct tgt_port *p, char *err, size_t errlen)
 {
 	const char *addr, *colon;
 	size_t alen;
@@ -455,27 +469,13 @@ static int parse_listen(const char *s, struct tgt_port *p, char *err,
 	uint64_t port;
 	char q[80];
 
-	cj_quote(q, sizeof(q), s, strlen(s));
-	if (!strncmp(s, "rdma:", 5)) {
-		p->trtype = NVMF_TRTYPE_RDMA;
-		s += 5;
-	} else if (!strncmp(s, "tcp:", 4)) {
-		p->trtype = NVMF_TRTYPE_TCP;
-		s += 4;
-	} else if (!strncmp(s, "tls:", 4)) {
-		/* NVMe/TCP over TLS 1.3, plaintext refused (nvmet's
-		 * addr_tsas tls1.3 with its default treq) */
-		p->trtype = NVMF_TRTYPE_TCP;
-		p->sectype = NVMF_TCP_SECTYPE_TLS13;
-		p->treq = NVMF_TREQ_REQUIRED;
-		s += 4;
-	}
+	cj_quote(q, sizeof(q), whole, strlen(whole));
 	if (s[0] == '[') {
 		const char *close = strchr(s, ']');
 
 		if (!close || close[1] != ':')
 			return tgt_err(err, errlen,
-				       "--listen: %s: expected [IPv6]:PORT", q);
+				       "%s: %s: expected [IPv6]:PORT", opt, q);
 		addr = s + 1;
 		alen = (size_t)(close - addr);
 		colon = close + 1;
@@ -484,32 +484,70 @@ static int parse_listen(const char *s, struct tgt_port *p, char *err,
 		colon = strrchr(s, ':');
 		if (!colon)
 			return tgt_err(err, errlen,
-				       "--listen: %s: expected ADDR:PORT "
+				       "%s: %s: expected ADDR:PORT "
 				       "(A.B.C.D:PORT or [IPv6]:PORT)",
-				       q);
+				       opt, q);
 		addr = s;
 		alen = (size_t)(colon - s);
 		p->adrfam = NVMF_ADDR_FAMILY_IP4;
 	}
 	if (alen >= sizeof(p->traddr))
-		return tgt_err(err, errlen, "--listen: %s: address too long",
-			       q);
+		return tgt_err(err, errlen, "%s: %s: address too long", opt, q);
 	memcpy(p->traddr, addr, alen);
 	p->traddr[alen] = 0;
 	if (inet_pton(p->adrfam == NVMF_ADDR_FAMILY_IP4 ? AF_INET : AF_INET6,
 		      p->traddr, bin) != 1)
-		return tgt_err(
-			err, errlen,
-			p->adrfam == NVMF_ADDR_FAMILY_IP4 ?
-				"--listen: %s: not an IPv4 address (IPv6: "
-				"[ADDR]:PORT)" :
-				"--listen: %s: not an IPv6 address",
-			q);
+		return tgt_err(err, errlen,
+			       p->adrfam == NVMF_ADDR_FAMILY_IP4 ?
+				       "%s: %s: not an IPv4 address (IPv6: "
+				       "[ADDR]:PORT)" :
+				       "%s: %s: not an IPv6 address",
+			       opt, q);
 	if (tgt_cfg_parse_dec(colon + 1, strlen(colon + 1), 65535, &port) ||
 	    !port)
-		return tgt_err(err, errlen,
-			       "--listen: %s: the port must be 1..65535", q);
+		return tgt_err(err, errlen, "%s: %s: the port must be 1..65535",
+			       opt, q);
 	snprintf(p->trsvcid, sizeof(p->trsvcid), "%u", (unsigned)port);
+	return 0;
+}
+
+/* [rdma:|tcp:|tls:]A.B.C.D:PORT or [IPv6]:PORT into p. */
+static int parse_listen(const char *s, struct tgt_port *p, char *err,
+			size_t errlen)
+{
+	const char *a = s;
+
+	if (!strncmp(s, "rdma:", 5)) {
+		p->trtype = NVMF_TRTYPE_RDMA;
+		a += 5;
+	} else if (!strncmp(s, "tcp:", 4)) {
+		p->trtype = NVMF_TRTYPE_TCP;
+		a += 4;
+	} else if (!strncmp(s, "tls:", 4)) {
+		/* NVMe/TCP over TLS 1.3, plaintext refused (nvmet's
+		 * addr_tsas tls1.3 with its default treq) */
+		p->trtype = NVMF_TRTYPE_TCP;
+		p->sectype = NVMF_TCP_SECTYPE_TLS13;
+		p->treq = NVMF_TREQ_REQUIRED;
+		a += 4;
+	}
+	return parse_hostport("--listen", s, a, p, err, errlen);
+}
+
+/* --metrics A.B.C.D:PORT or [IPv6]:PORT into t. */
+static int parse_metrics(struct tgt *t, const char *s, char *err, size_t errlen)
+{
+	struct tgt_port p;
+
+	memset(&p, 0, sizeof(p));
+	if (parse_hostport("--metrics", s, s, &p, err, errlen))
+		return -1;
+	t->metrics = strdup(s);
+	if (!t->metrics)
+		return tgt_err(err, errlen, "out of memory");
+	t->metrics_adrfam = p.adrfam;
+	memcpy(t->metrics_addr, p.traddr, sizeof(t->metrics_addr));
+	t->metrics_port = (uint16_t)strtoul(p.trsvcid, NULL, 10);
 	return 0;
 }
 
@@ -980,6 +1018,9 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 			goto out;
 		}
 	}
+	if (a.val[OPT_METRICS] &&
+	    parse_metrics(t, a.val[OPT_METRICS], err, errlen))
+		goto out;
 	if (a.val[OPT_STATS_SOCKET]) {
 		if (!a.val[OPT_STATS_SOCKET][0]) {
 			tgt_err(err, errlen, "--stats-socket: empty path");

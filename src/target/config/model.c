@@ -230,6 +230,7 @@ void tgt_config_free(struct tgt *t)
 	tgt_cfg_free_model(t);
 	free(t->stats_path);
 	free(t->ctl_path);
+	free(t->metrics);
 	memset(t, 0, sizeof(*t));
 }
 

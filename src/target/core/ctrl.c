@@ -12,6 +12,7 @@
 
 #include "mqblk/mqblk.h"
 #include "nvmet.h"
+#include "stats.h"
 
 #define SQE_OFF_SQSIZE 44 /* Connect: field offsets for IPO */
 #define SQE_OFF_QID 42
@@ -103,7 +104,11 @@ void tgt_ctrl_put(struct tgt_ctrl *ctrl)
 {
 	if (atomic_fetch_sub(&ctrl->refs, 1) != 1)
 		return;
+	/* off the list and into its subsystem's counters at once */
+	tgt_stats_lock();
 	ctrl_unlink(ctrl);
+	tgt_stats_ctrl_gone(ctrl);
+	tgt_stats_unlock();
 	if (ctrl->tgt->verbose)
 		tgt_log("ctrl %u (%s, %s): freed", ctrl->cntlid, ctrl->hostnqn,
 			ctrl->subsys->nqn);
@@ -331,6 +336,7 @@ static uint16_t do_connect(struct tgt_queue *q, struct tgt_req *cmd)
 	q->qid = qid;
 	atomic_store(&q->st.qid, qid);
 	atomic_store(&q->st.cntlid, q->ctrl->cntlid);
+	atomic_store(&q->st.ctrl, q->ctrl);
 	q->sqsize = sqsize;
 	q->sqflow_off = c->cattr & NVME_CONNECT_DISABLE_SQFLOW;
 	q->sqhd = 1 % ((unsigned)sqsize + 1);

@@ -67,6 +67,9 @@ struct tgt_req {
 	uint32_t buf_cap;
 	void *buf;
 	struct tgt_ns *ns;
+	/* the namespace's counters on this reactor: set when an I/O
+	 * command names one namespace (not a broadcast Flush) */
+	struct tgt_ns_stats *nst;
 	uint64_t start_ns;
 	uint64_t result; /* CQE DW0 (and DW1: Property Get of CAP) */
 	uint32_t step; /* DSM range / broadcast flush namespace next */
@@ -84,6 +87,9 @@ struct tgt_queue_stats {
 	/* the controller and qid once connected, for the stats reader
 	 * (q->ctrl and q->qid are the reactor's own) */
 	_Atomic uint16_t cntlid, qid;
+	/* the controller, for the stats lock's holder: it lives while the
+	 * queue is on its reactor's list (the queue holds a reference) */
+	struct tgt_ctrl *_Atomic ctrl;
 	_Atomic uint64_t sends; /* send calls that sent PDUs */
 	_Atomic uint64_t cqes; /* completions sent (CapsuleResp, or a
 				* C2HData standing for one) */

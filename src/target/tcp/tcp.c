@@ -11,7 +11,7 @@
  * here runs on that thread, so a queue has no lock. What it shares with
  * other threads is its controller (Connect and teardown take the
  * subsystem's lock; keep-alive and "dead" are atomics) and its counters
- * (atomics the stats socket reads).
+ * (relaxed atomics the stats readers sum: core/stats.c).
  *
  * Receive is a state machine over one buffer: a PDU's header is validated
  * by the shared decoder (src/nvme/tcp.c) before any field is used, then
