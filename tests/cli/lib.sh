@@ -219,9 +219,8 @@ free_port()
 start_target()
 {
 	PORT=$(free_port)
-	# emptied here: the child's redirection happens after the fork, and
-	# wait_ready could find the last target's "ready" in it first (then
-	# a host ran before this target listened: connection refused)
+	# emptied before the fork, as run_bg does: wait_ready must not find
+	# the previous target's "ready" before the child truncates the log
 	: >"$TLOG"
 	"$MQBLK" target --listen "127.0.0.1:$PORT" --nqn "$NQN" \
 		--stats-socket "$TMP/stats.sock" "$@" >"$TLOG" 2>&1 </dev/null &

@@ -12,6 +12,7 @@
 
 #include "mqblk/mqblk.h"
 #include "nvmet.h"
+#include "stats.h"
 
 #define SQE_OFF_SQSIZE 44 /* Connect: field offsets for IPO */
 #define SQE_OFF_QID 42
@@ -104,7 +105,11 @@ void tgt_ctrl_put(struct tgt_ctrl *ctrl)
 {
 	if (atomic_fetch_sub(&ctrl->refs, 1) != 1)
 		return;
+	/* off the list and into its subsystem's counters at once */
+	tgt_stats_lock();
 	ctrl_unlink(ctrl);
+	tgt_stats_ctrl_gone(ctrl);
+	tgt_stats_unlock();
 	if (ctrl->tgt->verbose)
 		tgt_log("ctrl %u (%s, %s): freed", ctrl->cntlid, ctrl->hostnqn,
 			ctrl->subsys->nqn);
@@ -289,6 +294,18 @@ static uint16_t do_connect(struct tgt_queue *q, struct tgt_req *cmd)
 		cmd->result = connect_ipo(DATA_OFF_SUBNQN, true);
 		return NVME_SC_CONNECT_INVALID_PARAM | NVME_SC_DNR;
 	}
+	/* the PSK proved who the host is: it connects as that host, to
+	 * the subsystem its identity named */
+	if (q->tls && (strncmp(d.hostnqn, q->tls_hostnqn, NVME_NQN_SIZE) ||
+		       strncmp(d.subsysnqn, q->tls_subnqn, NVME_NQN_SIZE))) {
+		tgt_log("connect from %s: host %.223s to %.223s over a TLS "
+			"connection whose PSK identity names host %s and %s: "
+			"refused",
+			q->peer, d.hostnqn, d.subsysnqn, q->tls_hostnqn,
+			q->tls_subnqn);
+		cmd->result = connect_ipo(DATA_OFF_HOSTNQN, true);
+		return NVME_SC_CONNECT_INVALID_HOST | NVME_SC_DNR;
+	}
 	if (!s->discovery && !tgt_host_allowed(s, d.hostnqn)) {
 		tgt_log("connect from %s: host %.223s not allowed to %s",
 			q->peer, d.hostnqn, s->nqn);
@@ -320,6 +337,7 @@ static uint16_t do_connect(struct tgt_queue *q, struct tgt_req *cmd)
 	q->qid = qid;
 	atomic_store(&q->st.qid, qid);
 	atomic_store(&q->st.cntlid, q->ctrl->cntlid);
+	atomic_store(&q->st.ctrl, q->ctrl);
 	q->sqsize = sqsize;
 	q->sqflow_off = c->cattr & NVME_CONNECT_DISABLE_SQFLOW;
 	q->sqhd = 1 % ((unsigned)sqsize + 1);

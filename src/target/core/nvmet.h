@@ -68,6 +68,9 @@ struct tgt_req {
 	void *buf;
 	bool buf_counted; /* in q->buf_bytes (data for the host) */
 	struct tgt_ns *ns;
+	/* the namespace's counters on this reactor: set when an I/O
+	 * command names one namespace (not a broadcast Flush) */
+	struct tgt_ns_stats *nst;
 	uint64_t start_ns;
 	uint64_t result; /* CQE DW0 (and DW1: Property Get of CAP) */
 	uint32_t step; /* DSM range / broadcast flush namespace next */
@@ -86,6 +89,9 @@ struct tgt_queue_stats {
 	/* the controller and qid once connected, for the stats reader
 	 * (q->ctrl and q->qid are the reactor's own) */
 	_Atomic uint16_t cntlid, qid;
+	/* the controller, for the stats lock's holder: it lives while the
+	 * queue is on its reactor's list (the queue holds a reference) */
+	struct tgt_ctrl *_Atomic ctrl;
 	_Atomic uint64_t sends; /* send calls that sent PDUs */
 	_Atomic uint64_t cqes; /* completions sent (CapsuleResp, or a
 				* C2HData standing for one) */
@@ -135,6 +141,11 @@ struct tgt_queue {
 	/* DH-HMAC-CHAP (core/auth.c): set at Connect when the host has a
 	 * key; until it succeeds only Authentication Send/Receive run */
 	struct tgt_auth *auth;
+	/* TLS (the TCP transport's handshake): the NQNs its PSK identity
+	 * named; Connect must name the same */
+	bool tls;
+	char tls_hostnqn[TGT_NQN_MAX + 1];
+	char tls_subnqn[TGT_NQN_MAX + 1];
 	/* the transport's command slots, for the core to walk (stalls,
 	 * AERs): nr_reqs of them, req_stride bytes apart from reqs */
 	struct tgt_req *reqs;

@@ -11,11 +11,12 @@
  * Each reactor has its own software queue on every namespace's device and
  * its own buffer pool, so no lock is shared across queues.
  *
- * The main thread waits for SIGINT/SIGTERM and serves the stats and
- * control sockets. A control command that touches queues (an ANA change's
- * events, a port going down) is a job handed to every reactor through its
- * inbox lock and wake-up eventfd; the main thread waits until each has
- * run it, so `mqblk ctl` answers once the change is in effect.
+ * The main thread waits for SIGINT/SIGTERM and serves the control
+ * sockets (--metrics has a thread of its own). A control command that
+ * touches queues (an ANA change's events, a port going down) is a job
+ * handed to every reactor through its inbox lock and wake-up eventfd; the
+ * main thread waits until each has run it, so `mqblk ctl` answers once
+ * the change is in effect.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -38,6 +39,7 @@
 #include "mqblk/mqblk.h"
 #include "nvmet.h"
 #include "reactor.h"
+#include "stats.h"
 #include "target/internal.h"
 
 struct tgt_devq {
@@ -377,6 +379,9 @@ static void reactor_add_queue(struct tgt_reactor *r, intptr_t conn,
 
 static void reactor_remove_queue(struct tgt_reactor *r, struct tgt_queue *q)
 {
+	/* off the list and into its port's and controller's counters at
+	 * once, for a reader holding the stats lock */
+	tgt_stats_lock();
 	pthread_mutex_lock(&r->lock);
 	if (q->prev)
 		q->prev->next = q->next;
@@ -386,6 +391,8 @@ static void reactor_remove_queue(struct tgt_reactor *r, struct tgt_queue *q)
 		q->next->prev = q->prev;
 	r->nr_queues--;
 	pthread_mutex_unlock(&r->lock);
+	tgt_stats_queue_gone(q);
+	tgt_stats_unlock();
 	/* not on the flush (or held) list any more */
 	if (q->tx_queued) {
 		struct tgt_queue **lists[] = { &r->flush_list, &r->held_list };
@@ -818,6 +825,11 @@ static int ns_open(struct tgt *t, struct tgt_subsys *s, struct tgt_ns *ns)
 	ns->q = calloc(nr_reactors, sizeof(*ns->q));
 	if (!ns->q)
 		return -1;
+	ns->st = aligned_alloc(_Alignof(struct tgt_ns_stats),
+			       nr_reactors * sizeof(*ns->st));
+	if (!ns->st)
+		return -1;
+	memset(ns->st, 0, nr_reactors * sizeof(*ns->st));
 	if (t->verbose)
 		tgt_log("%s namespace %u: %s, %llu bytes, %u-byte blocks%s",
 			s->nqn, ns->nsid, ns->uri, (unsigned long long)ns->size,
@@ -839,6 +851,8 @@ static void ns_close_all(struct tgt *t)
 			s->ns[j].dev = NULL;
 			free(s->ns[j].q);
 			s->ns[j].q = NULL;
+			free(s->ns[j].st);
+			s->ns[j].st = NULL;
 		}
 	}
 }

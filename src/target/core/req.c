@@ -13,6 +13,7 @@
 
 #include "mqblk/mqblk.h"
 #include "nvmet.h"
+#include "stats.h"
 
 static void cmd_finish(struct tgt_req *cmd, uint16_t status);
 
@@ -86,6 +87,7 @@ void tgt_req_init(struct tgt_req *cmd, struct tgt_queue *q)
 	cmd->status = 0;
 	cmd->xfer_len = 0;
 	cmd->ns = NULL;
+	cmd->nst = NULL;
 	cmd->result = 0;
 	cmd->step = 0;
 	cmd->shutdown_flush = false;
@@ -150,6 +152,7 @@ static uint16_t io_prepare(struct tgt_req *cmd)
 	if (!ns)
 		return NVME_SC_INVALID_NS | NVME_SC_DNR;
 	cmd->ns = ns;
+	cmd->nst = &ns->st[q->r->idx];
 	status = ana_status(q->port, ns);
 	if (status)
 		return status;
@@ -445,10 +448,14 @@ void tgt_req_dev_done(struct mqblk_rq *rq)
 					       NVME_SC_WRITE_FAULT;
 	if (!status && op == MQBLK_OP_READ) {
 		tgt_stat_add(&q->st.read_bytes, rq->len);
+		if (cmd->nst)
+			tgt_stat_add(&cmd->nst->read_bytes, rq->len);
 		tgt_stat_add(&q->ctrl->smart.read_bytes, rq->len);
 		tgt_stat_add(&q->ctrl->smart.read_cmds, 1);
 	} else if (!status && op == MQBLK_OP_WRITE) {
 		tgt_stat_add(&q->st.write_bytes, rq->len);
+		if (cmd->nst)
+			tgt_stat_add(&cmd->nst->write_bytes, rq->len);
 		tgt_stat_add(&q->ctrl->smart.write_bytes, rq->len);
 		tgt_stat_add(&q->ctrl->smart.write_cmds, 1);
 	}
@@ -522,12 +529,18 @@ void tgt_req_exec(struct tgt_req *cmd)
 	switch (cmd->sqe.common.opcode) {
 	case nvme_cmd_read:
 		tgt_stat_add(&q->st.read_cmds, 1);
+		if (cmd->nst)
+			tgt_stat_add(&cmd->nst->read_cmds, 1);
 		break;
 	case nvme_cmd_write:
 		tgt_stat_add(&q->st.write_cmds, 1);
+		if (cmd->nst)
+			tgt_stat_add(&cmd->nst->write_cmds, 1);
 		break;
 	default:
 		tgt_stat_add(&q->st.other_cmds, 1);
+		if (cmd->nst)
+			tgt_stat_add(&cmd->nst->other_cmds, 1);
 		break;
 	}
 	if (cmd->dir == 1 && tgt_req_alloc_buf(cmd, cmd->xfer_len)) {
@@ -561,6 +574,8 @@ void tgt_req_complete(struct tgt_req *cmd, uint16_t status)
 	if (lat > atomic_load_explicit(&q->st.lat_ns_max, memory_order_relaxed))
 		atomic_store_explicit(&q->st.lat_ns_max, lat,
 				      memory_order_relaxed);
+	if (cmd->nst)
+		tgt_stats_ns_lat(cmd->nst, status, lat);
 	q->ops->queue_response(cmd, status);
 }
 
