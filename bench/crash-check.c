@@ -38,7 +38,9 @@
  *            the last verify read): anything else was never written;
  *   whole    every sector is one write's, header and CRC intact.
  *
- * verify prints one line of counts and exits 1 when a rule was broken.
+ * verify prints one line of counts (lost: sectors that lost a durable
+ * write, lost_writes: the blocks they are in, one durable write each) and
+ * exits 1 when a rule was broken.
  * Then it sends a Flush (what it read is the next epoch's baseline) and
  * rewrites `state`. write stops at its first failed request (the target
  * went away), or after --seconds; what completes after that still counts.
@@ -706,7 +708,7 @@ static int cmd_verify(int argc, char **argv)
 {
 	uint64_t nacked, ndurable, log_end, lost = 0, never = 0, torn = 0;
 	uint64_t torn4k = 0, old = 0, newer = 0, sectors = 0, shown = 0;
-	uint64_t per_read;
+	uint64_t per_read, lost_writes = 0;
 	struct state st;
 	struct slot_hist *h;
 	struct mqblk_queue *q;
@@ -759,6 +761,7 @@ static int cmd_verify(int argc, char **argv)
 			/* the one write that may have gone unacknowledged */
 			uint32_t hi = (s->acked ? s->acked : fl) + 1;
 			uint32_t g, g0 = 0, maxg = 0;
+			uint64_t lost0 = lost;
 			bool mixed = false;
 
 			for (uint32_t i = 0; i < SECTORS; i++) {
@@ -811,6 +814,7 @@ static int cmd_verify(int argc, char **argv)
 				*base = g;
 			}
 			torn4k += mixed;
+			lost_writes += lost != lost0;
 			/* the next epoch's writes start above anything this
 			 * slot's writes may have carried */
 			st.floor[slot] = maxg > hi ? maxg : hi;
@@ -829,12 +833,12 @@ static int cmd_verify(int argc, char **argv)
 	st.epoch++;
 	state_save(dir, &st);
 	printf("epoch=%" PRIu64 " acked=%" PRIu64 " durable=%" PRIu64
-	       " sectors=%" PRIu64 " lost=%" PRIu64 " never_written=%" PRIu64
-	       " torn=%" PRIu64 " acked_read_new=%" PRIu64
-	       " acked_read_old=%" PRIu64 " mixed_4k=%" PRIu64
-	       " violations=%" PRIu64 "\n",
-	       st.epoch, nacked, ndurable, sectors, lost, never, torn, newer,
-	       old, torn4k, lost + never + torn);
+	       " sectors=%" PRIu64 " lost_writes=%" PRIu64 " lost=%" PRIu64
+	       " never_written=%" PRIu64 " torn=%" PRIu64
+	       " acked_read_new=%" PRIu64 " acked_read_old=%" PRIu64
+	       " mixed_4k=%" PRIu64 " violations=%" PRIu64 "\n",
+	       st.epoch, nacked, ndurable, sectors, lost_writes, lost, never,
+	       torn, newer, old, torn4k, lost + never + torn);
 	free(buf);
 	free(h);
 	free(st.base);
