@@ -337,6 +337,8 @@ static int cmd_init(int argc, char **argv)
 	close(fd);
 	state_save(argv[0], &st);
 	free(log);
+	free(st.base);
+	free(st.floor);
 	return 0;
 }
 
@@ -605,6 +607,8 @@ static int cmd_write(int argc, char **argv)
 	free(busy);
 	free(cur);
 	free(w.recs);
+	free(w.st.base);
+	free(w.st.floor);
 	free(log);
 	return 0;
 }

@@ -219,6 +219,9 @@ free_port()
 start_target()
 {
 	PORT=$(free_port)
+	# emptied here, not by the child's redirection (after the fork):
+	# wait_ready could find an earlier target's "ready" in it
+	: >"$TLOG"
 	"$MQBLK" target --listen "127.0.0.1:$PORT" --nqn "$NQN" \
 		--stats-socket "$TMP/stats.sock" "$@" >"$TLOG" 2>&1 </dev/null &
 	TPID=$!
