@@ -8,7 +8,7 @@
  *   crash-check init   DIR SLOTS [SEED]
  *   crash-check write  DIR URI [--seed=S] [--qd=N] [--flush-every=N]
  *                      [--fua-every=N] [--seconds=N]
- *   crash-check verify DIR URI
+ *   crash-check verify DIR URI [--all-durable]
  *
  * The device is SLOTS slots of 4 KiB; each write is one whole slot. Every
  * 512-byte sector of a slot (the namespace's logical block: a file-backed
@@ -38,6 +38,8 @@
  *            the last verify read): anything else was never written;
  *   whole    every sector is one write's, header and CRC intact.
  *
+ * With --all-durable every acknowledged write is durable (a device with no
+ * volatile write cache: each write is on stable media when acknowledged).
  * verify prints one line of counts (lost: sectors that lost a durable
  * write, lost_writes: the blocks they are in, one durable write each) and
  * exits 1 when a rule was broken.
@@ -622,8 +624,8 @@ struct slot_hist {
 
 /* The epoch's history, per slot. */
 static struct slot_hist *replay(const char *dir, const struct state *st,
-				uint64_t *nacked, uint64_t *ndurable,
-				uint64_t *log_end)
+				bool all_durable, uint64_t *nacked,
+				uint64_t *ndurable, uint64_t *log_end)
 {
 	struct slot_hist *h = calloc(st->nslots, sizeof(*h));
 	char *path = path_in(dir, "log");
@@ -653,7 +655,7 @@ static struct slot_hist *replay(const char *dir, const struct state *st,
 			}
 			w[nw++] = r;
 			h[r.arg].acked = r.gen;
-			if (r.fua)
+			if (r.fua || all_durable)
 				h[r.arg].durable = r.gen;
 			(*nacked)++;
 			break;
@@ -713,6 +715,7 @@ static int cmd_verify(int argc, char **argv)
 	uint64_t nacked, ndurable, log_end, lost = 0, never = 0, torn = 0;
 	uint64_t torn4k = 0, old = 0, newer = 0, sectors = 0, shown = 0;
 	uint64_t per_read, lost_writes = 0;
+	bool all_durable = false;
 	struct state st;
 	struct slot_hist *h;
 	struct mqblk_queue *q;
@@ -721,11 +724,13 @@ static int cmd_verify(int argc, char **argv)
 	const char *dir;
 	int ret;
 
-	if (argc != 2)
-		die("%s", "usage: crash-check verify DIR URI");
+	if (argc == 3 && !strcmp(argv[2], "--all-durable"))
+		all_durable = true;
+	else if (argc != 2)
+		die("%s", "usage: crash-check verify DIR URI [--all-durable]");
 	dir = argv[0];
 	state_load(dir, &st);
-	h = replay(dir, &st, &nacked, &ndurable, &log_end);
+	h = replay(dir, &st, all_durable, &nacked, &ndurable, &log_end);
 	dev = open_dev(argv[1], st.nslots);
 	if (mqblk_queue_open(dev, &q))
 		die("%s", "cannot open a queue");
