@@ -77,7 +77,8 @@ static int cmd_bench(int argc, char **argv)
 	return status;
 }
 
-/* The stats socket a target serves when not told otherwise */
+/* The control socket a target serves when given neither --ctl nor
+ * --stats-socket, and `mqblk target --stats` reads by default */
 #define TARGET_STATS_DEFAULT "/tmp/mqblk-target.sock"
 
 static int cmd_target(int argc, char **argv)
@@ -86,8 +87,8 @@ static int cmd_target(int argc, char **argv)
 	char err[512];
 	int i, ret;
 
-	/* mqblk target --stats [--stats-socket PATH]: a client of a running
-	 * target, not a target */
+	/* mqblk target --stats [--stats-socket PATH | --ctl PATH]: a client
+	 * of a running target, not a target */
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--stats")) {
 			const char *path = TARGET_STATS_DEFAULT;
@@ -96,16 +97,20 @@ static int cmd_target(int argc, char **argv)
 			for (j = 1; j < argc; j++) {
 				if (j == i)
 					continue;
-				if (!strcmp(argv[j], "--stats-socket") &&
+				if ((!strcmp(argv[j], "--stats-socket") ||
+				     !strcmp(argv[j], "--ctl")) &&
 				    j + 1 < argc) {
 					path = argv[++j];
 				} else if (!strncmp(argv[j],
 						    "--stats-socket=", 15)) {
 					path = argv[j] + 15;
+				} else if (!strncmp(argv[j], "--ctl=", 6)) {
+					path = argv[j] + 6;
 				} else {
 					fprintf(stderr,
 						"mqblk target: --stats takes "
-						"only --stats-socket PATH, not "
+						"only --ctl PATH (or "
+						"--stats-socket PATH), not "
 						"'%s'\n",
 						argv[j]);
 					return 1;
@@ -125,7 +130,7 @@ static int cmd_target(int argc, char **argv)
 		tgt_config_free(&t);
 		return 1;
 	}
-	if (!t.stats_path) {
+	if (!t.stats_path && !t.ctl_path) {
 		t.stats_path = strdup(TARGET_STATS_DEFAULT);
 		if (!t.stats_path) {
 			tgt_config_free(&t);

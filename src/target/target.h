@@ -24,6 +24,8 @@
 
 #include "nvme/auth.h"
 #include "nvme/nvme.h"
+#include "nvme/tls.h"
+#include "target/counters.h"
 
 struct mqblk_dev;
 struct mqblk_queue;
@@ -45,6 +47,14 @@ struct tgt_queue;
 #define TGT_MAX_INLINE_DATA 131072 /* a port's inline_data_size at most */
 #define TGT_ADMIN_INLINE_DATA 8192 /* the host's admin capsules: 8 KiB */
 #define TGT_MAXH2CDATA 131072 /* bytes per H2CData PDU we accept */
+/* Hostile load (docs/reliability.md): a connection's time to Connect,
+ * and how many may be on their way there at once */
+#define TGT_CONNECT_TIMEOUT_MS 10000
+#define TGT_MAX_UNCONNECTED 1024
+/* A queue stops reading commands while its commands hold this many
+ * bytes of data for the host (answers it does not read, or a device
+ * that does not keep up), and reads again below half of it */
+#define TGT_QUEUE_BUF_CAP (16u << 20)
 #define TGT_DEFAULT_KATO_MS \
 	120000 /* a Connect with KATO 0 on a discovery
 				    * controller: none (spec); others: as sent */
@@ -71,6 +81,7 @@ struct tgt_ns {
 	uint32_t lba_shift; /* log2 of the logical block size */
 	bool vwc; /* a volatile write cache to flush (files, block devices) */
 	struct mqblk_queue **q; /* per reactor, opened by that reactor */
+	struct tgt_ns_stats *st; /* per reactor, written by that reactor */
 };
 
 /* An allowed host (nvmetcli "hosts" / "allowed_hosts"), with its
@@ -85,6 +96,9 @@ struct tgt_host {
 	uint8_t nr_hashes;
 	uint8_t dhgroups[NVME_AUTH_MAX_IDS];
 	uint8_t nr_dhgroups;
+	/* TLS (nvmetcli "tls_key", --tls-key): the configured PSK its
+	 * NVMe/TCP connections to a TLS port prove; len 0: none */
+	struct nvme_tls_key tls_key;
 };
 
 struct tgt_subsys {
@@ -106,6 +120,9 @@ struct tgt_subsys {
 	/* discovery log generation (discovery subsys): the control thread
 	 * bumps it when a port goes down or up */
 	_Atomic uint64_t genctr;
+	/* controllers gone, and their counters (under the stats lock) */
+	uint64_t ctrls_gone;
+	struct tgt_counters gone;
 };
 
 /* A port: an address the target listens on, and the subsystems linked
@@ -120,6 +137,11 @@ struct tgt_port {
 	uint32_t inline_data; /* nvmet inline_data_size: in-capsule bytes
 			       * on I/O queues (0..TGT_MAX_INLINE_DATA) */
 	uint32_t max_queue_size; /* nvmet max_queue_size: MQES + 1 */
+	/* NVMe/TCP secure channel (nvmetcli addr.tsas, addr.treq):
+	 * NVMF_TCP_SECTYPE_TLS13 takes TLS 1.3 handshakes; treq's
+	 * NVMF_TREQ_REQUIRED refuses a plaintext ICReq there */
+	uint8_t sectype;
+	uint8_t treq;
 	struct tgt_subsys **subsys; /* linked subsystems */
 	unsigned nr_subsys;
 	int listen_fd; /* -1 until tgt_start; reactor 0's once running */
@@ -131,7 +153,16 @@ struct tgt_port {
 	 */
 	_Atomic uint8_t ana_state[TGT_MAX_ANA_GROUPS + 1];
 	_Atomic bool down; /* `mqblk ctl port-down`: not listening */
+	/* reactor 0's: accept ran out of descriptors (or memory), so the
+	 * listener is out of its epoll until the next tick (level
+	 * triggered, it would spin); how many times so far */
+	bool accept_paused;
+	uint64_t accept_pauses;
 	_Atomic uint64_t rejects; /* RDMA: connect requests refused */
+	/* connections closed, and their queues' counters (under the stats
+	 * lock) */
+	uint64_t conns_gone;
+	struct tgt_counters gone;
 };
 
 /* Per-ctrl I/O counters for SMART (updated by each reactor, atomics). */
@@ -199,6 +230,8 @@ struct tgt_ctrl {
 
 	/* SMART / Health log (02h): every I/O queue's reactor adds */
 	struct tgt_ctrl_smart smart;
+	/* its queues that went away (under the stats lock) */
+	struct tgt_counters gone;
 };
 
 /* The whole target: configuration and run-time. */
@@ -215,10 +248,24 @@ struct tgt {
 	 * page's CHGCNT); written by the control thread */
 	_Atomic uint64_t ana_chgcnt;
 	char *ctl_path; /* --ctl: control socket, NULL = none */
+	/* --metrics ADDR:PORT (as given, NULL = none), parsed */
+	char *metrics;
+	int metrics_adrfam; /* NVMF_ADDR_FAMILY_IP4/IP6 */
+	char metrics_addr[64];
+	uint16_t metrics_port;
 
 	unsigned nr_reactors; /* 0 = one per online CPU */
 	uint32_t stall_ms; /* a command outstanding this long is logged */
-	char *stats_path; /* stats socket, NULL = none */
+	/* hostile load: a connection that has not completed its Connect
+	 * this long is closed (0: TGT_CONNECT_TIMEOUT_MS), and at most
+	 * max_unconnected such wait at once (0: TGT_MAX_UNCONNECTED), the
+	 * oldest closed to make room */
+	uint32_t connect_timeout_ms;
+	uint32_t max_unconnected;
+	/* ... and how many were closed so (logged at exit) */
+	_Atomic uint64_t conn_timeouts, conn_evictions;
+	char *stats_path; /* --stats-socket (or the default): a second control
+			   * socket, NULL = none */
 	bool verbose;
 	bool busy_poll; /* reactors poll sockets and devices, never sleep */
 	/* response coalescing (--coalesce-count/--coalesce-usecs): a
@@ -370,6 +417,11 @@ struct tgt_ctl_cmd {
 	uint32_t grp; /* ana: 1..TGT_MAX_ANA_GROUPS */
 	uint8_t state; /* ana: NVME_ANA_* */
 	char port[128]; /* ana, port-*: the PORT word */
+	enum tgt_ctl_format {
+		TGT_CTL_TEXT, /* stats: ports, controllers, the queue table */
+		TGT_CTL_JSON, /* stats -o json */
+		TGT_CTL_TABLE, /* stats -o table: the queue table alone */
+	} format;
 };
 
 /*
@@ -396,8 +448,9 @@ int tgt_ctl_client(int argc, char **argv);
  * shutdown. Returns the process exit status. */
 int tgt_run(struct tgt *t);
 
-/* `mqblk target --stats`: print the per-queue table a running target
- * serves on its stats socket at path. Returns the exit status. */
+/* `mqblk target --stats`: print the per-queue table of the running target
+ * whose control socket (--ctl or --stats-socket) is at path: `stats -o
+ * table` sent there. Returns the exit status. */
 int tgt_stats_client(const char *path);
 
 #endif

@@ -51,8 +51,9 @@ printf 'race:null_copy_nt\nrace:null_store_write\n' >"$TMP/tsan.supp"
 # start a target from a config; sets TPID (lib.sh's stop_target stops it)
 start_config()
 {
+	: >"$TLOG" # before the fork: wait_ready must not find the last "ready"
 	TSAN_OPTIONS="${TSAN_OPTIONS:-}${TSAN_OPTIONS:+:}suppressions=$TMP/tsan.supp" \
-		"$MQBLK" target --config "$1" --stats-socket "$TMP/stats.sock" >"$TLOG" 2>&1 </dev/null &
+		"$MQBLK" target --config "$1" --stats-socket "${2:-$TMP/stats.sock}" >"$TLOG" 2>&1 </dev/null &
 	TPID=$!
 	wait_ready
 }
@@ -162,6 +163,7 @@ ok "id-ctrl on the multipath device" &&
 # $TMP/relay-LISTEN.log
 relay()
 {
+	: >"$TMP/relay-$1.log" # a relay before it on LISTEN said "ready" too
 	perl "$RELAY" "$1" "$2" >"$TMP/relay-$1.log" 2>&1 </dev/null &
 	RPID=$!
 	for _ in $(seq 100); do
@@ -568,7 +570,8 @@ write_config "$TMP/t2.json" "$Q1" "$Q2" 0123456789abcdef0123456789abcdef
 start_config "$TMP/t2.json"
 T2=$TPID
 TLOG=$TMP/target1.log
-start_config "$TMP/t.json"
+# its own control socket: a second target is refused another's
+start_config "$TMP/t.json" "$TMP/stats1.sock"
 bad "another namespace behind the second path" \
 	"$(mp "127.0.0.1:$P1,127.0.0.1:$Q1")" \
 	"path 127.0.0.1:$Q1 exposes a different namespace"
@@ -579,7 +582,7 @@ run_bg bench --name=latens --filename="$(mp "127.0.0.1:$P1,127.0.0.1:$R1" \
 	"nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=30")" \
 	--rw=randwrite --bs=4k --size=16m --iodepth=4 --runtime=4 --time_based
 # the job's device is open when the preflight's and its own open have
-# said the path is missing (the stats socket here is the other target's)
+# said the path is missing
 for _ in $(seq 600); do
 	(($(grep -c "path 127.0.0.1:$R1: .*opening without it" "$ERR") >= 2)) && break
 	sleep 0.05

@@ -254,6 +254,12 @@ static void fuzz_args(const uint8_t *data, size_t size)
 		FUZZ_CHECK(t.nr_ports == 1 || t.nr_ports == 2);
 		FUZZ_CHECK(t.subsys[0]->nr_ns >= 1);
 		FUZZ_CHECK(t.ports[0].nr_subsys == 1);
+		/* --metrics: a parsed address and a port */
+		FUZZ_CHECK(!t.metrics ||
+			   (t.metrics_port &&
+			    memchr(t.metrics_addr, 0, sizeof(t.metrics_addr)) &&
+			    (t.metrics_adrfam == NVMF_ADDR_FAMILY_IP4 ||
+			     t.metrics_adrfam == NVMF_ADDR_FAMILY_IP6)));
 	}
 	tgt_config_free(&t);
 	check_failed(&t);

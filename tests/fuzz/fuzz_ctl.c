@@ -89,6 +89,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		break;
 	case TGT_CTL_STATS:
+		FUZZ_CHECK(cmd.format == TGT_CTL_TEXT ||
+			   cmd.format == TGT_CTL_JSON ||
+			   cmd.format == TGT_CTL_TABLE);
 		break;
 	default:
 		FUZZ_CHECK(!"unknown op");

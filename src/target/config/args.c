@@ -26,6 +26,8 @@ enum opt_id {
 	OPT_DISCOVERY_PORT,
 	OPT_REACTORS,
 	OPT_STALL_MS,
+	OPT_CONNECT_TIMEOUT,
+	OPT_MAX_UNCONNECTED,
 	OPT_STATS_SOCKET,
 	OPT_VERBOSE,
 	OPT_BUSY_POLL,
@@ -37,6 +39,7 @@ enum opt_id {
 	OPT_ANA_GROUP,
 	OPT_ANA,
 	OPT_CTL,
+	OPT_METRICS,
 	OPT_ANATT,
 	OPT_RDMA_SIGNAL_EVERY,
 	OPT_RDMA_CQ_MODERATION,
@@ -45,6 +48,7 @@ enum opt_id {
 	OPT_DHCHAP_CTRL_KEY,
 	OPT_DHCHAP_HASH,
 	OPT_DHCHAP_DHGROUP,
+	OPT_TLS_KEY,
 	OPT_HELP,
 };
 
@@ -66,6 +70,8 @@ static const struct opt opts[] = {
 	{ "discovery-port", 0, true, false, OPT_DISCOVERY_PORT },
 	{ "reactors", 0, true, false, OPT_REACTORS },
 	{ "stall-ms", 0, true, false, OPT_STALL_MS },
+	{ "connect-timeout", 0, true, false, OPT_CONNECT_TIMEOUT },
+	{ "max-unconnected", 0, true, false, OPT_MAX_UNCONNECTED },
 	{ "stats-socket", 0, true, false, OPT_STATS_SOCKET },
 	{ "verbose", 'v', false, true, OPT_VERBOSE },
 	{ "busy-poll", 0, false, false, OPT_BUSY_POLL },
@@ -77,6 +83,7 @@ static const struct opt opts[] = {
 	{ "ana-group", 0, true, true, OPT_ANA_GROUP },
 	{ "ana", 0, true, true, OPT_ANA },
 	{ "ctl", 0, true, false, OPT_CTL },
+	{ "metrics", 0, true, false, OPT_METRICS },
 	{ "anatt", 0, true, false, OPT_ANATT },
 	{ "rdma-signal-every", 0, true, false, OPT_RDMA_SIGNAL_EVERY },
 	{ "rdma-cq-moderation", 0, true, false, OPT_RDMA_CQ_MODERATION },
@@ -85,12 +92,15 @@ static const struct opt opts[] = {
 	{ "dhchap-ctrl-key", 0, true, true, OPT_DHCHAP_CTRL_KEY },
 	{ "dhchap-hash", 0, true, true, OPT_DHCHAP_HASH },
 	{ "dhchap-dhgroup", 0, true, true, OPT_DHCHAP_DHGROUP },
+	{ "tls-key", 0, true, true, OPT_TLS_KEY },
 	{ "help", 'h', false, true, OPT_HELP },
 };
 
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 #define MAX_REACTORS 1024
 #define MAX_STALL_MS 3600000u /* an hour */
+#define MAX_CONNECT_TIMEOUT 3600u /* seconds: an hour */
+#define MAX_UNCONNECTED 1048576u
 #define MAX_COALESCE_USECS 100000u /* 100 ms */
 #define MAX_CQM_COUNT 65535u /* ibv_modify_cq's cq_count is 16 bits */
 #define MAX_CQM_USECS 65535u /* and so is its cq_period */
@@ -105,14 +115,17 @@ static void usage(FILE *f)
 		"--allow-any-host]\n"
 		"                    [--discovery-port PORT] [options]\n"
 		"       mqblk target --config FILE [options]\n"
-		"       mqblk target --stats [--stats-socket PATH]\n"
+		"       mqblk target --stats [--ctl PATH | --stats-socket PATH]\n"
 		"\n"
 		"An NVMe/TCP and NVMe/RDMA target serving mqblk devices.\n"
 		"\n"
 		"  --listen ADDR:PORT     address to listen on: A.B.C.D:PORT "
 		"or [IPv6]:PORT;\n"
 		"                         rdma:ADDR:PORT for NVMe/RDMA (RDMA "
-		"CM); repeat for\n"
+		"CM); tls:ADDR:PORT\n"
+		"                         for NVMe/TCP with TLS 1.3 required "
+		"(PSKs: --tls-key);\n"
+		"                         repeat for"
 		"                         more ports (port IDs 1, 2, ... in "
 		"order), each a\n"
 		"                         path to the same subsystem\n"
@@ -145,6 +158,10 @@ static void usage(FILE *f)
 		"  --dhchap-dhgroup LIST  its DH groups: null, ffdhe2048, "
 		"3072, 4096, 6144,\n"
 		"                         8192 (default null, nvmet's)\n"
+		"  --tls-key KEY          the last --allow-host's TLS PSK "
+		"(nvme gen-tls-key's\n"
+		"                         NVMeTLSkey-1 form), or @FILE holding "
+		"it (mode 600)\n"
 		"  --allow-any-host       any host may connect\n"
 		"  --discovery-port PORT  also listen on PORT (same address) "
 		"for discovery only\n"
@@ -166,14 +183,32 @@ static void usage(FILE *f)
 		"cpuset allows)\n"
 		"  --stall-ms MS          log a command outstanding this long "
 		"(default %u)\n"
-		"  --stats-socket PATH    serve per-queue counters on this UNIX "
-		"socket\n"
-		"                         (default /tmp/mqblk-target.sock)\n"
-		"  --stats                print a running target's per-queue "
-		"counters\n"
+		"  --connect-timeout SEC  close a connection that has not "
+		"completed its Connect\n"
+		"                         in SEC seconds (1..%u, default %u)\n"
+		"  --max-unconnected N    at most N connections without a "
+		"Connect at once; the\n"
+		"                         oldest is closed for a new one "
+		"(1..%u, default %u)\n"
 		"  --ctl PATH             serve `mqblk ctl PATH ...` on this "
 		"UNIX socket (ANA\n"
-		"                         states, ports down and up, stats)\n"
+		"                         states, ports down and up, stats); "
+		"without --ctl or\n"
+		"                         --stats-socket: /tmp/mqblk-target.sock"
+		"\n"
+		"  --stats-socket PATH    a control socket too, the same "
+		"commands as --ctl's\n"
+		"                         (the older spelling; deprecated: "
+		"use --ctl)\n"
+		"  --stats                print a running target's per-queue "
+		"counters (its\n"
+		"                         --ctl or --stats-socket PATH, "
+		"default\n"
+		"                         /tmp/mqblk-target.sock)\n"
+		"  --metrics ADDR:PORT    serve Prometheus metrics at "
+		"http://ADDR:PORT/metrics\n"
+		"                         (A.B.C.D:PORT or [IPv6]:PORT; "
+		"bound to ADDR only)\n"
 		"  --anatt SECONDS        the ANA transition time Identify "
 		"reports (1..255,\n"
 		"                         default %u, nvmet's): a host resets "
@@ -224,7 +259,9 @@ static void usage(FILE *f)
 		"(discovery stays open to all).\n",
 		TGT_MAX_ANA_GROUPS, TGT_MAX_INLINE_DATA, TGT_INLINE_DATA,
 		TGT_MIN_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH, TGT_MAX_QUEUE_DEPTH,
-		TGT_CFG_DEFAULT_STALL_MS, TGT_ANATT, TGT_MAX_QUEUE_DEPTH,
+		TGT_CFG_DEFAULT_STALL_MS, MAX_CONNECT_TIMEOUT,
+		TGT_CONNECT_TIMEOUT_MS / 1000, MAX_UNCONNECTED,
+		TGT_MAX_UNCONNECTED, TGT_ANATT, TGT_MAX_QUEUE_DEPTH,
 		MAX_COALESCE_USECS, TGT_MAX_QUEUE_DEPTH, MAX_CQM_COUNT);
 }
 
@@ -238,6 +275,7 @@ struct args {
 	unsigned nr_hosts;
 	/* per --allow-host: --dhchap-key, -ctrl-key, -hash, -dhgroup */
 	const char *(*dhchap)[4];
+	const char **tls_keys; /* per --allow-host: --tls-key */
 	const char **listens; /* --listen values, in order */
 	unsigned nr_listens;
 	const char **ana_groups; /* --ana-group values */
@@ -329,8 +367,9 @@ static int scan_args(int argc, char **argv, struct args *a, char *err,
 	a->listens = calloc((size_t)argc, sizeof(*a->listens));
 	a->ana_groups = calloc((size_t)argc, sizeof(*a->ana_groups));
 	a->anas = calloc((size_t)argc, sizeof(*a->anas));
+	a->tls_keys = calloc((size_t)argc, sizeof(*a->tls_keys));
 	if (!a->ns || !a->hosts || !a->listens || !a->ana_groups || !a->anas ||
-	    !a->dhchap)
+	    !a->dhchap || !a->tls_keys)
 		return tgt_err(err, errlen, "out of memory");
 
 	shortopts[s++] = '+';
@@ -384,6 +423,17 @@ static int scan_args(int argc, char **argv, struct args *a, char *err,
 					       o->name,
 					       a->hosts[a->nr_hosts - 1]);
 			*slot = optarg;
+		} else if (o->id == OPT_TLS_KEY) {
+			if (!a->nr_hosts)
+				return tgt_err(err, errlen,
+					       "--tls-key must follow the "
+					       "--allow-host it is for");
+			if (a->tls_keys[a->nr_hosts - 1])
+				return tgt_err(err, errlen,
+					       "--tls-key given twice for host "
+					       "%s",
+					       a->hosts[a->nr_hosts - 1]);
+			a->tls_keys[a->nr_hosts - 1] = optarg;
 		} else if (o->id == OPT_LISTEN)
 			a->listens[a->nr_listens++] = optarg;
 		else if (o->id == OPT_ANA_GROUP)
@@ -423,9 +473,10 @@ static int arg_uint(const char *name, const char *s, uint64_t min, uint64_t max,
 	return 0;
 }
 
-/* [rdma:|tcp:]A.B.C.D:PORT or [IPv6]:PORT into p. */
-static int parse_listen(const char *s, struct tgt_port *p, char *err,
-			size_t errlen)
+/* A.B.C.D:PORT or [IPv6]:PORT (s, the end of option opt's value whole)
+ * into p's address. */
+static int parse_hostport(const char *opt, const char *whole, const char *s,
+			  struct tgt_port *p, char *err, size_t errlen)
 {
 	const char *addr, *colon;
 	size_t alen;
@@ -433,20 +484,13 @@ static int parse_listen(const char *s, struct tgt_port *p, char *err,
 	uint64_t port;
 	char q[80];
 
-	cj_quote(q, sizeof(q), s, strlen(s));
-	if (!strncmp(s, "rdma:", 5)) {
-		p->trtype = NVMF_TRTYPE_RDMA;
-		s += 5;
-	} else if (!strncmp(s, "tcp:", 4)) {
-		p->trtype = NVMF_TRTYPE_TCP;
-		s += 4;
-	}
+	cj_quote(q, sizeof(q), whole, strlen(whole));
 	if (s[0] == '[') {
 		const char *close = strchr(s, ']');
 
 		if (!close || close[1] != ':')
 			return tgt_err(err, errlen,
-				       "--listen: %s: expected [IPv6]:PORT", q);
+				       "%s: %s: expected [IPv6]:PORT", opt, q);
 		addr = s + 1;
 		alen = (size_t)(close - addr);
 		colon = close + 1;
@@ -455,32 +499,70 @@ static int parse_listen(const char *s, struct tgt_port *p, char *err,
 		colon = strrchr(s, ':');
 		if (!colon)
 			return tgt_err(err, errlen,
-				       "--listen: %s: expected ADDR:PORT "
+				       "%s: %s: expected ADDR:PORT "
 				       "(A.B.C.D:PORT or [IPv6]:PORT)",
-				       q);
+				       opt, q);
 		addr = s;
 		alen = (size_t)(colon - s);
 		p->adrfam = NVMF_ADDR_FAMILY_IP4;
 	}
 	if (alen >= sizeof(p->traddr))
-		return tgt_err(err, errlen, "--listen: %s: address too long",
-			       q);
+		return tgt_err(err, errlen, "%s: %s: address too long", opt, q);
 	memcpy(p->traddr, addr, alen);
 	p->traddr[alen] = 0;
 	if (inet_pton(p->adrfam == NVMF_ADDR_FAMILY_IP4 ? AF_INET : AF_INET6,
 		      p->traddr, bin) != 1)
-		return tgt_err(
-			err, errlen,
-			p->adrfam == NVMF_ADDR_FAMILY_IP4 ?
-				"--listen: %s: not an IPv4 address (IPv6: "
-				"[ADDR]:PORT)" :
-				"--listen: %s: not an IPv6 address",
-			q);
+		return tgt_err(err, errlen,
+			       p->adrfam == NVMF_ADDR_FAMILY_IP4 ?
+				       "%s: %s: not an IPv4 address (IPv6: "
+				       "[ADDR]:PORT)" :
+				       "%s: %s: not an IPv6 address",
+			       opt, q);
 	if (tgt_cfg_parse_dec(colon + 1, strlen(colon + 1), 65535, &port) ||
 	    !port)
-		return tgt_err(err, errlen,
-			       "--listen: %s: the port must be 1..65535", q);
+		return tgt_err(err, errlen, "%s: %s: the port must be 1..65535",
+			       opt, q);
 	snprintf(p->trsvcid, sizeof(p->trsvcid), "%u", (unsigned)port);
+	return 0;
+}
+
+/* [rdma:|tcp:|tls:]A.B.C.D:PORT or [IPv6]:PORT into p. */
+static int parse_listen(const char *s, struct tgt_port *p, char *err,
+			size_t errlen)
+{
+	const char *a = s;
+
+	if (!strncmp(s, "rdma:", 5)) {
+		p->trtype = NVMF_TRTYPE_RDMA;
+		a += 5;
+	} else if (!strncmp(s, "tcp:", 4)) {
+		p->trtype = NVMF_TRTYPE_TCP;
+		a += 4;
+	} else if (!strncmp(s, "tls:", 4)) {
+		/* NVMe/TCP over TLS 1.3, plaintext refused (nvmet's
+		 * addr_tsas tls1.3 with its default treq) */
+		p->trtype = NVMF_TRTYPE_TCP;
+		p->sectype = NVMF_TCP_SECTYPE_TLS13;
+		p->treq = NVMF_TREQ_REQUIRED;
+		a += 4;
+	}
+	return parse_hostport("--listen", s, a, p, err, errlen);
+}
+
+/* --metrics A.B.C.D:PORT or [IPv6]:PORT into t. */
+static int parse_metrics(struct tgt *t, const char *s, char *err, size_t errlen)
+{
+	struct tgt_port p;
+
+	memset(&p, 0, sizeof(p));
+	if (parse_hostport("--metrics", s, s, &p, err, errlen))
+		return -1;
+	t->metrics = strdup(s);
+	if (!t->metrics)
+		return tgt_err(err, errlen, "out of memory");
+	t->metrics_adrfam = p.adrfam;
+	memcpy(t->metrics_addr, p.traddr, sizeof(t->metrics_addr));
+	t->metrics_port = (uint16_t)strtoul(p.trsvcid, NULL, 10);
 	return 0;
 }
 
@@ -699,6 +781,16 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 		s->nr_hosts++;
 		if (host_auth_args(&s->hosts[i], a->dhchap[i], err, errlen))
 			return -1;
+		if (a->tls_keys[i]) {
+			char why[160];
+
+			if (nvme_tls_key_load(a->tls_keys[i],
+					      &s->hosts[i].tls_key, why,
+					      sizeof(why)))
+				return tgt_err(err, errlen,
+					       "--tls-key (host %s): %s",
+					       s->hosts[i].nqn, why);
+		}
 	}
 
 	s->ns = calloc(a->nr_ns, sizeof(*s->ns));
@@ -873,6 +965,18 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 			goto out;
 		t->stall_ms = (uint32_t)u;
 	}
+	if (a.val[OPT_CONNECT_TIMEOUT]) {
+		if (arg_uint("connect-timeout", a.val[OPT_CONNECT_TIMEOUT], 1,
+			     MAX_CONNECT_TIMEOUT, &u, err, errlen))
+			goto out;
+		t->connect_timeout_ms = (uint32_t)u * 1000;
+	}
+	if (a.val[OPT_MAX_UNCONNECTED]) {
+		if (arg_uint("max-unconnected", a.val[OPT_MAX_UNCONNECTED], 1,
+			     MAX_UNCONNECTED, &u, err, errlen))
+			goto out;
+		t->max_unconnected = (uint32_t)u;
+	}
 	if (!a.val[OPT_COALESCE_COUNT] != !a.val[OPT_COALESCE_USECS]) {
 		tgt_err(err, errlen,
 			"--coalesce-count and --coalesce-usecs go together (how "
@@ -941,6 +1045,9 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 			goto out;
 		}
 	}
+	if (a.val[OPT_METRICS] &&
+	    parse_metrics(t, a.val[OPT_METRICS], err, errlen))
+		goto out;
 	if (a.val[OPT_STATS_SOCKET]) {
 		if (!a.val[OPT_STATS_SOCKET][0]) {
 			tgt_err(err, errlen, "--stats-socket: empty path");
@@ -964,6 +1071,7 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 			OPT_DHCHAP_CTRL_KEY,
 			OPT_DHCHAP_HASH,
 			OPT_DHCHAP_DHGROUP,
+			OPT_TLS_KEY,
 			OPT_DISCOVERY_PORT,
 			OPT_INLINE_DATA_SIZE,
 			OPT_MAX_QUEUE_SIZE,
@@ -993,6 +1101,7 @@ out:
 	free(a.ns);
 	free(a.hosts);
 	free(a.dhchap);
+	free(a.tls_keys);
 	free(a.listens);
 	free(a.ana_groups);
 	free(a.anas);

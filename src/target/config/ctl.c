@@ -155,10 +155,25 @@ int tgt_ctl_parse(const char *line, size_t len, struct tgt_ctl_cmd *cmd,
 				errlen);
 	}
 	if (word_is(&w[0], "stats")) {
-		if (n != 1)
-			return tgt_err(err, errlen, "usage: stats");
 		cmd->op = TGT_CTL_STATS;
-		return 0;
+		if (n == 1)
+			return 0;
+		if (n == 3 && word_is(&w[1], "-o")) {
+			if (word_is(&w[2], "text"))
+				return 0;
+			cmd->format = word_is(&w[2], "json")  ? TGT_CTL_JSON :
+				      word_is(&w[2], "table") ? TGT_CTL_TABLE :
+								TGT_CTL_TEXT;
+			if (cmd->format != TGT_CTL_TEXT)
+				return 0;
+			word_quote(q, sizeof(q), &w[2]);
+			return tgt_err(err, errlen,
+				       "stats: -o %s: not an output format "
+				       "(text, json, table)",
+				       q);
+		}
+		return tgt_err(err, errlen,
+			       "usage: stats [-o text|json|table]");
 	}
 	word_quote(q, sizeof(q), &w[0]);
 	return tgt_err(err, errlen,
@@ -216,21 +231,123 @@ static void ctl_usage(FILE *f)
 		"  port-down PORT        stop listening on PORT and close its "
 		"connections\n"
 		"  port-up PORT          listen on PORT again\n"
-		"  stats                 ports with their ANA states and "
+		"  stats [-o FORMAT]     ports with their ANA states and "
 		"connections, then the\n"
-		"                        per-queue table (as target --stats)\n");
+		"                        per-queue table; -o json: ports, "
+		"subsystems with\n"
+		"                        namespaces (latency histograms) and "
+		"controllers with\n"
+		"                        queues, each with counters that "
+		"survive disconnects;\n"
+		"                        -o table: the per-queue table alone "
+		"(target --stats)\n"
+		"\n"
+		"A target serves the same commands on --ctl PATH and "
+		"--stats-socket PATH, or\n"
+		"on /tmp/mqblk-target.sock when given neither.\n");
+}
+
+/*
+ * Send line (len bytes, newline ended) to the control socket at path and
+ * print the answer: what follows "ok" to stdout, an "error: " line to
+ * stderr. prog names the client in messages. The exit status: 0, or 1
+ * (refused, unreachable, no answer).
+ */
+static int ctl_request(const char *prog, const char *path, const char *line,
+		       size_t len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char buf[4096];
+	size_t n, total = 0;
+	bool first = true, ok = false;
+	struct pollfd pfd;
+	ssize_t r;
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "%s: socket path too long: %s\n", prog, path);
+		return 1;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	/* MSG_NOSIGNAL: a peer that closes early is an error said in a
+	 * line, not a death by SIGPIPE */
+	if (send(fd, line, len, MSG_NOSIGNAL) != (ssize_t)len) {
+		fprintf(stderr, "%s: %s: cannot send: %s\n", prog, path,
+			strerror(errno));
+		close(fd);
+		return 1;
+	}
+	shutdown(fd, SHUT_WR);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	for (;;) {
+		if (poll(&pfd, 1, CTL_TIMEOUT_MS) <= 0) {
+			fprintf(stderr, "%s: %s: no answer\n", prog, path);
+			close(fd);
+			return 1;
+		}
+		r = read(fd, buf + total, sizeof(buf) - 1 - total);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		total += (size_t)r;
+		if (first) {
+			char *nl;
+
+			buf[total] = 0;
+			nl = strchr(buf, '\n');
+			if (!nl && total < sizeof(buf) - 1)
+				continue;
+			if (nl)
+				*nl = 0;
+			ok = !strcmp(buf, "ok");
+			if (!ok && !strncmp(buf, "error: ", 7))
+				fprintf(stderr, "%s: %s\n", prog, buf + 7);
+			else if (!ok)
+				fprintf(stderr,
+					"%s: %s: not an mqblk target's "
+					"control socket (it answered \"%.40s\")\n",
+					prog, path, buf);
+			first = false;
+			n = nl ? (size_t)(nl + 1 - buf) : total;
+			if (ok && total > n)
+				fwrite(buf + n, 1, total - n, stdout);
+			total = 0;
+			if (!ok)
+				break;
+			continue;
+		}
+		fwrite(buf, 1, total, stdout);
+		total = 0;
+	}
+	close(fd);
+	if (first) {
+		fprintf(stderr, "%s: %s: connection closed without an answer\n",
+			prog, path);
+		return 1;
+	}
+	if (fflush(stdout)) {
+		fprintf(stderr, "%s: writing the answer: %s\n", prog,
+			strerror(errno));
+		return 1;
+	}
+	return ok ? 0 : 1;
 }
 
 int tgt_ctl_client(int argc, char **argv)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct tgt_ctl_cmd cmd;
-	char line[TGT_CTL_LINE_MAX], err[256], buf[4096];
-	size_t len = 0, n, total = 0;
-	bool first = true, ok = false;
-	struct pollfd pfd;
-	ssize_t r;
-	int fd, i;
+	char line[TGT_CTL_LINE_MAX], err[256];
+	size_t len = 0, n;
+	int i;
 
 	/* argv[0] is "ctl" */
 	if (argc >= 2 &&
@@ -260,73 +377,13 @@ int tgt_ctl_client(int argc, char **argv)
 		return 2;
 	}
 	line[len++] = '\n';
-	if (strlen(argv[1]) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "mqblk ctl: socket path too long: %s\n",
-			argv[1]);
-		return 1;
-	}
-	memcpy(sa.sun_path, argv[1], strlen(argv[1]) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		fprintf(stderr, "mqblk ctl: %s: %s\n", argv[1],
-			strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return 1;
-	}
-	if (write(fd, line, len) != (ssize_t)len) {
-		fprintf(stderr, "mqblk ctl: %s: cannot send: %s\n", argv[1],
-			strerror(errno));
-		close(fd);
-		return 1;
-	}
-	shutdown(fd, SHUT_WR);
-	pfd.fd = fd;
-	pfd.events = POLLIN;
-	for (;;) {
-		if (poll(&pfd, 1, CTL_TIMEOUT_MS) <= 0) {
-			fprintf(stderr, "mqblk ctl: %s: no answer\n", argv[1]);
-			close(fd);
-			return 1;
-		}
-		r = read(fd, buf + total, sizeof(buf) - 1 - total);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		total += (size_t)r;
-		if (first) {
-			char *nl;
+	return ctl_request("mqblk ctl", argv[1], line, len);
+}
 
-			buf[total] = 0;
-			nl = strchr(buf, '\n');
-			if (!nl && total < sizeof(buf) - 1)
-				continue;
-			if (nl)
-				*nl = 0;
-			ok = !strcmp(buf, "ok");
-			if (!ok)
-				fprintf(stderr, "mqblk ctl: %s\n",
-					strncmp(buf, "error: ", 7) ? buf :
-								     buf + 7);
-			first = false;
-			n = nl ? (size_t)(nl + 1 - buf) : total;
-			if (ok && total > n)
-				fwrite(buf + n, 1, total - n, stdout);
-			total = 0;
-			continue;
-		}
-		if (ok)
-			fwrite(buf, 1, total, stdout);
-		total = 0;
-	}
-	close(fd);
-	if (first) {
-		fprintf(stderr,
-			"mqblk ctl: %s: connection closed without an "
-			"answer\n",
-			argv[1]);
-		return 1;
-	}
-	return ok ? 0 : 1;
+int tgt_stats_client(const char *path)
+{
+	static const char line[] = "stats -o table\n";
+
+	return ctl_request("mqblk target --stats", path, line,
+			   sizeof(line) - 1);
 }

@@ -153,6 +153,7 @@ static void subsys_free(struct tgt_subsys *s)
 	for (i = 0; i < s->nr_hosts; i++) {
 		nvme_auth_key_clear(&s->hosts[i].key);
 		nvme_auth_key_clear(&s->hosts[i].ctrl_key);
+		nvme_tls_key_clear(&s->hosts[i].tls_key);
 	}
 	free(s->hosts);
 	pthread_mutex_destroy(&s->lock);
@@ -229,6 +230,7 @@ void tgt_config_free(struct tgt *t)
 	tgt_cfg_free_model(t);
 	free(t->stats_path);
 	free(t->ctl_path);
+	free(t->metrics);
 	memset(t, 0, sizeof(*t));
 }
 

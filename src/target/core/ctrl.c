@@ -12,6 +12,7 @@
 
 #include "mqblk/mqblk.h"
 #include "nvmet.h"
+#include "stats.h"
 
 #define SQE_OFF_SQSIZE 44 /* Connect: field offsets for IPO */
 #define SQE_OFF_QID 42
@@ -39,6 +40,7 @@ void tgt_queue_init(struct tgt_queue *q, const struct tgt_transport_ops *ops,
 	q->r = r;
 	q->t = r->t;
 	q->port = port;
+	q->born_ns = mqblk_clock_ns();
 }
 
 void tgt_queue_depth_inc(struct tgt_queue *q)
@@ -103,7 +105,11 @@ void tgt_ctrl_put(struct tgt_ctrl *ctrl)
 {
 	if (atomic_fetch_sub(&ctrl->refs, 1) != 1)
 		return;
+	/* off the list and into its subsystem's counters at once */
+	tgt_stats_lock();
 	ctrl_unlink(ctrl);
+	tgt_stats_ctrl_gone(ctrl);
+	tgt_stats_unlock();
 	if (ctrl->tgt->verbose)
 		tgt_log("ctrl %u (%s, %s): freed", ctrl->cntlid, ctrl->hostnqn,
 			ctrl->subsys->nqn);
@@ -288,6 +294,18 @@ static uint16_t do_connect(struct tgt_queue *q, struct tgt_req *cmd)
 		cmd->result = connect_ipo(DATA_OFF_SUBNQN, true);
 		return NVME_SC_CONNECT_INVALID_PARAM | NVME_SC_DNR;
 	}
+	/* the PSK proved who the host is: it connects as that host, to
+	 * the subsystem its identity named */
+	if (q->tls && (strncmp(d.hostnqn, q->tls_hostnqn, NVME_NQN_SIZE) ||
+		       strncmp(d.subsysnqn, q->tls_subnqn, NVME_NQN_SIZE))) {
+		tgt_log("connect from %s: host %.223s to %.223s over a TLS "
+			"connection whose PSK identity names host %s and %s: "
+			"refused",
+			q->peer, d.hostnqn, d.subsysnqn, q->tls_hostnqn,
+			q->tls_subnqn);
+		cmd->result = connect_ipo(DATA_OFF_HOSTNQN, true);
+		return NVME_SC_CONNECT_INVALID_HOST | NVME_SC_DNR;
+	}
 	if (!s->discovery && !tgt_host_allowed(s, d.hostnqn)) {
 		tgt_log("connect from %s: host %.223s not allowed to %s",
 			q->peer, d.hostnqn, s->nqn);
@@ -319,6 +337,7 @@ static uint16_t do_connect(struct tgt_queue *q, struct tgt_req *cmd)
 	q->qid = qid;
 	atomic_store(&q->st.qid, qid);
 	atomic_store(&q->st.cntlid, q->ctrl->cntlid);
+	atomic_store(&q->st.ctrl, q->ctrl);
 	q->sqsize = sqsize;
 	q->sqflow_off = c->cattr & NVME_CONNECT_DISABLE_SQFLOW;
 	q->sqhd = 1 % ((unsigned)sqsize + 1);
@@ -446,6 +465,24 @@ void tgt_queue_tick(struct tgt_queue *q, uint64_t now)
 		 * acknowledged) */
 		if (!q->dev_inflight && q->ops->queue_drained(q))
 			q->ops->queue_quiesce(q);
+		return;
+	}
+	if (!q->connected && !q->closing) {
+		uint64_t tmo = q->t->connect_timeout_ms ?
+				       q->t->connect_timeout_ms :
+				       TGT_CONNECT_TIMEOUT_MS;
+
+		/* ICReq and Connect take a host microseconds: one that
+		 * has sent neither (or half of one) in this long holds a
+		 * connection for nothing (slowloris) */
+		if (now > q->born_ns && now - q->born_ns >= tmo * 1000000) {
+			atomic_fetch_add(&q->t->conn_timeouts, 1);
+			if (q->t->verbose)
+				tgt_log("queue %s: no Connect in %llu ms: "
+					"closing",
+					q->peer, (unsigned long long)tmo);
+			q->ops->queue_quiesce(q);
+		}
 		return;
 	}
 	if (!ctrl || q->closing)

@@ -66,7 +66,11 @@ struct tgt_req {
 	uint32_t xfer_len; /* SGL length */
 	uint32_t buf_cap;
 	void *buf;
+	bool buf_counted; /* in q->buf_bytes (data for the host) */
 	struct tgt_ns *ns;
+	/* the namespace's counters on this reactor: set when an I/O
+	 * command names one namespace (not a broadcast Flush) */
+	struct tgt_ns_stats *nst;
 	uint64_t start_ns;
 	uint64_t result; /* CQE DW0 (and DW1: Property Get of CAP) */
 	uint32_t step; /* DSM range / broadcast flush namespace next */
@@ -81,9 +85,13 @@ struct tgt_queue_stats {
 	_Atomic uint64_t read_bytes, write_bytes;
 	_Atomic uint64_t errors, stalls, ddgst_errors;
 	_Atomic uint64_t r2ts; /* R2T PDUs sent (writes past inline_data) */
+	_Atomic uint64_t buf_holds; /* reads stopped at TGT_QUEUE_BUF_CAP */
 	/* the controller and qid once connected, for the stats reader
 	 * (q->ctrl and q->qid are the reactor's own) */
 	_Atomic uint16_t cntlid, qid;
+	/* the controller, for the stats lock's holder: it lives while the
+	 * queue is on its reactor's list (the queue holds a reference) */
+	struct tgt_ctrl *_Atomic ctrl;
 	_Atomic uint64_t sends; /* send calls that sent PDUs */
 	_Atomic uint64_t cqes; /* completions sent (CapsuleResp, or a
 				* C2HData standing for one) */
@@ -133,12 +141,23 @@ struct tgt_queue {
 	/* DH-HMAC-CHAP (core/auth.c): set at Connect when the host has a
 	 * key; until it succeeds only Authentication Send/Receive run */
 	struct tgt_auth *auth;
+	/* TLS (the TCP transport's handshake): the NQNs its PSK identity
+	 * named; Connect must name the same */
+	bool tls;
+	char tls_hostnqn[TGT_NQN_MAX + 1];
+	char tls_subnqn[TGT_NQN_MAX + 1];
 	/* the transport's command slots, for the core to walk (stalls,
 	 * AERs): nr_reqs of them, req_stride bytes apart from reqs */
 	struct tgt_req *reqs;
 	size_t req_stride;
 	unsigned nr_reqs;
 	unsigned inflight; /* slots in use */
+	uint64_t born_ns; /* accepted (the Connect timeout runs from it) */
+	uint64_t buf_bytes; /* buffers of data for the host its commands
+			     * hold (reads, and admin data) */
+	/* the transport stopped reading at TGT_QUEUE_BUF_CAP: its
+	 * queue_buf_low is called once buf_bytes is below half of it */
+	bool buf_held;
 	unsigned dev_inflight; /* at the device */
 
 	struct tgt_queue_stats st;
@@ -180,6 +199,10 @@ struct tgt_transport_ops {
 	/* --busy-poll: look for completions on every reactor pass instead
 	 * of waiting for an event (optional: TCP's sockets need none) */
 	void (*queue_poll)(struct tgt_queue *q);
+	/* q->buf_held, and its commands' buffers are below half of
+	 * TGT_QUEUE_BUF_CAP: read again (required if the transport sets
+	 * buf_held; it clears it) */
+	void (*queue_buf_low)(struct tgt_queue *q);
 	/* Coalescing: may q's flush wait (until *deadline_ns)? optional */
 	bool (*queue_hold)(struct tgt_queue *q, uint64_t now,
 			   uint64_t *deadline_ns);
@@ -336,6 +359,9 @@ void tgt_reactor_wait_tag(struct tgt_reactor *r, struct tgt_req *req);
 void tgt_reactor_want_flush(struct tgt_reactor *r, struct tgt_queue *q);
 /* From a port's accept (reactor 0): conn goes to the next reactor. */
 void tgt_reactor_hand_over(intptr_t conn, struct tgt_port *port);
+/* accept failed for want of descriptors or memory (reactor 0): stop
+ * watching p's listener until the next tick, log the first time. */
+void tgt_port_accept_pause(struct tgt_port *p, int err);
 void tgt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

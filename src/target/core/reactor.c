@@ -11,11 +11,12 @@
  * Each reactor has its own software queue on every namespace's device and
  * its own buffer pool, so no lock is shared across queues.
  *
- * The main thread waits for SIGINT/SIGTERM and serves the stats and
- * control sockets. A control command that touches queues (an ANA change's
- * events, a port going down) is a job handed to every reactor through its
- * inbox lock and wake-up eventfd; the main thread waits until each has
- * run it, so `mqblk ctl` answers once the change is in effect.
+ * The main thread waits for SIGINT/SIGTERM and serves the control
+ * sockets (--metrics has a thread of its own). A control command that
+ * touches queues (an ANA change's events, a port going down) is a job
+ * handed to every reactor through its inbox lock and wake-up eventfd; the
+ * main thread waits until each has run it, so `mqblk ctl` answers once
+ * the change is in effect.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -38,6 +39,7 @@
 #include "mqblk/mqblk.h"
 #include "nvmet.h"
 #include "reactor.h"
+#include "stats.h"
 #include "target/internal.h"
 
 struct tgt_devq {
@@ -317,13 +319,50 @@ static void close_devices(struct tgt_reactor *r)
 
 /* ---- Connections ------------------------------------------------------- */
 
+/*
+ * Room for one more connection that has not completed its Connect: past
+ * r's share of --max-unconnected, the oldest such queue of r's is closed
+ * (a host that connects for real takes microseconds to Connect, so it
+ * is never the oldest for long; an idle or slowloris one is). O(queues),
+ * walked only when r has that many queues at all.
+ */
+static void make_room_unconnected(struct tgt_reactor *r)
+{
+	const struct tgt *t = r->t;
+	unsigned cap = t->max_unconnected ? t->max_unconnected :
+					    TGT_MAX_UNCONNECTED;
+	unsigned n = 0;
+	struct tgt_queue *q, *oldest = NULL;
+
+	cap = (cap + nr_reactors - 1) / nr_reactors;
+	if (r->nr_queues < cap)
+		return;
+	/* newest first: the last one found is the oldest */
+	for (q = r->queues; q; q = q->next) {
+		if (q->connected || q->closing)
+			continue;
+		n++;
+		oldest = q;
+	}
+	if (n < cap || !oldest)
+		return;
+	atomic_fetch_add(&r->t->conn_evictions, 1);
+	if (t->verbose)
+		tgt_log("queue %s: %u connections without a Connect on reactor "
+			"%u: closing the oldest",
+			oldest->peer, n, r->idx);
+	oldest->ops->queue_quiesce(oldest);
+}
+
 /* conn (a transport's connection) on r: a queue of r's. */
 static void reactor_add_queue(struct tgt_reactor *r, intptr_t conn,
 			      struct tgt_port *port)
 {
 	const struct tgt_transport_ops *ops = tgt_transport_ops(port->trtype);
-	struct tgt_queue *q = ops->queue_create(r, conn, port);
+	struct tgt_queue *q;
 
+	make_room_unconnected(r);
+	q = ops->queue_create(r, conn, port);
 	if (!q)
 		return;
 	pthread_mutex_lock(&r->lock);
@@ -340,6 +379,9 @@ static void reactor_add_queue(struct tgt_reactor *r, intptr_t conn,
 
 static void reactor_remove_queue(struct tgt_reactor *r, struct tgt_queue *q)
 {
+	/* off the list and into its port's and controller's counters at
+	 * once, for a reader holding the stats lock */
+	tgt_stats_lock();
 	pthread_mutex_lock(&r->lock);
 	if (q->prev)
 		q->prev->next = q->next;
@@ -349,6 +391,8 @@ static void reactor_remove_queue(struct tgt_reactor *r, struct tgt_queue *q)
 		q->next->prev = q->prev;
 	r->nr_queues--;
 	pthread_mutex_unlock(&r->lock);
+	tgt_stats_queue_gone(q);
+	tgt_stats_unlock();
 	/* not on the flush (or held) list any more */
 	if (q->tx_queued) {
 		struct tgt_queue **lists[] = { &r->flush_list, &r->held_list };
@@ -442,6 +486,7 @@ static void ctl_job_run(struct tgt_reactor *r)
 			struct epoll_event ev = { .events = EPOLLIN,
 						  .data.ptr = job->port };
 
+			job->port->accept_paused = false;
 			job->port->listen_fd = job->listen_fd;
 			if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, job->listen_fd,
 				      &ev))
@@ -522,6 +567,38 @@ void tgt_reactor_hand_over(intptr_t conn, struct tgt_port *port)
 		tgt_log("cannot wake reactor %u: %s", i, strerror(errno));
 }
 
+void tgt_port_accept_pause(struct tgt_port *p, int err)
+{
+	struct tgt_reactor *r = &reactors[0];
+
+	if (p->accept_paused)
+		return;
+	p->accept_paused = true;
+	if (!p->accept_pauses++)
+		tgt_log("accept on %s:%s: %s: new connections wait (they are "
+			"taken again every %u ms; logged once)",
+			p->traddr, p->trsvcid, strerror(err), TGT_TICK_MS);
+	epoll_ctl(r->epfd, EPOLL_CTL_DEL, p->listen_fd, NULL);
+}
+
+/* Reactor 0's tick: paused listeners are watched again. */
+static void ports_resume(struct tgt_reactor *r)
+{
+	struct tgt *t = r->t;
+	unsigned i;
+
+	for (i = 0; i < t->nr_ports; i++) {
+		struct tgt_port *p = &t->ports[i];
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = p };
+
+		if (!p->accept_paused)
+			continue;
+		p->accept_paused = false;
+		if (p->listen_fd >= 0 && !atomic_load(&p->down))
+			epoll_ctl(r->epfd, EPOLL_CTL_ADD, p->listen_fd, &ev);
+	}
+}
+
 /* ---- The loop ------------------------------------------------------------ */
 
 static bool is_port(const struct tgt *t, const void *p)
@@ -597,6 +674,8 @@ events:
 	now = mqblk_clock_ns();
 	if (now >= r->next_tick_ns || tick_now) {
 		r->next_tick_ns = now + TGT_TICK_MS * 1000000ull;
+		if (r->idx == 0)
+			ports_resume(r);
 		for (q = r->queues; q; q = nq) {
 			nq = q->next;
 			tgt_queue_tick(q, now);
@@ -746,6 +825,11 @@ static int ns_open(struct tgt *t, struct tgt_subsys *s, struct tgt_ns *ns)
 	ns->q = calloc(nr_reactors, sizeof(*ns->q));
 	if (!ns->q)
 		return -1;
+	ns->st = aligned_alloc(_Alignof(struct tgt_ns_stats),
+			       nr_reactors * sizeof(*ns->st));
+	if (!ns->st)
+		return -1;
+	memset(ns->st, 0, nr_reactors * sizeof(*ns->st));
 	if (t->verbose)
 		tgt_log("%s namespace %u: %s, %llu bytes, %u-byte blocks%s",
 			s->nqn, ns->nsid, ns->uri, (unsigned long long)ns->size,
@@ -767,6 +851,8 @@ static void ns_close_all(struct tgt *t)
 			s->ns[j].dev = NULL;
 			free(s->ns[j].q);
 			s->ns[j].q = NULL;
+			free(s->ns[j].st);
+			s->ns[j].st = NULL;
 		}
 	}
 }

@@ -13,6 +13,7 @@
 
 #include "mqblk/mqblk.h"
 #include "nvmet.h"
+#include "stats.h"
 
 static void cmd_finish(struct tgt_req *cmd, uint16_t status);
 
@@ -21,12 +22,27 @@ static void cmd_finish(struct tgt_req *cmd, uint16_t status);
 int tgt_req_alloc_buf(struct tgt_req *cmd, uint32_t len)
 {
 	cmd->buf = tgt_buf_get(cmd->q->r, len, &cmd->buf_cap);
-	return cmd->buf ? 0 : -ENOMEM;
+	if (!cmd->buf)
+		return -ENOMEM;
+	/* data for the host: what a host that does not read can pile up
+	 * (a write's buffer waits for data only the host can send) */
+	cmd->buf_counted = cmd->dir == 1;
+	if (cmd->buf_counted)
+		cmd->q->buf_bytes += cmd->buf_cap;
+	return 0;
 }
 
 void tgt_req_release_buf(struct tgt_req *cmd)
 {
 	if (cmd->buf) {
+		struct tgt_queue *q = cmd->q;
+
+		if (cmd->buf_counted) {
+			q->buf_bytes -= cmd->buf_cap;
+			cmd->buf_counted = false;
+		}
+		if (q->buf_held && q->buf_bytes < TGT_QUEUE_BUF_CAP / 2)
+			q->ops->queue_buf_low(q);
 		tgt_buf_put(cmd->q->r, cmd->buf, cmd->buf_cap);
 		cmd->buf = NULL;
 		cmd->buf_cap = 0;
@@ -71,6 +87,7 @@ void tgt_req_init(struct tgt_req *cmd, struct tgt_queue *q)
 	cmd->status = 0;
 	cmd->xfer_len = 0;
 	cmd->ns = NULL;
+	cmd->nst = NULL;
 	cmd->result = 0;
 	cmd->step = 0;
 	cmd->shutdown_flush = false;
@@ -135,6 +152,7 @@ static uint16_t io_prepare(struct tgt_req *cmd)
 	if (!ns)
 		return NVME_SC_INVALID_NS | NVME_SC_DNR;
 	cmd->ns = ns;
+	cmd->nst = &ns->st[q->r->idx];
 	status = ana_status(q->port, ns);
 	if (status)
 		return status;
@@ -464,10 +482,14 @@ void tgt_req_dev_done(struct mqblk_rq *rq)
 					       NVME_SC_WRITE_FAULT;
 	if (!status && op == MQBLK_OP_READ) {
 		tgt_stat_add(&q->st.read_bytes, rq->len);
+		if (cmd->nst)
+			tgt_stat_add(&cmd->nst->read_bytes, rq->len);
 		tgt_stat_add(&q->ctrl->smart.read_bytes, rq->len);
 		tgt_stat_add(&q->ctrl->smart.read_cmds, 1);
 	} else if (!status && op == MQBLK_OP_WRITE) {
 		tgt_stat_add(&q->st.write_bytes, rq->len);
+		if (cmd->nst)
+			tgt_stat_add(&cmd->nst->write_bytes, rq->len);
 		tgt_stat_add(&q->ctrl->smart.write_bytes, rq->len);
 		tgt_stat_add(&q->ctrl->smart.write_cmds, 1);
 	}
@@ -541,12 +563,18 @@ void tgt_req_exec(struct tgt_req *cmd)
 	switch (cmd->sqe.common.opcode) {
 	case nvme_cmd_read:
 		tgt_stat_add(&q->st.read_cmds, 1);
+		if (cmd->nst)
+			tgt_stat_add(&cmd->nst->read_cmds, 1);
 		break;
 	case nvme_cmd_write:
 		tgt_stat_add(&q->st.write_cmds, 1);
+		if (cmd->nst)
+			tgt_stat_add(&cmd->nst->write_cmds, 1);
 		break;
 	default:
 		tgt_stat_add(&q->st.other_cmds, 1);
+		if (cmd->nst)
+			tgt_stat_add(&cmd->nst->other_cmds, 1);
 		break;
 	}
 	if (cmd->dir == 1 && tgt_req_alloc_buf(cmd, cmd->xfer_len)) {
@@ -580,6 +608,8 @@ void tgt_req_complete(struct tgt_req *cmd, uint16_t status)
 	if (lat > atomic_load_explicit(&q->st.lat_ns_max, memory_order_relaxed))
 		atomic_store_explicit(&q->st.lat_ns_max, lat,
 				      memory_order_relaxed);
+	if (cmd->nst)
+		tgt_stats_ns_lat(cmd->nst, status, lat);
 	q->ops->queue_response(cmd, status);
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The target's main thread: start the reactors, wait for SIGINT/SIGTERM
- * while serving the stats and control sockets, stop. A control command
+ * The target's main thread: start the reactors (and --metrics' server),
+ * wait for SIGINT/SIGTERM while serving the control sockets, stop. A control command
  * that touches queues (an ANA change's events, a port going down) is a
  * job handed to every reactor through its inbox lock and wake-up
  * eventfd; the main thread waits until each has run it, so `mqblk ctl`
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "reactor.h"
+#include "stats.h"
 
 /* ---- Stats ------------------------------------------------------------- */
 
@@ -111,39 +112,54 @@ static void stats_dump(struct tgt *t, FILE *f)
 	fflush(f);
 }
 
-/* A UNIX socket at path for what ("stats", "control"), named by option
- * opt in messages; -1 (logged) if it cannot be had. */
-static int unix_listen(const char *path, const char *what, const char *opt)
+/*
+ * The control socket at path, named by option opt in messages; -1
+ * (logged) if it cannot be had. A path a live target serves is refused,
+ * never taken over: bind first, and only when the path is taken and
+ * nobody answers on it (a target that died) unlink it and bind again.
+ */
+static int unix_listen(const char *path, const char *opt)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
+	int fd, probe;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		tgt_log("%s socket path too long: %s", what, path);
+		tgt_log("%s %s: socket path too long", opt, path);
 		return -1;
 	}
-	strcpy(sa.sun_path, path);
-	/* a live target already serves this path: leave it alone */
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && !connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		tgt_log("%s socket %s is another target's: no %s socket "
-			"(use %s)",
-			what, path, what, opt);
-		close(fd);
-		return -1;
-	}
-	if (fd >= 0)
-		close(fd);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -1;
-	unlink(path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8)) {
-		tgt_log("%s socket %s: %s", what, path, strerror(errno));
-		close(fd);
+	if (fd < 0) {
+		tgt_log("%s %s: %s", opt, path, strerror(errno));
 		return -1;
 	}
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		if (errno != EADDRINUSE)
+			goto out_close;
+		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (probe >= 0 &&
+		    !connect(probe, (struct sockaddr *)&sa, sizeof(sa))) {
+			close(probe);
+			close(fd);
+			tgt_log("%s %s: another target serves this socket: "
+				"give this one its own (--ctl PATH)",
+				opt, path);
+			return -1;
+		}
+		if (probe >= 0)
+			close(probe);
+		/* nobody answers: a dead target's */
+		unlink(path);
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			goto out_close;
+	}
+	if (listen(fd, 8))
+		goto out_close;
 	return fd;
+out_close:
+	tgt_log("%s %s: %s", opt, path, strerror(errno));
+	close(fd);
+	return -1;
 }
 
 /* ---- Control socket ---------------------------------------------------- */
@@ -177,17 +193,60 @@ static void ctl_job_post(struct tgt_ctl_job *job)
 	pthread_mutex_destroy(&job->lock);
 }
 
-static void port_name(const struct tgt_port *p, char *out, size_t size)
+/* Each subsystem's totals (controllers gone included) and each
+ * namespace's, for the text form: what the queue table forgets when a
+ * host disconnects. */
+static void subsys_lines(struct tgt *t, FILE *f)
 {
-	const char *tr = p->trtype == NVMF_TRTYPE_RDMA ? "rdma:" : "";
+	struct tgt_snap *snap = tgt_stats_collect(t);
+	unsigned i, k;
 
-	if (p->adrfam == NVMF_ADDR_FAMILY_IP6)
-		snprintf(out, size, "%s[%s]:%s", tr, p->traddr, p->trsvcid);
-	else
-		snprintf(out, size, "%s%s:%s", tr, p->traddr, p->trsvcid);
+	if (!snap) {
+		fprintf(f, "subsys totals: out of memory\n");
+		return;
+	}
+	for (i = 0; i < snap->nr_subsys; i++) {
+		const struct tgt_snap_subsys *ss = &snap->subsys[i];
+		const uint64_t *v = ss->c.v;
+
+		if (ss->discovery)
+			continue;
+		fprintf(f,
+			"subsys %s controllers %u gone %llu cmds %llu reads "
+			"%llu writes %llu read_bytes %llu write_bytes %llu "
+			"errors %llu\n",
+			ss->nqn, ss->nr_ctrls,
+			(unsigned long long)ss->ctrls_gone,
+			(unsigned long long)v[TGT_C_CMDS],
+			(unsigned long long)v[TGT_C_READ_CMDS],
+			(unsigned long long)v[TGT_C_WRITE_CMDS],
+			(unsigned long long)v[TGT_C_READ_BYTES],
+			(unsigned long long)v[TGT_C_WRITE_BYTES],
+			(unsigned long long)v[TGT_C_ERRORS]);
+		for (k = 0; k < ss->nr_ns; k++) {
+			const struct tgt_snap_ns *n = &ss->ns[k];
+
+			fprintf(f,
+				"ns %s %u reads %llu writes %llu read_bytes "
+				"%llu write_bytes %llu errors %llu avg_lat_us "
+				"%.1f\n",
+				ss->nqn, n->nsid,
+				(unsigned long long)n->read_cmds,
+				(unsigned long long)n->write_cmds,
+				(unsigned long long)n->read_bytes,
+				(unsigned long long)n->write_bytes,
+				(unsigned long long)n->errors,
+				n->lat_count ?
+					(double)n->lat_ns_sum /
+						(double)n->lat_count / 1e3 :
+					0.0);
+		}
+	}
+	tgt_stats_free(snap);
 }
 
-/* Ports, their ANA states and connections; controllers; the queues. */
+/* Ports, their ANA states and connections; controllers; subsystem and
+ * namespace totals; the queues. */
 static void ctl_stats(struct tgt *t, FILE *f)
 {
 	unsigned i, k, g;
@@ -210,7 +269,7 @@ static void ctl_stats(struct tgt *t, FILE *f)
 				conns += q->port == p;
 			pthread_mutex_unlock(&r->lock);
 		}
-		port_name(p, name, sizeof(name));
+		tgt_port_name(p, name, sizeof(name));
 		fprintf(f, "port %u %s %s%s connections %u", p->portid, name,
 			atomic_load(&p->down) ? "down" : "up",
 			p->discovery_only ? " discovery" : "", conns);
@@ -245,6 +304,7 @@ static void ctl_stats(struct tgt *t, FILE *f)
 		}
 		pthread_mutex_unlock(&s->lock);
 	}
+	subsys_lines(t, f);
 	stats_dump(t, f);
 }
 
@@ -256,6 +316,24 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	struct tgt_port *p;
 	char name[128];
 
+	if (cmd->op == TGT_CTL_STATS && cmd->format == TGT_CTL_TABLE) {
+		fprintf(out, "ok\n");
+		stats_dump(t, out);
+		return 0;
+	}
+	if (cmd->op == TGT_CTL_STATS && cmd->format == TGT_CTL_JSON) {
+		struct tgt_snap *snap = tgt_stats_collect(t);
+		char *js = snap ? tgt_stats_json(snap) : NULL;
+
+		tgt_stats_free(snap);
+		if (!js) {
+			snprintf(err, errlen, "stats: out of memory");
+			return -1;
+		}
+		fprintf(out, "ok\n%s", js);
+		free(js);
+		return 0;
+	}
 	if (cmd->op == TGT_CTL_STATS) {
 		fprintf(out, "ok\n");
 		ctl_stats(t, out);
@@ -264,7 +342,7 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	p = tgt_ctl_port(t, cmd, err, errlen);
 	if (!p)
 		return -1;
-	port_name(p, name, sizeof(name));
+	tgt_port_name(p, name, sizeof(name));
 	memset(&job, 0, sizeof(job));
 	job.op = cmd->op;
 	job.port = p;
@@ -406,7 +484,8 @@ int tgt_run(struct tgt *t)
 	sigset_t sigs;
 	int sfd = -1, stats_fd = -1, ctl_fd = -1, status = 1;
 	unsigned i, j, started = 0;
-	char cpus[256];
+	bool metrics = false;
+	char cpus[256], err[256];
 
 	/* before any thread exists (devices start the core's): SIGINT and
 	 * SIGTERM are read from the signalfd, by this thread only */
@@ -416,23 +495,42 @@ int tgt_run(struct tgt *t)
 	sigaddset(&sigs, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	sigdelset(&sigs, SIGPIPE);
-	if (tgt_reactors_setup(t))
+	/* before the devices open: a busy address is said at once */
+	if (t->metrics && tgt_metrics_bind(t, err, sizeof(err))) {
+		tgt_log("%s", err);
 		return 1;
+	}
+	if (tgt_reactors_setup(t)) {
+		tgt_metrics_stop();
+		return 1;
+	}
 	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
 	if (sfd < 0)
 		goto out;
 	if (t->ctl_path) {
 		/* asked for explicitly: no target without it */
-		ctl_fd = unix_listen(t->ctl_path, "control", "--ctl");
+		ctl_fd = unix_listen(t->ctl_path, "--ctl");
 		if (ctl_fd < 0)
+			goto out;
+	}
+	/* --stats-socket (or the default path): the same commands, served
+	 * the same way (one protocol, so no socket can be the wrong one) */
+	if (t->stats_path &&
+	    (!t->ctl_path || strcmp(t->stats_path, t->ctl_path))) {
+		stats_fd = unix_listen(t->stats_path, "--stats-socket");
+		if (stats_fd < 0)
 			goto out;
 	}
 	started = tgt_reactors_launch();
 	if (started < tgt_reactors_count())
 		goto out;
-	if (t->stats_path)
-		stats_fd =
-			unix_listen(t->stats_path, "stats", "--stats-socket");
+	if (t->metrics) {
+		if (tgt_metrics_start(t, err, sizeof(err))) {
+			tgt_log("%s", err);
+			goto out;
+		}
+		metrics = true;
+	}
 
 	for (i = 0; i < t->nr_ports; i++) {
 		struct tgt_port *p = &t->ports[i];
@@ -461,13 +559,15 @@ int tgt_run(struct tgt *t)
 				"attr_allow_any_host)",
 				s->nqn);
 	}
-	tgt_log("ready: %u reactor%s %s%s%s%s%s", tgt_reactors_count(),
+	tgt_log("ready: %u reactor%s %s%s%s%s%s%s%s%s", tgt_reactors_count(),
 		tgt_reactors_count() > 1 ? "s" : "",
 		reactor_cpus(cpus, sizeof(cpus)),
 		stats_fd >= 0 ? ", stats on " : "",
 		stats_fd >= 0 ? t->stats_path : "",
 		ctl_fd >= 0 ? ", control on " : "",
-		ctl_fd >= 0 ? t->ctl_path : "");
+		ctl_fd >= 0 ? t->ctl_path : "",
+		metrics ? ", metrics on http://" : "",
+		metrics ? t->metrics : "", metrics ? "/metrics" : "");
 
 	for (;;) {
 		struct pollfd pfd[3] = { { .fd = sfd, .events = POLLIN },
@@ -486,27 +586,22 @@ int tgt_run(struct tgt *t)
 				break;
 			}
 		}
-		if (n > 0 && stats_fd >= 0 && (pfd[1].revents & POLLIN)) {
-			int c = accept4(stats_fd, NULL, NULL, SOCK_CLOEXEC);
-
-			if (c >= 0) {
-				FILE *f = fdopen(c, "w");
-
-				if (f) {
-					stats_dump(t, f);
-					fclose(f);
-				} else {
-					close(c);
-				}
-			}
-		}
+		if (n > 0 && stats_fd >= 0 && (pfd[1].revents & POLLIN))
+			ctl_serve(t, stats_fd);
 		if (n > 0 && ctl_fd >= 0 && (pfd[2].revents & POLLIN))
 			ctl_serve(t, ctl_fd);
 	}
 	status = 0;
 out:
+	/* its thread reads the namespaces' counters: gone before they are */
+	tgt_metrics_stop();
 	if (tgt_reactors_teardown(t, started))
 		status = 1;
+	if (atomic_load(&t->conn_timeouts) || atomic_load(&t->conn_evictions))
+		tgt_log("connections closed before their Connect: %llu timed "
+			"out, %llu to make room for newer ones",
+			(unsigned long long)atomic_load(&t->conn_timeouts),
+			(unsigned long long)atomic_load(&t->conn_evictions));
 	if (!status)
 		tgt_log("stopped: every connection closed, caches flushed");
 	else if (started)
@@ -522,33 +617,4 @@ out:
 		unlink(t->ctl_path);
 	}
 	return status;
-}
-
-/* `mqblk target --stats PATH`: print a running target's queue table. */
-int tgt_stats_client(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char buf[4096];
-	ssize_t n;
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr,
-			"mqblk target: stats socket path too long: %s\n", path);
-		return 1;
-	}
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		fprintf(stderr, "mqblk target: stats socket %s: %s\n", path,
-			strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return 1;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
-			break;
-	close(fd);
-	return 0;
 }

@@ -11,7 +11,7 @@
  * here runs on that thread, so a queue has no lock. What it shares with
  * other threads is its controller (Connect and teardown take the
  * subsystem's lock; keep-alive and "dead" are atomics) and its counters
- * (atomics the stats socket reads).
+ * (relaxed atomics the stats readers sum: core/stats.c).
  *
  * Receive is a state machine over one buffer: a PDU's header is validated
  * by the shared decoder (src/nvme/tcp.c) before any field is used, then
@@ -77,8 +77,12 @@ static struct tgt_queue *tcp_queue_create(struct tgt_reactor *r, intptr_t conn,
 	q->sq.req_stride = sizeof(struct tcp_cmd);
 	q->sq.nr_reqs = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* a TLS port: the first byte decides (tcp_tls.c); TLS records are
+	 * written from a copy, never zero-copy */
+	if (port->sectype == NVMF_TCP_SECTYPE_TLS13)
+		q->tls_state = TCP_TLS_PEEK;
 	/* without SO_ZEROCOPY (an old kernel) sends simply copy */
-	if (q->sq.t->zerocopy != TGT_ZC_OFF &&
+	if (q->sq.t->zerocopy != TGT_ZC_OFF && !q->tls_state &&
 	    !setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)))
 		q->zc = true;
 	if (!getpeername(fd, (struct sockaddr *)&ss, &sl)) {
@@ -171,6 +175,7 @@ static void tcp_queue_destroy(struct tgt_queue *sq)
 	struct tcp_queue *q = tcp_q(sq);
 	unsigned i;
 
+	tcp_tls_free(q);
 	if (q->fd >= 0)
 		close(q->fd);
 	for (i = 0; i < q->nr_cmds; i++) {
@@ -222,6 +227,65 @@ static struct tcp_cmd *cmd_alloc(struct tcp_queue *q)
 }
 
 /* ---- Receive ---------------------------------------------------------------- */
+
+void tcp_queue_arm(struct tcp_queue *q)
+{
+	bool in = !q->sq.stopping && !q->sq.buf_held && !q->close_after_ctl;
+	struct epoll_event ev = { .events = (in ? EPOLLIN : 0) |
+					    (q->want_out ? EPOLLOUT : 0),
+				  .data.ptr = &q->sq };
+
+	if (q->sq.closing)
+		return;
+	epoll_ctl(q->sq.r->epfd, EPOLL_CTL_MOD, q->fd, &ev);
+}
+
+/*
+ * Backpressure: the queue's commands hold TGT_QUEUE_BUF_CAP of buffers
+ * (read data its host does not take, or a device behind): read no more
+ * commands until they hold half as much. What the host sends meanwhile
+ * waits in the socket, and then in the host: a host that never reads
+ * its answers costs this much memory and no more (before, 1,024 slots
+ * of 1 MiB reads: a GiB).
+ */
+static bool rx_hold(struct tcp_queue *q)
+{
+	if (q->sq.buf_bytes < TGT_QUEUE_BUF_CAP)
+		return false;
+	if (!q->sq.buf_held) {
+		q->sq.buf_held = true;
+		stat_add(&q->sq.st.buf_holds, 1);
+		tcp_queue_arm(q);
+	}
+	return true;
+}
+
+/* The core's queue_buf_low: from inside a slot's release, so only noted
+ * here; the next flush reads. */
+static void tcp_queue_buf_low(struct tgt_queue *sq)
+{
+	struct tcp_queue *q = tcp_q(sq);
+
+	sq->buf_held = false;
+	/* a closing queue reads nothing more, and one being destroyed
+	 * (its slots released) must not go back on the flush list */
+	if (sq->closing)
+		return;
+	q->rx_kick = true;
+	tgt_reactor_want_flush(sq->r, sq);
+}
+
+static void queue_rx(struct tcp_queue *q);
+
+void tcp_queue_rx_resume(struct tcp_queue *q)
+{
+	q->rx_kick = false;
+	if (q->sq.closing || q->sq.stopping || q->close_after_ctl)
+		return;
+	tcp_queue_arm(q);
+	/* what rx already holds: epoll reports only the socket */
+	queue_rx(q);
+}
 
 static void rx_begin_data(struct tcp_queue *q, struct tcp_cmd *cmd,
 			  uint8_t *dst)
@@ -421,6 +485,9 @@ static bool rx_process(struct tcp_queue *q)
 		uint32_t avail;
 		bool ok;
 
+		if (rx_hold(q))
+			return false;
+
 		switch (nvme_tcp_rx_next(&q->conn, &q->rx, &b, &avail, &ok)) {
 		case NVME_TCP_RXE_MORE:
 			return true;
@@ -480,7 +547,9 @@ static void queue_rx(struct tcp_queue *q)
 		bool direct;
 		ssize_t n;
 
-		if (rounds == 32) {
+		/* (TLS: records OpenSSL already holds are not the socket's
+		 * to report again: they are read before returning) */
+		if (rounds >= 32 && !(q->ssl && SSL_has_pending(q->ssl))) {
 			rx_process(q);
 			return;
 		}
@@ -488,7 +557,7 @@ static void queue_rx(struct tcp_queue *q)
 			return;
 		/* a big data section straight into its buffer, else staged */
 		dst = nvme_tcp_rx_room(&q->rx, &want, &direct);
-		n = recv(q->fd, dst, want, MSG_DONTWAIT);
+		n = tcp_io_recv(q, dst, want);
 		if (n > 0) {
 			nvme_tcp_rx_got(&q->rx, (uint32_t)n, direct);
 			continue;
@@ -532,7 +601,7 @@ static void tcp_queue_event(struct tgt_queue *sq, uint32_t events)
 
 	if (q->sq.closing)
 		return;
-	if (q->sq.stopping)
+	if (q->sq.stopping || q->sq.buf_held)
 		events &= ~(uint32_t)EPOLLIN;
 	/* zero-copy notifications raise EPOLLERR too. Unsignalled, they
 	 * are read here, and while commands keep coming (EPOLLIN) only
@@ -552,6 +621,18 @@ static void tcp_queue_event(struct tgt_queue *sq, uint32_t events)
 			tcp_queue_quiesce(&q->sq);
 			return;
 		}
+	}
+	if (q->tls_state == TCP_TLS_PEEK || q->tls_state == TCP_TLS_HANDSHAKE) {
+		int ret = tcp_tls_start(q);
+
+		if (ret < 0) {
+			tcp_queue_quiesce(&q->sq);
+			return;
+		}
+		if (!ret)
+			return;
+		/* the host's first PDU may have come with its Finished */
+		events |= EPOLLIN;
 	}
 	if (events & EPOLLOUT)
 		tcp_queue_flush(&q->sq);
@@ -621,7 +702,13 @@ static void tcp_port_accept(struct tgt_port *port)
 		if (fd < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
+			/* the connection stays in the backlog, the listener
+			 * readable: without a pause, a spin (and a log line
+			 * each time round: 500,000 in 3 s at ulimit -n 64) */
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM)
+				tgt_port_accept_pause(port, errno);
+			else if (errno != EAGAIN && errno != EWOULDBLOCK)
 				tgt_log("accept on %s:%s: %s", port->traddr,
 					port->trsvcid, strerror(errno));
 			return;
@@ -653,6 +740,7 @@ static const struct tgt_transport_ops tcp_ops = {
 	.queue_event = tcp_queue_event,
 	.queue_flush = tcp_queue_flush,
 	.queue_hold = tcp_queue_hold,
+	.queue_buf_low = tcp_queue_buf_low,
 	.queue_drained = tcp_queue_drained,
 	.queue_quiesce = tcp_queue_quiesce,
 	.queue_stop = tcp_queue_stop,
