@@ -17,6 +17,9 @@
  *   --delay=RANGE:MS,...  reads answer after MS milliseconds, or at once
  *                         with EINTR when the kernel interrupts them
  *   --no-direct           opens with O_DIRECT fail with EINVAL
+ *   --eio-fsync           fsync and fdatasync fail with EIO, and so do
+ *                         O_DSYNC/RWF_DSYNC writes (a cache flush that
+ *                         fails: the data is not known to be durable)
  *   --mode=OCTAL          disk.img's permission bits (default 644)
  * Everything else goes to libfuse (-f to stay in the foreground, -o ro,
  * -o allow_other, ...). Without -f it returns once mounted, and the
@@ -28,6 +31,7 @@
 #include <fcntl.h>
 #include <fuse.h>
 #include <inttypes.h>
+#include <linux/falloc.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -51,7 +55,7 @@ struct range_set {
 };
 
 static struct range_set eio_ranges, short_ranges, delay_ranges;
-static bool eio_write, no_direct;
+static bool eio_write, no_direct, eio_fsync;
 static mode_t file_mode = 0644;
 static uint64_t file_size;
 static char *data;
@@ -239,8 +243,11 @@ static int ffs_write(const char *path, const char *buf, size_t len, off_t off,
 	uint64_t pos = (uint64_t)off;
 
 	(void)path;
-	(void)fi;
 	if (eio_write && overlap(&eio_ranges, pos, len))
+		return -EIO;
+	/* a write that must be durable when it returns (O_DSYNC, RWF_DSYNC:
+	 * the kernel passes it in the write's flags) needs the flush */
+	if (eio_fsync && (fi->flags & (O_DSYNC | O_SYNC)))
 		return -EIO;
 	if (pos >= file_size || len > file_size - pos)
 		return -ENOSPC; /* the file has a fixed size */
@@ -248,6 +255,35 @@ static int ffs_write(const char *path, const char *buf, size_t len, off_t off,
 	memcpy(data + pos, buf, len);
 	pthread_rwlock_unlock(&data_lock);
 	return (int)len;
+}
+
+/* Punch hole and zero range read back as zeros; the size stays. */
+static int ffs_fallocate(const char *path, int mode, off_t off, off_t len,
+			 struct fuse_file_info *fi)
+{
+	uint64_t pos = (uint64_t)off, n = (uint64_t)len;
+
+	(void)fi;
+	if (!is_file(path))
+		return -ENOENT;
+	if (!(mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)))
+		return -EOPNOTSUPP;
+	if (pos >= file_size)
+		return 0;
+	if (n > file_size - pos)
+		n = file_size - pos;
+	pthread_rwlock_wrlock(&data_lock);
+	memset(data + pos, 0, (size_t)n);
+	pthread_rwlock_unlock(&data_lock);
+	return 0;
+}
+
+static int ffs_fsync(const char *path, int datasync, struct fuse_file_info *fi)
+{
+	(void)path;
+	(void)datasync;
+	(void)fi;
+	return eio_fsync ? -EIO : 0;
 }
 
 /* O_TRUNC and ftruncate: the size is fixed, only a no-op is allowed. */
@@ -267,6 +303,8 @@ static const struct fuse_operations ffs_ops = {
 	.read = ffs_read,
 	.write = ffs_write,
 	.truncate = ffs_truncate,
+	.fallocate = ffs_fallocate,
+	.fsync = ffs_fsync,
 };
 
 static int usage(const char *arg)
@@ -274,7 +312,7 @@ static int usage(const char *arg)
 	fprintf(stderr,
 		"faultfs: bad argument '%s'\n"
 		"usage: faultfs --size=SIZE [--eio=RANGES] "
-		"[--eio-write] [--short=RANGES]\n"
+		"[--eio-write] [--eio-fsync] [--short=RANGES]\n"
 		"       [--delay=RANGE:MS,...] [--no-direct] "
 		"[--mode=OCTAL] MOUNTPOINT [FUSE OPTIONS]\n",
 		arg);
@@ -305,6 +343,8 @@ int main(int argc, char **argv)
 			ok = parse_ranges(a + 8, &short_ranges, false);
 		} else if (!strncmp(a, "--delay=", 8)) {
 			ok = parse_ranges(a + 8, &delay_ranges, true);
+		} else if (!strcmp(a, "--eio-fsync")) {
+			eio_fsync = true;
 		} else if (!strcmp(a, "--no-direct")) {
 			no_direct = true;
 		} else if (!strncmp(a, "--mode=", 7)) {

@@ -19,6 +19,7 @@ IOP_IO_PORT=4420        # guest-side I/O port
 IOP_DISC_PORT=8009      # guest-side discovery port
 IOP_IO_PORT2=4421       # guest-side second I/O port (multipath)
 IOP_IO_PORT3=4422       # guest-side port of a second target (many namespaces)
+IOP_QEMU_EXTRA=()       # more QEMU arguments for the next boot (a -drive)
 
 iop_log() { printf '[interop] %s\n' "$*" >&2; }
 iop_die() { iop_log "error: $1"; exit "${2:-2}"; }
@@ -93,6 +94,8 @@ iop_pick_kernel() {
 # kernel-target.sh, where the guest is the target.
 IOP_MODULES="virtio_pci virtio_net 9pnet_virtio 9p nvme-tcp ext4 crc32c_generic crc32c-intel"
 IOP_MODULES+=" nvmet nvmet-tcp null_blk brd"
+# virtio_blk: bench/crash-power's guest disk
+IOP_MODULES+=" virtio_blk"
 # NVMe/RDMA over soft-RoCE (the host kernel loads no modules, the guest
 # does): rxe, the user-space verbs and CM devices, the kernel's nvme-rdma
 # host and nvmet-rdma target; rxe computes its ICRC with the kernel's
@@ -297,7 +300,8 @@ iop_boot_hostfwd() {
 }
 
 # iop_boot_net NETDEV: QEMU with -netdev NETDEV (the user network of
-# iop_boot or iop_boot_hostfwd).
+# iop_boot or iop_boot_hostfwd), and the caller's IOP_QEMU_EXTRA array of
+# arguments (a -drive, say) if set.
 # shellcheck disable=SC2034 # IOP_T0 is for the caller
 iop_boot_net() {
 	local net=$1
@@ -313,7 +317,8 @@ iop_boot_net() {
 		-append "console=ttyS0 loglevel=4 panic=-1 mitigations=off ${INTEROP_APPEND:-}"
 		-netdev "$net" -device virtio-net-pci,netdev=n0,romfile=
 		-fsdev "local,id=fs0,path=$IOP_RUN/share,security_model=none"
-		-device virtio-9p-pci,fsdev=fs0,mount_tag=interop)
+		-device virtio-9p-pci,fsdev=fs0,mount_tag=interop
+		"${IOP_QEMU_EXTRA[@]}")
 	: >"$IOP_RUN/console.log"
 	printf '%q ' "${IOP_QEMU[@]}" >"$IOP_RUN/qemu.cmd"
 	IOP_T0=$(iop_now)

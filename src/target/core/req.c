@@ -246,10 +246,26 @@ uint16_t tgt_req_prepare(struct tgt_req *cmd)
 /* ---- Device I/O ------------------------------------------------------------ */
 
 /*
+ * A write with FUA, or any write once the host turned the volatile write
+ * cache off (Set Features 06h), is durable before it is acknowledged: a
+ * write carries MQBLK_REQ_FUA (RWF_DSYNC in the uring driver), but Write
+ * Zeroes and deallocation are fallocate, which has no such flag, so they
+ * are followed by a Flush of the namespace.
+ */
+static bool wz_needs_flush(const struct tgt_req *cmd)
+{
+	return cmd->ns->vwc &&
+	       ((le16_to_cpu(cmd->sqe.rw.control) & NVME_RW_FUA) ||
+		!cmd->q->ctrl->vwc);
+}
+
+/*
  * The next device request cmd needs, from cmd->step on: read and write
- * are one; Write Zeroes one; Flush one per namespace with a write cache
- * (all of them for NSID FFFFFFFFh or a shutdown); Dataset Management one
- * discard per non-empty range when AD is set. false: nothing (left).
+ * are one; Write Zeroes one, then a Flush when it must be durable
+ * (wz_needs_flush); Flush one per namespace with a write cache (all of
+ * them for NSID FFFFFFFFh or a shutdown); Dataset Management one discard
+ * per non-empty range when AD is set, then a Flush when the host turned
+ * the write cache off. false: nothing (left).
  */
 static bool cmd_next_op(struct tgt_req *cmd, enum mqblk_op *op, uint64_t *off,
 			uint32_t *len, void **buf)
@@ -281,6 +297,16 @@ static bool cmd_next_op(struct tgt_req *cmd, enum mqblk_op *op, uint64_t *off,
 	case nvme_cmd_read:
 	case nvme_cmd_write:
 	case nvme_cmd_write_zeroes:
+		if (cmd->step == 1 &&
+		    c->common.opcode == nvme_cmd_write_zeroes &&
+		    wz_needs_flush(cmd)) {
+			/* fallocate has no FUA: a Flush after it */
+			cmd->step++;
+			*op = MQBLK_OP_FLUSH;
+			*off = 0;
+			*len = 0;
+			return true;
+		}
 		if (cmd->step++)
 			return false;
 		*op = c->common.opcode == nvme_cmd_read ? MQBLK_OP_READ :
@@ -326,6 +352,14 @@ static bool cmd_next_op(struct tgt_req *cmd, enum mqblk_op *op, uint64_t *off,
 					      NVME_SC_DNR;
 				return false;
 			}
+			return true;
+		}
+		/* deallocated ranges durable before the answer when the host
+		 * turned the write cache off, as writes are */
+		if (cmd->step++ == nr && cmd->ns->vwc && !cmd->q->ctrl->vwc) {
+			*op = MQBLK_OP_FLUSH;
+			*off = 0;
+			*len = 0;
 			return true;
 		}
 		return false;
