@@ -95,6 +95,11 @@ struct bench_job {
 	char *ioscheduler; /* fio's --ioscheduler: the device's scheduler= */
 	enum bench_rw rw;
 	unsigned rwmixread; /* percent reads for mixed rw (default 50) */
+	/* fio's rw=...:N: a random job's I/Os per new random offset (0 or 1:
+	 * every one), a sequential job's bytes skipped after each I/O
+	 * (negative: backwards) -- fio's ddir_seq_nr and ddir_seq_add */
+	unsigned ddir_seq_nr;
+	int64_t ddir_seq_add;
 	/* fio's min_bs/max_bs: bs= sets both, bsrange= and bssplit= a range;
 	 * each I/O's length is drawn between them (get_next_buflen) */
 	uint64_t bs[DDIR_NR]; /* bytes, default 4096 each: the minimum */

@@ -201,6 +201,7 @@ static const struct opt job_opts[] = {
 	{ "buffer_compress_percentage", OT_SPECIAL, 0, 0, 0 },
 	{ "dedupe_percentage", OT_SPECIAL, 0, 0, 0 },
 	{ "write_barrier", OT_SPECIAL, 0, 0, 0 },
+	{ "verify_dump", OT_SPECIAL, 0, 0, 0 },
 	{ "offset", OT_SIZE, J(offset), 0, 0 },
 	{ "iodepth", OT_U32, J(iodepth), 1, MAX_IODEPTH },
 	{ "iodepth_low", OT_U32, J(iodepth_low), 0, MAX_IODEPTH },
@@ -270,6 +271,42 @@ static const struct opt *find_opt(const char *key)
 	return NULL;
 }
 
+/*
+ * fio's str_rw_cb: what follows "rw=NAME:" is, for a random pattern, the
+ * number of I/Os per new random offset (ddir_seq_nr; sequential in
+ * between) and, for a sequential one, a size added to the offset after
+ * each I/O (ddir_seq_add: a hole, or with '-' backwards I/O).
+ */
+static int set_rw_postfix(struct bench_job *job, const char *val,
+			  const char *nr, char *err, size_t errlen)
+{
+	char perr[128];
+	uint64_t v = 0;
+	bool neg = false;
+
+	if (bench_rw_is_random(job->rw)) {
+		if (bench_parse_uint(nr, 1, UINT32_MAX, &v, perr, sizeof(perr)))
+			return bench_err(err, errlen,
+					 "rw=%s: randrw postfix parsing out "
+					 "of range (want 1..%u I/Os per "
+					 "random offset)",
+					 val, UINT32_MAX);
+		job->ddir_seq_nr = (unsigned)v;
+		return 0;
+	}
+	if (*nr == '-') {
+		neg = true;
+		nr++;
+	}
+	if (bench_parse_size(nr, &v, perr, sizeof(perr)) ||
+	    v > (uint64_t)INT64_MAX)
+		return bench_err(err, errlen,
+				 "rw=%s: rw postfix parsing failed (%s)", val,
+				 v > (uint64_t)INT64_MAX ? "too large" : perr);
+	job->ddir_seq_add = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
 static int set_rw(struct bench_job *job, const char *val, char *err,
 		  size_t errlen)
 {
@@ -287,17 +324,18 @@ static int set_rw(struct bench_job *job, const char *val, char *err,
 		{ "trim", RW_TRIM },
 		{ "randtrim", RW_RANDTRIM },
 	};
-	size_t i;
+	const char *colon = strchr(val, ':');
+	size_t i, len = colon ? (size_t)(colon - val) : strlen(val);
 
-	if (strchr(val, ':'))
-		return bench_err(
-			err, errlen,
-			"rw=%s: the ':N' offset modifier is not supported",
-			val);
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!strcmp(val, names[i].name)) {
+		if (strlen(names[i].name) == len &&
+		    !strncmp(val, names[i].name, len)) {
 			job->rw = names[i].rw;
-			return 0;
+			job->ddir_seq_nr = 1;
+			job->ddir_seq_add = 0;
+			return colon ? set_rw_postfix(job, val, colon + 1, err,
+						      errlen) :
+				       0;
 		}
 	}
 	return bench_err(err, errlen,
@@ -1120,6 +1158,9 @@ static int set_default_only(const struct opt *o, const char *val, char *err,
 		{ "write_barrier",
 		  { "0", NULL, NULL },
 		  "no barrier writes (use --fsync=N)" },
+		{ "verify_dump",
+		  { "0", NULL, NULL },
+		  "a mismatch is one line on stderr; no block dump files" },
 	};
 	size_t i, k;
 
@@ -1249,7 +1290,7 @@ static int set_special(struct bench_job *job, const struct opt *o,
 				 "ends the job, as fio's default");
 	if (!strcmp(o->name, "percentile_list"))
 		return set_percentiles(job, val, err, errlen);
-	if (!strncmp(o->name, "verify", 6))
+	if (!strncmp(o->name, "verify", 6) && strcmp(o->name, "verify_dump"))
 		return set_verify_opt(job, o, val, err, errlen);
 	if (!strcmp(o->name, "fixedbufs")) {
 		bool b = true;
@@ -2231,7 +2272,7 @@ void bench_usage(FILE *f)
 		"    (runtime) --io_limit (io_size)\n"
 		"  refused with the reason: --sqthread_poll_cpu --ignore_error\n"
 		"    --buffer_compress_percentage --dedupe_percentage --write_barrier\n"
-		"    (other than 0)\n"
+		"    --verify_dump (other than 0)\n"
 		"  --rate=R[,W[,T]] --rate_iops=R[,W[,T]]  bytes/s, IOPS per direction\n"
 		"  --rate_min=... --rate_iops_min=...  fail below (1 s cycles)\n"
 		"  --rate_process=linear|poisson\n"

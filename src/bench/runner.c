@@ -209,7 +209,8 @@ struct gen {
 	bool use_dist; /* --random_distribution other than random */
 	uint64_t region_start, region_len;
 	uint64_t pass_len; /* region_len, or fio's io_size */
-	uint64_t seq_pos[DDIR_NR];
+	uint64_t seq_pos[DDIR_NR]; /* fio's last_pos: where the last I/O ended */
+	unsigned seq_nr_left; /* rw=randread:N: sequential I/Os to go */
 	uint64_t bytes_issued; /* this pass, for non-time_based jobs */
 	uint64_t ios_issued;
 	unsigned loops_left;
@@ -623,6 +624,47 @@ gen_dist_block(struct gen *g, enum bench_ddir d)
 	return bench_dist_next(&g->dist[d], &g->rng);
 }
 
+/*
+ * fio's ddir_seq_add (rw=read:4k, rw=write:-8k): the next sequential
+ * offset is where the last I/O ended plus the hole; past the end it wraps
+ * to the start, or, going backwards, to the end less the step.
+ */
+__attribute__((noinline, cold)) static uint64_t seq_skip(const struct gen *g,
+							 uint64_t pos)
+{
+	int64_t add = g->job->ddir_seq_add;
+
+	pos += (uint64_t)add;
+	if (pos >= g->region_len) /* also a step back past the start */
+		pos = add > 0 ? 0 : g->region_len + (uint64_t)add;
+	return pos;
+}
+
+/*
+ * fio's ddir_seq_nr (rw=randread:8): a random offset every N I/Os, the
+ * job's first among them, and the N-1 in between carry on sequentially
+ * from where the last ended (as fio 3.33 runs it). A sequential I/O that does not fit before the end takes
+ * a random offset instead, as fio's get_next_block falls back to one.
+ * It does not claim the random map (fio's IO_U_F_BUSY_OK).
+ */
+__attribute__((noinline, cold)) static bool
+seq_run(struct gen *g, enum bench_ddir d, enum bench_ddir slot, uint64_t minbs,
+	uint64_t *posp, uint64_t *lenp)
+{
+	uint64_t pos = g->seq_pos[d];
+
+	if (!g->seq_nr_left) {
+		g->seq_nr_left = g->job->ddir_seq_nr - 1;
+		return false;
+	}
+	g->seq_nr_left--;
+	if (pos + minbs > g->region_len)
+		return false;
+	*posp = pos;
+	*lenp = next_buflen(g, slot, g->region_len - pos);
+	return true;
+}
+
 /* Pick the next I/O; false when the job has issued all it should. */
 static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 		     uint64_t *offp, uint32_t *lenp)
@@ -649,6 +691,9 @@ static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 	minbs = job->bs[slot];
 	nr_blocks = g->region_len / minbs;
 	if (bench_rw_is_random(job->rw)) {
+		if (__builtin_expect(job->ddir_seq_nr > 1, 0) &&
+		    seq_run(g, d, slot, minbs, &pos, &len))
+			goto seq;
 		/* fio: offsets on the minimum block size's grid, then the
 		 * length, cut short where the random map has used blocks */
 		if (g->use_map) {
@@ -686,12 +731,18 @@ static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 			if (nb * minbs < len)
 				len = nb * minbs;
 		}
+		/* where a random I/O ends only matters to rw=randread:N */
+		if (__builtin_expect(job->ddir_seq_nr > 1, 0))
+			g->seq_pos[d] = pos + len;
 	} else {
-		if (g->seq_pos[d] + minbs > g->region_len)
-			g->seq_pos[d] = 0;
 		pos = g->seq_pos[d];
+		if (__builtin_expect(job->ddir_seq_add != 0, 0) && pos)
+			pos = seq_skip(g, pos);
+		if (pos + minbs > g->region_len)
+			pos = 0;
 		len = next_buflen(g, slot, g->region_len - pos);
-		g->seq_pos[d] += len;
+seq:
+		g->seq_pos[d] = pos + len;
 	}
 	*dp = d;
 	*offp = g->region_start + pos;

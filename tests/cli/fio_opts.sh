@@ -171,6 +171,65 @@ failed "--rate_min not met" '^mqblk: m: rate_min=10485760B/s not met, got [0-9]+
 run bench --name=m --filename=null --rw=read --size=1m --buffered=0
 ok "--buffered=0 (direct)"
 
+# rw=...:N, fio's offset modifiers, seen in the offsets of a lat log
+# offsets FILE: the lat log's offsets (fio's 5th field), on one line
+offsets()
+{
+	cut -d, -f5 "$1" | tr -d ' ' | paste -sd' '
+}
+# seq_shape FILE N: from the first I/O on, each N-th offset is new and the
+# N-1 after it follow on from where the one before ended (4 KiB I/Os)
+seq_shape()
+{
+	awk -F', *' -v n="$2" \
+		'NR % n != 1 && n > 1 && $5 != last + 4096 { bad = 1 }
+		{ last = $5 } END { exit bad || NR == 0 }' "$1"
+}
+mkdir -p "$TMP/seq"
+run bench --name=s --filename=null --rw=read:4k --bs=4k --size=64k \
+	--write_lat_log="$TMP/seq/h" --log_offset=1
+ok "--rw=read:4k" &&
+	check "--rw=read:4k: a 4k hole after each I/O, wrapping at the end" \
+		test "$(offsets "$TMP/seq/h_lat.1.log")" = \
+		"$(printf '%s ' 0 8192 16384 24576 32768 40960 49152 57344 \
+			0 8192 16384 24576 32768 40960 49152 57344 | sed 's/ $//')"
+run bench --name=s --filename=null --rw=read:-8k --bs=4k --size=64k \
+	--number_ios=6 --write_lat_log="$TMP/seq/b" --log_offset=1
+ok "--rw=read:-8k" &&
+	check "--rw=read:-8k: backwards from the end after the first I/O" \
+		test "$(offsets "$TMP/seq/b_lat.1.log")" = \
+		"0 57344 53248 49152 45056 40960"
+run bench --name=s --filename=null --rw=randread:4 --bs=4k --size=16m \
+	--number_ios=64 --write_lat_log="$TMP/seq/r" --log_offset=1
+ok "--rw=randread:4" &&
+	check "--rw=randread:4: a random offset, then 3 sequential I/Os" \
+		seq_shape "$TMP/seq/r_lat.1.log" 4 &&
+	check "--rw=randread:4: 16 random offsets, not all sequential" \
+		test "$(awk -F', *' 'NR % 4 == 1 && $5 != last + 4096 { n++ }
+			{ last = $5 } END { print n + 0 }' \
+			"$TMP/seq/r_lat.1.log")" -ge 15
+run bench --name=s --filename=null --rw=randwrite:1 --bs=4k --size=16m \
+	--number_ios=64 --write_lat_log="$TMP/seq/w" --log_offset=1
+ok "--rw=randwrite:1 (fio's default)" &&
+	check "--rw=randwrite:1: every offset random" \
+		test "$(awk -F', *' '$5 == last + 4096 { n++ }
+			{ last = $5 } END { print n + 0 }' \
+			"$TMP/seq/w_lat.1.log")" -le 2
+# the same jobs in fio itself, where it is installed: the same offsets
+if command -v fio >/dev/null; then
+	(cd "$TMP/seq" && fio --name=s --ioengine=null --rw=read:-8k --bs=4k \
+		--size=64k --number_ios=6 --write_lat_log=fb --log_offset=1 \
+		>/dev/null 2>&1 &&
+		fio --name=s --ioengine=null --rw=randread:4 --bs=4k \
+			--size=16m --number_ios=64 --write_lat_log=fr \
+			--log_offset=1 >/dev/null 2>&1)
+	check "fio's own read:-8k: the offsets mqblk's took" \
+		test "$(offsets "$TMP/seq/fb_lat.1.log")" = \
+		"0 57344 53248 49152 45056 40960"
+	check "fio's own randread:4: the shape mqblk's has" \
+		seq_shape "$TMP/seq/fr_lat.1.log" 4
+fi
+
 # bad values, one line each, fio's words where fio has them
 bad_opt()
 {
@@ -204,10 +263,18 @@ bad_opt "buffer_compress_percentage=50" \
 	"buffer_compress_percentage=50 is not supported" \
 	--buffer_compress_percentage=50
 bad_opt "buffer_pattern=zz" "pattern" --buffer_pattern=zz
+bad_opt "rw=randread:0" "rw=randread:0: randrw postfix parsing out of range" \
+	--rw=randread:0
+bad_opt "rw=randread:x" "randrw postfix parsing out of range" --rw=randread:x
+bad_opt "rw=read:4q" "rw=read:4q: rw postfix parsing failed" --rw=read:4q
+bad_opt "rw=read:" "rw postfix parsing failed" --rw=read:
+bad_opt "rw=reed:4k" "unknown rw 'reed:4k'" --rw=reed:4k
+bad_opt "verify_dump=1" "verify_dump=1 is not supported" --verify_dump=1
 # the defaults of those are taken
 run bench --name=x --filename=null --rw=read --size=1m --kb_base=1024 \
 	--sync=0 --random_distribution=random --unified_rw_reporting=0 \
-	--continue_on_error=none --write_barrier=0 --dedupe_percentage=0
+	--continue_on_error=none --write_barrier=0 --dedupe_percentage=0 \
+	--verify_dump=0
 ok "the defaults of the options not implemented are taken"
 
 finish
