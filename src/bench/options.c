@@ -33,6 +33,7 @@ void bench_job_defaults(struct bench_job *job)
 	memset(job, 0, sizeof(*job));
 	job->rw = RW_READ; /* fio's default */
 	job->rwmixread = 50;
+	job->kb_base = 1024;
 	for (d = 0; d < DDIR_NR; d++)
 		job->bs[d] = job->bs_max[d] = 4096;
 	job->iodepth = 1;
@@ -298,7 +299,7 @@ static int set_rw_postfix(struct bench_job *job, const char *val,
 		neg = true;
 		nr++;
 	}
-	if (bench_parse_size(nr, &v, perr, sizeof(perr)) ||
+	if (bench_parse_size_base(nr, job->kb_base, &v, perr, sizeof(perr)) ||
 	    v > (uint64_t)INT64_MAX)
 		return bench_err(err, errlen,
 				 "rw=%s: rw postfix parsing failed (%s)", val,
@@ -379,8 +380,8 @@ static int set_bs(struct bench_job *job, const char *val, char *err,
 		if (len) {
 			uint64_t v;
 
-			if (bench_parse_size(field, &v, perr_buf,
-					     sizeof(perr_buf)))
+			if (bench_parse_size_base(field, job->kb_base, &v,
+						  perr_buf, sizeof(perr_buf)))
 				return bench_err(err, errlen, "bs: %s",
 						 perr_buf);
 			if (v == 0 || v > (1u << 30))
@@ -416,12 +417,13 @@ static int set_bs(struct bench_job *job, const char *val, char *err,
 	return 0;
 }
 
-static int parse_bs_value(const char *opt, const char *s, uint64_t *out,
-			  char *err, size_t errlen)
+static int parse_bs_value(const struct bench_job *job, const char *opt,
+			  const char *s, uint64_t *out, char *err,
+			  size_t errlen)
 {
 	char buf[128];
 
-	if (bench_parse_size(s, out, buf, sizeof(buf)))
+	if (bench_parse_size_base(s, job->kb_base, out, buf, sizeof(buf)))
 		return bench_err(err, errlen, "%s: %s", opt, buf);
 	if (*out == 0 || *out > (1u << 30))
 		return bench_err(err, errlen,
@@ -469,8 +471,10 @@ static int set_bsrange(struct bench_job *job, const char *key, const char *val,
 						 "MIN-MAX",
 						 key, val, field);
 			*sep = 0;
-			if (parse_bs_value(key, field, &lo[d], err, errlen) ||
-			    parse_bs_value(key, sep + 1, &hi[d], err, errlen))
+			if (parse_bs_value(job, key, field, &lo[d], err,
+					   errlen) ||
+			    parse_bs_value(job, key, sep + 1, &hi[d], err,
+					   errlen))
 				return -1;
 			if (lo[d] > hi[d]) {
 				uint64_t t = lo[d];
@@ -557,7 +561,8 @@ static int bssplit_one(struct bench_job *job, int d, const char *s, char *err,
 			if (v)
 				sp[nr].perc = (unsigned)v;
 		}
-		if (parse_bs_value("bssplit", field, &sp[nr].bs, err, errlen))
+		if (parse_bs_value(job, "bssplit", field, &sp[nr].bs, err,
+				   errlen))
 			return -1;
 		if (sp[nr].perc == UINT32_MAX)
 			missing++;
@@ -738,7 +743,7 @@ static int set_verify_opt(struct bench_job *job, const struct opt *o,
 		return 0;
 	}
 	/* verify_interval */
-	if (bench_parse_size(val, &v, buf, sizeof(buf)))
+	if (bench_parse_size_base(val, job->kb_base, &v, buf, sizeof(buf)))
 		return bench_err(err, errlen, "verify_interval: %s", buf);
 	if (v < 512 || v > (1u << 30))
 		return bench_err(
@@ -833,7 +838,7 @@ static int set_size(struct bench_job *job, const char *val, char *err,
 		job->size = 0;
 		return 0;
 	}
-	if (bench_parse_size(val, &v, buf, sizeof(buf)))
+	if (bench_parse_size_base(val, job->kb_base, &v, buf, sizeof(buf)))
 		return bench_err(err, errlen, "size: %s", buf);
 	job->size = v;
 	job->size_pct = 0;
@@ -923,7 +928,7 @@ static int set_filesize(struct bench_job *job, const char *val, char *err,
 				 "filesize=%s: size ranges are not supported "
 				 "(each clone's file gets one size)",
 				 val);
-	if (bench_parse_size(val, &v, buf, sizeof(buf)))
+	if (bench_parse_size_base(val, job->kb_base, &v, buf, sizeof(buf)))
 		return bench_err(err, errlen, "filesize: %s", buf);
 	if (!v)
 		return bench_err(err, errlen, "filesize=%s: must be above 0",
@@ -938,8 +943,9 @@ static int set_filesize(struct bench_job *job, const char *val, char *err,
  * an empty field leaves that direction as it was. bytes: sizes, else
  * plain numbers.
  */
-static int set_per_ddir(const char *key, const char *val, bool bytes,
-			uint64_t *out, char *err, size_t errlen)
+static int set_per_ddir(const struct bench_job *job, const char *key,
+			const char *val, bool bytes, uint64_t *out, char *err,
+			size_t errlen)
 {
 	const char *p = val;
 	char field[64], buf[160];
@@ -962,8 +968,9 @@ static int set_per_ddir(const char *key, const char *val, bool bytes,
 		memcpy(field, p, len);
 		field[len] = 0;
 		if (len) {
-			if (bytes ? bench_parse_size(field, &v[d], buf,
-						     sizeof(buf)) :
+			if (bytes ? bench_parse_size_base(field, job->kb_base,
+							  &v[d], buf,
+							  sizeof(buf)) :
 				    bench_parse_uint(field, 0, UINT64_MAX,
 						     &v[d], buf, sizeof(buf)))
 				return bench_err(err, errlen, "%s: %s", key,
@@ -1137,9 +1144,6 @@ static int set_default_only(const struct opt *o, const char *val, char *err,
 		const char *ok[3];
 		const char *why;
 	} tab[] = {
-		{ "kb_base",
-		  { "1024", NULL, NULL },
-		  "mqblk's sizes and reports are in fio's default base 1024" },
 		{ "sync",
 		  { "0", "none", NULL },
 		  "mqblk's devices have no O_SYNC/O_DSYNC mode; use --fsync=N" },
@@ -1191,6 +1195,16 @@ static int set_special(struct bench_job *job, const struct opt *o,
 	char buf[160];
 	uint64_t v;
 
+	if (!strcmp(o->name, "kb_base")) {
+		/* fio's words, its two lines of valid values in one */
+		if (strcmp(val, "1024") && strcmp(val, "1000"))
+			return bench_err(err, errlen,
+					 "failed parsing kb_base=%s (valid "
+					 "values: 1024, 1000)",
+					 val);
+		job->kb_base = val[3] == '4' ? 1024 : 1000;
+		return 0;
+	}
 	if (!strcmp(o->name, "name")) {
 		if (!*val)
 			return bench_err(err, errlen, "empty job name");
@@ -1221,16 +1235,17 @@ static int set_special(struct bench_job *job, const struct opt *o,
 	if (!strcmp(o->name, "random_distribution"))
 		return set_random_distribution(job, val, err, errlen);
 	if (!strcmp(o->name, "rate"))
-		return set_per_ddir(o->name, val, true, job->rate, err, errlen);
-	if (!strcmp(o->name, "rate_iops"))
-		return set_per_ddir(o->name, val, false, job->rate_iops, err,
+		return set_per_ddir(job, o->name, val, true, job->rate, err,
 				    errlen);
+	if (!strcmp(o->name, "rate_iops"))
+		return set_per_ddir(job, o->name, val, false, job->rate_iops,
+				    err, errlen);
 	if (!strcmp(o->name, "rate_min") || !strcmp(o->name, "ratemin"))
-		return set_per_ddir(o->name, val, true, job->rate_min, err,
+		return set_per_ddir(job, o->name, val, true, job->rate_min, err,
 				    errlen);
 	if (!strcmp(o->name, "rate_iops_min"))
-		return set_per_ddir(o->name, val, false, job->rate_iops_min,
-				    err, errlen);
+		return set_per_ddir(job, o->name, val, false,
+				    job->rate_iops_min, err, errlen);
 	if (!strcmp(o->name, "rate_process")) {
 		if (strcmp(val, "linear") && strcmp(val, "poisson"))
 			return bench_err(err, errlen,
@@ -1277,7 +1292,10 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		return 0;
 	}
 	if (!strcmp(o->name, "log_compression")) {
-		if (!val || bench_parse_size(val, &v, buf, sizeof(buf)) || v)
+		if (!val ||
+		    bench_parse_size_base(val, job->kb_base, &v, buf,
+					  sizeof(buf)) ||
+		    v)
 			return bench_err(err, errlen,
 					 "log_compression=%s is not "
 					 "supported: logs are plain text",
@@ -1389,7 +1407,8 @@ int bench_job_set(struct bench_job *job, const char *key, const char *val,
 			*(uint64_t *)(base + o->off) = v;
 		return 0;
 	case OT_SIZE:
-		if (bench_parse_size(val, &v, buf, sizeof(buf)))
+		if (bench_parse_size_base(val, job->kb_base, &v, buf,
+					  sizeof(buf)))
 			return bench_err(err, errlen, "%s: %s", key, buf);
 		*(uint64_t *)(base + o->off) = v;
 		return 0;
@@ -2202,6 +2221,9 @@ void bench_usage(FILE *f)
 		"(INI: [global] and [job] sections, ; and # comments, ${VAR}).\n"
 		"Sizes take fio's suffixes: k m g t p (powers of 1024; KiB, MiB\n"
 		"... are powers of 1000, as in fio's default kb_base=1024).\n"
+		"  --kb_base=1000|1024   1000: k m ... are powers of 1000 and KiB\n"
+		"                        MiB ... of 1024 in the sizes after it; the\n"
+		"                        report puts kB/s, MB before KiB/s, MiB\n"
 		"Times: a bare number is seconds; us ms s m h d.\n"
 		"\n"
 		"job options:\n"
@@ -2288,7 +2310,7 @@ void bench_usage(FILE *f)
 		"                           fio's NAME_clat_hist.N.log: the clat histogram\n"
 		"                           every MS (none without it), 1856 >> N buckets\n"
 		"  (refused: --log_compression)\n"
-		"  --kb_base=1024 --sync=0\n"
+		"  --sync=0\n"
 		"  --unified_rw_reporting=0 --continue_on_error=none: fio's defaults\n"
 		"                           only (mqblk-bench(1): not implemented)\n"
 		"\n"

@@ -230,6 +230,42 @@ if command -v fio >/dev/null; then
 		seq_shape "$TMP/seq/fr_lat.1.log" 4
 fi
 
+# --kb_base: the sizes parsed after it (fio's order: the one before it is
+# in the base before it), and the SI units first in the normal report
+kb_io_bytes()
+{
+	local want=$1
+	shift
+	run bench --name=k --filename=null --rw=read --bs=4096 "$@" \
+		--output-format=json
+	ok "--kb_base: $*" &&
+		check "--kb_base: $* is $want bytes" \
+			json_eval "d['jobs'][0]['read']['io_bytes'] == $want"
+	if command -v fio >/dev/null; then
+		fio --name=k --ioengine=null --rw=read --bs=4096 "$@" \
+			--output-format=json >"$OUT" 2>/dev/null
+		check "--kb_base: fio's own $* is $want bytes too" \
+			json_eval "d['jobs'][0]['read']['io_bytes'] == $want"
+	fi
+}
+kb_io_bytes 4096000 --kb_base=1000 --size=4096k
+kb_io_bytes 4194304 --size=4096k --kb_base=1000
+kb_io_bytes 4194304 --kb_base=1000 --size=4096kib
+kb_io_bytes 4096000 --kb_base=1024 --size=4096kib
+run bench --name=k --filename=null --rw=read --kb_base=1000 --bs=4kib \
+	--size=4096k
+ok "--kb_base=1000: the normal report" &&
+	check "--kb_base=1000: SI first, as fio (io=4096kB (4000KiB))" \
+		has_re 'READ: bw=[0-9.]+[kMG]B/s \([0-9.]+[KMG]iB/s\), .* io=4096kB \(4000KiB\)' &&
+	check "--kb_base=1000: the job line too (BW=..MB/s (..MiB/s)(4096kB/" \
+		has_re 'read: IOPS=.*, BW=[0-9.]+[kMG]B/s \([0-9.]+[KMG]iB/s\)\(4096kB/'
+printf '[global]\nkb_base=1000\n[k]\nfilename=null\nrw=read\nbs=4kib\nsize=4096k\n' \
+	>"$TMP/kb.fio"
+run bench "$TMP/kb.fio" --output-format=json
+ok "--kb_base=1000 in a job file's [global]" &&
+	check "kb_base=1000 in [global]: the job's size=4096k is 4096000" \
+		json_eval "d['jobs'][0]['read']['io_bytes'] == 4096000"
+
 # bad values, one line each, fio's words where fio has them
 bad_opt()
 {
@@ -249,7 +285,7 @@ bad_opt "rate=abc" "rate: " --rate=abc
 bad_opt "thinktime_spin above thinktime" "thinktime_spin is longer" \
 	--thinktime=1ms --thinktime_spin=2ms
 bad_opt "thinktime=-1" "thinktime: " --thinktime=-1
-bad_opt "kb_base=1000" "kb_base=1000 is not supported" --kb_base=1000
+bad_opt "kb_base=999" "failed parsing kb_base=999" --kb_base=999
 bad_opt "sync=1" "sync=1 is not supported" --sync=1
 bad_opt "random_distribution=zoned" \
 	"random_distribution=zoned:50/5:50/95 is not supported" \
@@ -271,7 +307,7 @@ bad_opt "rw=read:" "rw postfix parsing failed" --rw=read:
 bad_opt "rw=reed:4k" "unknown rw 'reed:4k'" --rw=reed:4k
 bad_opt "verify_dump=1" "verify_dump=1 is not supported" --verify_dump=1
 # the defaults of those are taken
-run bench --name=x --filename=null --rw=read --size=1m --kb_base=1024 \
+run bench --name=x --filename=null --rw=read --size=1m \
 	--sync=0 --random_distribution=random --unified_rw_reporting=0 \
 	--continue_on_error=none --write_barrier=0 --dedupe_percentage=0 \
 	--verify_dump=0
