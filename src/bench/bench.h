@@ -98,6 +98,8 @@ struct bench_job {
 	/* fio's kb_base: 1024 (default) or 1000, for the sizes parsed after
 	 * it and the units the normal report puts first */
 	unsigned kb_base;
+	/* fio's --sync: 0, MQBLK_OPEN_SYNC (sync, 1) or MQBLK_OPEN_DSYNC */
+	unsigned sync_io;
 	/* fio's rw=...:N: a random job's I/Os per new random offset (0 or 1:
 	 * every one), a sequential job's bytes skipped after each I/O
 	 * (negative: backwards) -- fio's ddir_seq_nr and ddir_seq_add */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "mqblk/mqblk.h"
 #include "dist.h"
 #include "verify.h"
 
@@ -1144,9 +1145,6 @@ static int set_default_only(const struct opt *o, const char *val, char *err,
 		const char *ok[3];
 		const char *why;
 	} tab[] = {
-		{ "sync",
-		  { "0", "none", NULL },
-		  "mqblk's devices have no O_SYNC/O_DSYNC mode; use --fsync=N" },
 		{ "unified_rw_reporting",
 		  { "0", "none", NULL },
 		  "the reports keep read, write and trim apart" },
@@ -1195,6 +1193,21 @@ static int set_special(struct bench_job *job, const struct opt *o,
 	char buf[160];
 	uint64_t v;
 
+	if (!strcmp(o->name, "sync")) {
+		/* fio 3.33's values; the device is opened O_SYNC/O_DSYNC */
+		if (!strcmp(val, "none") || !strcmp(val, "0"))
+			job->sync_io = 0;
+		else if (!strcmp(val, "sync") || !strcmp(val, "1"))
+			job->sync_io = MQBLK_OPEN_SYNC;
+		else if (!strcmp(val, "dsync"))
+			job->sync_io = MQBLK_OPEN_DSYNC;
+		else
+			return bench_err(err, errlen,
+					 "failed parsing sync=%s (valid "
+					 "values: none, 0, sync, 1, dsync)",
+					 val);
+		return 0;
+	}
 	if (!strcmp(o->name, "kb_base")) {
 		/* fio's words, its two lines of valid values in one */
 		if (strcmp(val, "1024") && strcmp(val, "1000"))
@@ -2310,7 +2323,8 @@ void bench_usage(FILE *f)
 		"                           fio's NAME_clat_hist.N.log: the clat histogram\n"
 		"                           every MS (none without it), 1856 >> N buckets\n"
 		"  (refused: --log_compression)\n"
-		"  --sync=0\n"
+		"  --sync=none|0|sync|1|dsync  open the file O_SYNC / O_DSYNC (a device\n"
+		"                        that cannot is refused)\n"
 		"  --unified_rw_reporting=0 --continue_on_error=none: fio's defaults\n"
 		"                           only (mqblk-bench(1): not implemented)\n"
 		"\n"

@@ -942,7 +942,7 @@ static const char *job_uri(const struct bench_job *job);
 static unsigned job_open_flags(const struct bench_job *job)
 {
 	return (bench_job_writes(job) ? MQBLK_OPEN_WRITE : 0) |
-	       (job->direct ? MQBLK_OPEN_DIRECT : 0);
+	       (job->direct ? MQBLK_OPEN_DIRECT : 0) | job->sync_io;
 }
 
 /*
@@ -2037,14 +2037,17 @@ static void bdev_close(struct bench_dev *bd)
 	bd->uri = NULL;
 }
 
+/* open flags a kept device must have just as wanted, not more */
+#define DEV_FLAGS_EXACT (MQBLK_OPEN_DIRECT | MQBLK_OPEN_SYNC | MQBLK_OPEN_DSYNC)
+
 static bool dev_fits(const struct bench_dev *kept, const struct bench_dev *want)
 {
 	return !strcmp(kept->uri, want->uri) &&
 	       kept->nr_threads == want->nr_threads &&
 	       kept->hipri == want->hipri &&
 	       (kept->flags & want->flags) == want->flags &&
-	       (kept->flags & MQBLK_OPEN_DIRECT) ==
-		       (want->flags & MQBLK_OPEN_DIRECT);
+	       (kept->flags & DEV_FLAGS_EXACT) ==
+		       (want->flags & DEV_FLAGS_EXACT);
 }
 
 /* Take a fitting device out of the cache; close one that does not fit. */
@@ -2200,6 +2203,15 @@ static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 			    devs[j].direct != jobs[i].direct) {
 				fprintf(stderr,
 					"mqblk: jobs sharing device '%s' disagree on --direct\n",
+					uri);
+				ret = -1;
+				goto out_close;
+			}
+			if (devs[j].nr_threads &&
+			    (devs[j].flags ^ jobs[i].sync_io) &
+				    (MQBLK_OPEN_SYNC | MQBLK_OPEN_DSYNC)) {
+				fprintf(stderr,
+					"mqblk: jobs sharing device '%s' disagree on --sync\n",
 					uri);
 				ret = -1;
 				goto out_close;

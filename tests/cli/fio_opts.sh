@@ -266,6 +266,40 @@ ok "--kb_base=1000 in a job file's [global]" &&
 	check "kb_base=1000 in [global]: the job's size=4096k is 4096000" \
 		json_eval "d['jobs'][0]['read']['io_bytes'] == 4096000"
 
+# --sync: the file is opened O_SYNC / O_DSYNC (its flags, read from
+# /proc while the job runs: octal 04010000 and 010000)
+sync_oflags()
+{
+	local f flags="" pid
+	run_bg bench --name=s --filename="$TMP/sync.img" --rw=write --bs=4k \
+		--size=1m --time_based --runtime=1 "$@"
+	for _ in $(seq 40); do
+		# BPID is timeout(1); mqblk is its child
+		pid=$(cat "/proc/$BPID/task/$BPID/children" 2>/dev/null)
+		pid=${pid%% *}
+		for f in /proc/${pid:-0}/fd/*; do
+			[[ $(readlink "$f" 2>/dev/null) == "$TMP/sync.img" ]] &&
+				flags=$(awk '/^flags:/ { print $2 }' \
+					"/proc/$pid/fdinfo/${f##*/}" 2>/dev/null)
+		done
+		[[ -n $flags ]] && break
+		sleep 0.1
+	done
+	wait "$BPID" || RC=$?
+	echo "$flags"
+}
+truncate -s 1m "$TMP/sync.img"
+for v in 0 1 sync dsync; do
+	flags=$(sync_oflags --sync=$v)
+	case $v in
+	0) want=0 ;;
+	dsync) want=$((8#10000)) ;;
+	*) want=$((8#4010000)) ;;
+	esac
+	check "--sync=$v: the file's O_SYNC/O_DSYNC bits (flags $flags)" \
+		test -n "$flags" -a $((8#${flags:-0} & 8#4010000)) -eq "$want"
+done
+
 # bad values, one line each, fio's words where fio has them
 bad_opt()
 {
@@ -286,7 +320,11 @@ bad_opt "thinktime_spin above thinktime" "thinktime_spin is longer" \
 	--thinktime=1ms --thinktime_spin=2ms
 bad_opt "thinktime=-1" "thinktime: " --thinktime=-1
 bad_opt "kb_base=999" "failed parsing kb_base=999" --kb_base=999
-bad_opt "sync=1" "sync=1 is not supported" --sync=1
+bad_opt "sync=x" "failed parsing sync=x \\(valid values: none, 0, sync, 1, dsync\\)" \
+	--sync=x
+run bench --name=x --filename=null --rw=write --size=1m --sync=1
+failed "--sync=1 on the null device: refused, not ignored" \
+	"the null driver has no synchronous writes"
 bad_opt "random_distribution=zoned" \
 	"random_distribution=zoned:50/5:50/95 is not supported" \
 	--random_distribution=zoned:50/5:50/95
