@@ -1739,6 +1739,14 @@ int plot_cmd(int argc, char **argv)
 				"[NEW.json[,...]] (try mqblk plot --help)\n");
 		return 1;
 	}
+	/* with one side there is no compare for it to act on: refused, not
+	 * dropped without a word */
+	if (tval && nr_pos < 2) {
+		fprintf(stderr,
+			"mqblk plot: --threshold needs two sides, BASE and "
+			"NEW (one given: nothing to compare)\n");
+		return 1;
+	}
 	if (!*pl.out_path) {
 		fprintf(stderr, "mqblk plot: -o needs a file name\n");
 		return 1;

@@ -66,6 +66,9 @@ struct mqblk_params {
  */
 struct mqblk_driver_ops {
 	const char *name;
+	/* Optional: the MQBLK_OPEN_SYNC / MQBLK_OPEN_DSYNC flags this
+	 * driver honours; the core refuses to open it with any other. */
+	unsigned open_flags;
 
 	/*
 	 * Required. Parse params (mark consumed ones used), allocate the

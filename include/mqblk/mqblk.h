@@ -110,6 +110,12 @@ struct mqblk_rq {
  * discards and write zeroes (-EBADF, as a write(2) to an O_RDONLY file). */
 #define MQBLK_OPEN_DIRECT (1u << 0) /* bypass the page cache (O_DIRECT) */
 #define MQBLK_OPEN_WRITE (1u << 1) /* writes/discards will be submitted */
+/* A write completes once it is on stable storage, with its metadata
+ * (O_SYNC) or its data (O_DSYNC). Not ignored where it does not apply: a
+ * driver that does not honour it (mqblk_driver_ops.open_flags) is not
+ * opened (-EOPNOTSUPP). */
+#define MQBLK_OPEN_SYNC (1u << 2)
+#define MQBLK_OPEN_DSYNC (1u << 3)
 
 struct mqblk_dev_opts {
 	unsigned nr_queues; /* submitting threads expected; 0 = 1 */

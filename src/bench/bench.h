@@ -95,6 +95,16 @@ struct bench_job {
 	char *ioscheduler; /* fio's --ioscheduler: the device's scheduler= */
 	enum bench_rw rw;
 	unsigned rwmixread; /* percent reads for mixed rw (default 50) */
+	/* fio's kb_base: 1024 (default) or 1000, for the sizes parsed after
+	 * it and the units the normal report puts first */
+	unsigned kb_base;
+	/* fio's --sync: 0, MQBLK_OPEN_SYNC (sync, 1) or MQBLK_OPEN_DSYNC */
+	unsigned sync_io;
+	/* fio's rw=...:N: a random job's I/Os per new random offset (0 or 1:
+	 * every one), a sequential job's bytes skipped after each I/O
+	 * (negative: backwards) -- fio's ddir_seq_nr and ddir_seq_add */
+	unsigned ddir_seq_nr;
+	int64_t ddir_seq_add;
 	/* fio's min_bs/max_bs: bs= sets both, bsrange= and bssplit= a range;
 	 * each I/O's length is drawn between them (get_next_buflen) */
 	uint64_t bs[DDIR_NR]; /* bytes, default 4096 each: the minimum */
@@ -317,6 +327,11 @@ int bench_err(char *err, size_t errlen, const char *fmt, ...)
  * fio's compatibility mode: "1KiB" = 1000, "1MiB" = 1000000. An unknown
  * suffix is an error (fio would read "4q" as 4). */
 int bench_parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
+/* The same under fio's --kb_base=1000 or 1024: with 1000, k/kb/KB = 1000,
+ * m = 1000^2 ..., and KiB = 1024, MiB = 1024^2 ... (the SI and IEC
+ * meanings). */
+int bench_parse_size_base(const char *s, unsigned kb_base, uint64_t *out,
+			  char *err, size_t errlen);
 /* Time with fio's rules: bare number = seconds for runtime/ramp_time;
  * suffixes us/usec, ms/msec, s, m, h, d. Result in ns. */
 int bench_parse_time(const char *s, uint64_t *out_ns, char *err, size_t errlen);

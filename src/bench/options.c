@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "mqblk/mqblk.h"
 #include "dist.h"
 #include "verify.h"
 
@@ -33,6 +34,7 @@ void bench_job_defaults(struct bench_job *job)
 	memset(job, 0, sizeof(*job));
 	job->rw = RW_READ; /* fio's default */
 	job->rwmixread = 50;
+	job->kb_base = 1024;
 	for (d = 0; d < DDIR_NR; d++)
 		job->bs[d] = job->bs_max[d] = 4096;
 	job->iodepth = 1;
@@ -201,6 +203,7 @@ static const struct opt job_opts[] = {
 	{ "buffer_compress_percentage", OT_SPECIAL, 0, 0, 0 },
 	{ "dedupe_percentage", OT_SPECIAL, 0, 0, 0 },
 	{ "write_barrier", OT_SPECIAL, 0, 0, 0 },
+	{ "verify_dump", OT_SPECIAL, 0, 0, 0 },
 	{ "offset", OT_SIZE, J(offset), 0, 0 },
 	{ "iodepth", OT_U32, J(iodepth), 1, MAX_IODEPTH },
 	{ "iodepth_low", OT_U32, J(iodepth_low), 0, MAX_IODEPTH },
@@ -270,6 +273,42 @@ static const struct opt *find_opt(const char *key)
 	return NULL;
 }
 
+/*
+ * fio's str_rw_cb: what follows "rw=NAME:" is, for a random pattern, the
+ * number of I/Os per new random offset (ddir_seq_nr; sequential in
+ * between) and, for a sequential one, a size added to the offset after
+ * each I/O (ddir_seq_add: a hole, or with '-' backwards I/O).
+ */
+static int set_rw_postfix(struct bench_job *job, const char *val,
+			  const char *nr, char *err, size_t errlen)
+{
+	char perr[128];
+	uint64_t v = 0;
+	bool neg = false;
+
+	if (bench_rw_is_random(job->rw)) {
+		if (bench_parse_uint(nr, 1, UINT32_MAX, &v, perr, sizeof(perr)))
+			return bench_err(err, errlen,
+					 "rw=%s: randrw postfix parsing out "
+					 "of range (want 1..%u I/Os per "
+					 "random offset)",
+					 val, UINT32_MAX);
+		job->ddir_seq_nr = (unsigned)v;
+		return 0;
+	}
+	if (*nr == '-') {
+		neg = true;
+		nr++;
+	}
+	if (bench_parse_size_base(nr, job->kb_base, &v, perr, sizeof(perr)) ||
+	    v > (uint64_t)INT64_MAX)
+		return bench_err(err, errlen,
+				 "rw=%s: rw postfix parsing failed (%s)", val,
+				 v > (uint64_t)INT64_MAX ? "too large" : perr);
+	job->ddir_seq_add = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
 static int set_rw(struct bench_job *job, const char *val, char *err,
 		  size_t errlen)
 {
@@ -287,17 +326,18 @@ static int set_rw(struct bench_job *job, const char *val, char *err,
 		{ "trim", RW_TRIM },
 		{ "randtrim", RW_RANDTRIM },
 	};
-	size_t i;
+	const char *colon = strchr(val, ':');
+	size_t i, len = colon ? (size_t)(colon - val) : strlen(val);
 
-	if (strchr(val, ':'))
-		return bench_err(
-			err, errlen,
-			"rw=%s: the ':N' offset modifier is not supported",
-			val);
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!strcmp(val, names[i].name)) {
+		if (strlen(names[i].name) == len &&
+		    !strncmp(val, names[i].name, len)) {
 			job->rw = names[i].rw;
-			return 0;
+			job->ddir_seq_nr = 1;
+			job->ddir_seq_add = 0;
+			return colon ? set_rw_postfix(job, val, colon + 1, err,
+						      errlen) :
+				       0;
 		}
 	}
 	return bench_err(err, errlen,
@@ -341,8 +381,8 @@ static int set_bs(struct bench_job *job, const char *val, char *err,
 		if (len) {
 			uint64_t v;
 
-			if (bench_parse_size(field, &v, perr_buf,
-					     sizeof(perr_buf)))
+			if (bench_parse_size_base(field, job->kb_base, &v,
+						  perr_buf, sizeof(perr_buf)))
 				return bench_err(err, errlen, "bs: %s",
 						 perr_buf);
 			if (v == 0 || v > (1u << 30))
@@ -378,12 +418,13 @@ static int set_bs(struct bench_job *job, const char *val, char *err,
 	return 0;
 }
 
-static int parse_bs_value(const char *opt, const char *s, uint64_t *out,
-			  char *err, size_t errlen)
+static int parse_bs_value(const struct bench_job *job, const char *opt,
+			  const char *s, uint64_t *out, char *err,
+			  size_t errlen)
 {
 	char buf[128];
 
-	if (bench_parse_size(s, out, buf, sizeof(buf)))
+	if (bench_parse_size_base(s, job->kb_base, out, buf, sizeof(buf)))
 		return bench_err(err, errlen, "%s: %s", opt, buf);
 	if (*out == 0 || *out > (1u << 30))
 		return bench_err(err, errlen,
@@ -431,8 +472,10 @@ static int set_bsrange(struct bench_job *job, const char *key, const char *val,
 						 "MIN-MAX",
 						 key, val, field);
 			*sep = 0;
-			if (parse_bs_value(key, field, &lo[d], err, errlen) ||
-			    parse_bs_value(key, sep + 1, &hi[d], err, errlen))
+			if (parse_bs_value(job, key, field, &lo[d], err,
+					   errlen) ||
+			    parse_bs_value(job, key, sep + 1, &hi[d], err,
+					   errlen))
 				return -1;
 			if (lo[d] > hi[d]) {
 				uint64_t t = lo[d];
@@ -519,7 +562,8 @@ static int bssplit_one(struct bench_job *job, int d, const char *s, char *err,
 			if (v)
 				sp[nr].perc = (unsigned)v;
 		}
-		if (parse_bs_value("bssplit", field, &sp[nr].bs, err, errlen))
+		if (parse_bs_value(job, "bssplit", field, &sp[nr].bs, err,
+				   errlen))
 			return -1;
 		if (sp[nr].perc == UINT32_MAX)
 			missing++;
@@ -700,7 +744,7 @@ static int set_verify_opt(struct bench_job *job, const struct opt *o,
 		return 0;
 	}
 	/* verify_interval */
-	if (bench_parse_size(val, &v, buf, sizeof(buf)))
+	if (bench_parse_size_base(val, job->kb_base, &v, buf, sizeof(buf)))
 		return bench_err(err, errlen, "verify_interval: %s", buf);
 	if (v < 512 || v > (1u << 30))
 		return bench_err(
@@ -795,7 +839,7 @@ static int set_size(struct bench_job *job, const char *val, char *err,
 		job->size = 0;
 		return 0;
 	}
-	if (bench_parse_size(val, &v, buf, sizeof(buf)))
+	if (bench_parse_size_base(val, job->kb_base, &v, buf, sizeof(buf)))
 		return bench_err(err, errlen, "size: %s", buf);
 	job->size = v;
 	job->size_pct = 0;
@@ -885,7 +929,7 @@ static int set_filesize(struct bench_job *job, const char *val, char *err,
 				 "filesize=%s: size ranges are not supported "
 				 "(each clone's file gets one size)",
 				 val);
-	if (bench_parse_size(val, &v, buf, sizeof(buf)))
+	if (bench_parse_size_base(val, job->kb_base, &v, buf, sizeof(buf)))
 		return bench_err(err, errlen, "filesize: %s", buf);
 	if (!v)
 		return bench_err(err, errlen, "filesize=%s: must be above 0",
@@ -900,8 +944,9 @@ static int set_filesize(struct bench_job *job, const char *val, char *err,
  * an empty field leaves that direction as it was. bytes: sizes, else
  * plain numbers.
  */
-static int set_per_ddir(const char *key, const char *val, bool bytes,
-			uint64_t *out, char *err, size_t errlen)
+static int set_per_ddir(const struct bench_job *job, const char *key,
+			const char *val, bool bytes, uint64_t *out, char *err,
+			size_t errlen)
 {
 	const char *p = val;
 	char field[64], buf[160];
@@ -924,8 +969,9 @@ static int set_per_ddir(const char *key, const char *val, bool bytes,
 		memcpy(field, p, len);
 		field[len] = 0;
 		if (len) {
-			if (bytes ? bench_parse_size(field, &v[d], buf,
-						     sizeof(buf)) :
+			if (bytes ? bench_parse_size_base(field, job->kb_base,
+							  &v[d], buf,
+							  sizeof(buf)) :
 				    bench_parse_uint(field, 0, UINT64_MAX,
 						     &v[d], buf, sizeof(buf)))
 				return bench_err(err, errlen, "%s: %s", key,
@@ -1099,12 +1145,6 @@ static int set_default_only(const struct opt *o, const char *val, char *err,
 		const char *ok[3];
 		const char *why;
 	} tab[] = {
-		{ "kb_base",
-		  { "1024", NULL, NULL },
-		  "mqblk's sizes and reports are in fio's default base 1024" },
-		{ "sync",
-		  { "0", "none", NULL },
-		  "mqblk's devices have no O_SYNC/O_DSYNC mode; use --fsync=N" },
 		{ "unified_rw_reporting",
 		  { "0", "none", NULL },
 		  "the reports keep read, write and trim apart" },
@@ -1120,6 +1160,9 @@ static int set_default_only(const struct opt *o, const char *val, char *err,
 		{ "write_barrier",
 		  { "0", NULL, NULL },
 		  "no barrier writes (use --fsync=N)" },
+		{ "verify_dump",
+		  { "0", NULL, NULL },
+		  "a mismatch is one line on stderr; no block dump files" },
 	};
 	size_t i, k;
 
@@ -1150,6 +1193,31 @@ static int set_special(struct bench_job *job, const struct opt *o,
 	char buf[160];
 	uint64_t v;
 
+	if (!strcmp(o->name, "sync")) {
+		/* fio 3.33's values; the device is opened O_SYNC/O_DSYNC */
+		if (!strcmp(val, "none") || !strcmp(val, "0"))
+			job->sync_io = 0;
+		else if (!strcmp(val, "sync") || !strcmp(val, "1"))
+			job->sync_io = MQBLK_OPEN_SYNC;
+		else if (!strcmp(val, "dsync"))
+			job->sync_io = MQBLK_OPEN_DSYNC;
+		else
+			return bench_err(err, errlen,
+					 "failed parsing sync=%s (valid "
+					 "values: none, 0, sync, 1, dsync)",
+					 val);
+		return 0;
+	}
+	if (!strcmp(o->name, "kb_base")) {
+		/* fio's words, its two lines of valid values in one */
+		if (strcmp(val, "1024") && strcmp(val, "1000"))
+			return bench_err(err, errlen,
+					 "failed parsing kb_base=%s (valid "
+					 "values: 1024, 1000)",
+					 val);
+		job->kb_base = val[3] == '4' ? 1024 : 1000;
+		return 0;
+	}
 	if (!strcmp(o->name, "name")) {
 		if (!*val)
 			return bench_err(err, errlen, "empty job name");
@@ -1180,16 +1248,17 @@ static int set_special(struct bench_job *job, const struct opt *o,
 	if (!strcmp(o->name, "random_distribution"))
 		return set_random_distribution(job, val, err, errlen);
 	if (!strcmp(o->name, "rate"))
-		return set_per_ddir(o->name, val, true, job->rate, err, errlen);
-	if (!strcmp(o->name, "rate_iops"))
-		return set_per_ddir(o->name, val, false, job->rate_iops, err,
+		return set_per_ddir(job, o->name, val, true, job->rate, err,
 				    errlen);
+	if (!strcmp(o->name, "rate_iops"))
+		return set_per_ddir(job, o->name, val, false, job->rate_iops,
+				    err, errlen);
 	if (!strcmp(o->name, "rate_min") || !strcmp(o->name, "ratemin"))
-		return set_per_ddir(o->name, val, true, job->rate_min, err,
+		return set_per_ddir(job, o->name, val, true, job->rate_min, err,
 				    errlen);
 	if (!strcmp(o->name, "rate_iops_min"))
-		return set_per_ddir(o->name, val, false, job->rate_iops_min,
-				    err, errlen);
+		return set_per_ddir(job, o->name, val, false,
+				    job->rate_iops_min, err, errlen);
 	if (!strcmp(o->name, "rate_process")) {
 		if (strcmp(val, "linear") && strcmp(val, "poisson"))
 			return bench_err(err, errlen,
@@ -1236,7 +1305,10 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		return 0;
 	}
 	if (!strcmp(o->name, "log_compression")) {
-		if (!val || bench_parse_size(val, &v, buf, sizeof(buf)) || v)
+		if (!val ||
+		    bench_parse_size_base(val, job->kb_base, &v, buf,
+					  sizeof(buf)) ||
+		    v)
 			return bench_err(err, errlen,
 					 "log_compression=%s is not "
 					 "supported: logs are plain text",
@@ -1249,7 +1321,7 @@ static int set_special(struct bench_job *job, const struct opt *o,
 				 "ends the job, as fio's default");
 	if (!strcmp(o->name, "percentile_list"))
 		return set_percentiles(job, val, err, errlen);
-	if (!strncmp(o->name, "verify", 6))
+	if (!strncmp(o->name, "verify", 6) && strcmp(o->name, "verify_dump"))
 		return set_verify_opt(job, o, val, err, errlen);
 	if (!strcmp(o->name, "fixedbufs")) {
 		bool b = true;
@@ -1348,7 +1420,8 @@ int bench_job_set(struct bench_job *job, const char *key, const char *val,
 			*(uint64_t *)(base + o->off) = v;
 		return 0;
 	case OT_SIZE:
-		if (bench_parse_size(val, &v, buf, sizeof(buf)))
+		if (bench_parse_size_base(val, job->kb_base, &v, buf,
+					  sizeof(buf)))
 			return bench_err(err, errlen, "%s: %s", key, buf);
 		*(uint64_t *)(base + o->off) = v;
 		return 0;
@@ -2161,6 +2234,9 @@ void bench_usage(FILE *f)
 		"(INI: [global] and [job] sections, ; and # comments, ${VAR}).\n"
 		"Sizes take fio's suffixes: k m g t p (powers of 1024; KiB, MiB\n"
 		"... are powers of 1000, as in fio's default kb_base=1024).\n"
+		"  --kb_base=1000|1024   1000: k m ... are powers of 1000 and KiB\n"
+		"                        MiB ... of 1024 in the sizes after it; the\n"
+		"                        report puts kB/s, MB before KiB/s, MiB\n"
 		"Times: a bare number is seconds; us ms s m h d.\n"
 		"\n"
 		"job options:\n"
@@ -2231,7 +2307,7 @@ void bench_usage(FILE *f)
 		"    (runtime) --io_limit (io_size)\n"
 		"  refused with the reason: --sqthread_poll_cpu --ignore_error\n"
 		"    --buffer_compress_percentage --dedupe_percentage --write_barrier\n"
-		"    (other than 0)\n"
+		"    --verify_dump (other than 0)\n"
 		"  --rate=R[,W[,T]] --rate_iops=R[,W[,T]]  bytes/s, IOPS per direction\n"
 		"  --rate_min=... --rate_iops_min=...  fail below (1 s cycles)\n"
 		"  --rate_process=linear|poisson\n"
@@ -2247,7 +2323,8 @@ void bench_usage(FILE *f)
 		"                           fio's NAME_clat_hist.N.log: the clat histogram\n"
 		"                           every MS (none without it), 1856 >> N buckets\n"
 		"  (refused: --log_compression)\n"
-		"  --kb_base=1024 --sync=0\n"
+		"  --sync=none|0|sync|1|dsync  open the file O_SYNC / O_DSYNC (a device\n"
+		"                        that cannot is refused)\n"
 		"  --unified_rw_reporting=0 --continue_on_error=none: fio's defaults\n"
 		"                           only (mqblk-bench(1): not implemented)\n"
 		"\n"

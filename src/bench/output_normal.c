@@ -186,13 +186,17 @@ static void show_bw_iops(FILE *f, const struct ddir_stats *ds,
 		double mean = lat_stat_mean(&ds->bw);
 		double dev = lat_stat_stddev(&ds->bw);
 		double pct = stats_bw_agg_pct(g, d, mean);
-		const char *bw_str = "KiB";
+		/* fio: the samples are KiB/s under either kb_base, only
+		 * the label follows it; above kb_base^2 they are divided by
+		 * kb_base and labelled MiB */
+		double kb = g->kb_base == 1000 ? 1000.0 : 1024.0;
+		const char *bw_str = g->kb_base == 1000 ? "kB" : "KiB";
 
-		if (mean > 1024.0 * 1024.0) {
-			min /= 1024.0;
-			max /= 1024.0;
-			mean /= 1024.0;
-			dev /= 1024.0;
+		if (mean > kb * kb) {
+			min /= kb;
+			max /= kb;
+			mean /= kb;
+			dev /= kb;
 			bw_str = "MiB";
 		}
 		fprintf(f,
@@ -214,6 +218,8 @@ static void show_ddir(FILE *f, const struct job_stats *js,
 		      const struct report_group *g, enum bench_ddir d)
 {
 	const struct ddir_stats *ds = &js->dd[d];
+	/* fio's i2p: --kb_base=1000 puts the SI units first */
+	bool pow2 = g->kb_base != 1000;
 	uint64_t rt = stats_runtime_ms(ds), bw, iops;
 	char io_p[N2S_LEN], bw_p[N2S_LEN], bw_alt[N2S_LEN], iops_p[N2S_LEN];
 
@@ -224,9 +230,9 @@ static void show_ddir(FILE *f, const struct job_stats *js,
 	iops = stats_issued(ds) * 1000 / rt;
 	fprintf(f, "  %s: IOPS=%s, BW=%s (%s)(%s/%" PRIu64 "msec)%s\n",
 		ddir_name[d], n2s(iops_p, iops, SIG_FIGS, false, N2S_NONE),
-		n2s(bw_p, bw, SIG_FIGS, true, N2S_BYTEPERSEC),
-		n2s(bw_alt, bw, SIG_FIGS, false, N2S_BYTEPERSEC),
-		n2s(io_p, ds->io_bytes, SIG_FIGS, true, N2S_BYTE), rt,
+		n2s(bw_p, bw, SIG_FIGS, pow2, N2S_BYTEPERSEC),
+		n2s(bw_alt, bw, SIG_FIGS, !pow2, N2S_BYTEPERSEC),
+		n2s(io_p, ds->io_bytes, SIG_FIGS, pow2, N2S_BYTE), rt,
 		/* fio's zbd_write_status, printed for every write line */
 		d == DDIR_WRITE ? "; 0 zone resets" : "");
 
@@ -475,23 +481,25 @@ static void show_group(FILE *f, const struct report_group *g, unsigned gid)
 
 	fprintf(f, "\nRun status group %u (all jobs):\n", gid);
 	for (d = 0; d < DDIR_NR; d++) {
+		bool pow2 = g->kb_base != 1000; /* as in show_ddir */
+
 		if (!g->max_run_ms[d])
 			continue;
 		fprintf(f,
 			"%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), "
 			"run=%" PRIu64 "-%" PRIu64 "msec\n",
 			label[d],
-			n2s(agg, g->agg_bw[d], SIG_FIGS, true, N2S_BYTEPERSEC),
-			n2s(agg_alt, g->agg_bw[d], SIG_FIGS, false,
+			n2s(agg, g->agg_bw[d], SIG_FIGS, pow2, N2S_BYTEPERSEC),
+			n2s(agg_alt, g->agg_bw[d], SIG_FIGS, !pow2,
 			    N2S_BYTEPERSEC),
-			n2s(min, g->min_bw[d], SIG_FIGS, true, N2S_BYTEPERSEC),
-			n2s(max, g->max_bw[d], SIG_FIGS, true, N2S_BYTEPERSEC),
-			n2s(min_alt, g->min_bw[d], SIG_FIGS, false,
+			n2s(min, g->min_bw[d], SIG_FIGS, pow2, N2S_BYTEPERSEC),
+			n2s(max, g->max_bw[d], SIG_FIGS, pow2, N2S_BYTEPERSEC),
+			n2s(min_alt, g->min_bw[d], SIG_FIGS, !pow2,
 			    N2S_BYTEPERSEC),
-			n2s(max_alt, g->max_bw[d], SIG_FIGS, false,
+			n2s(max_alt, g->max_bw[d], SIG_FIGS, !pow2,
 			    N2S_BYTEPERSEC),
-			n2s(io, g->io_bytes[d], SIG_FIGS, true, N2S_BYTE),
-			n2s(io_alt, g->io_bytes[d], SIG_FIGS, false, N2S_BYTE),
+			n2s(io, g->io_bytes[d], SIG_FIGS, pow2, N2S_BYTE),
+			n2s(io_alt, g->io_bytes[d], SIG_FIGS, !pow2, N2S_BYTE),
 			g->min_run_ms[d], g->max_run_ms[d]);
 	}
 }

@@ -73,12 +73,14 @@ static int parse_number(const char *s, uint64_t *out, const char **end)
  * fio's get_mult_bytes with kb_base=1024 (its default): k/K/kb/KB = 2^10,
  * m = 2^20, ... p = 2^50; the IEC forms (KiB, MiB, ...) are powers of 1000
  * under fio's compatibility mode ("opposite units", fio's HOWTO on
- * kb_base), and we keep that so a fio job means the same here. fio 3.33
+ * kb_base), and we keep that so a fio job means the same here. With
+ * kb_base=1000 both are what they say: k = 1000, KiB = 1024. fio 3.33
  * has no exa unit ("1e" is 1 byte there), so 'e' is not one here either.
  * "b" alone is bytes. Returns the multiplier, or 0 for an unknown suffix.
  */
-static uint64_t size_mult(const char *sfx)
+static uint64_t size_mult(const char *sfx, unsigned kb_base)
 {
+	const uint64_t other = kb_base == 1000 ? 1024 : 1000;
 	static const char units[] = "kmgtp";
 	const char *u;
 	size_t len = strlen(sfx);
@@ -92,10 +94,10 @@ static uint64_t size_mult(const char *sfx)
 		return 0;
 	pow = (unsigned)(u - units) + 1;
 	if (len == 1 || (len == 2 && tolower((unsigned char)sfx[1]) == 'b'))
-		base = 1024;
+		base = kb_base;
 	else if (len == 3 && tolower((unsigned char)sfx[1]) == 'i' &&
 		 tolower((unsigned char)sfx[2]) == 'b')
-		base = 1000;
+		base = other;
 	else
 		return 0;
 	for (i = 0; i < pow; i++)
@@ -104,6 +106,12 @@ static uint64_t size_mult(const char *sfx)
 }
 
 int bench_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
+{
+	return bench_parse_size_base(s, 1024, out, err, errlen);
+}
+
+int bench_parse_size_base(const char *s, unsigned kb_base, uint64_t *out,
+			  char *err, size_t errlen)
 {
 	const char *end;
 	uint64_t v, mult;
@@ -126,7 +134,7 @@ int bench_parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 		return bench_err(
 			err, errlen,
 			"size '%s': no unit suffix on hex (fio ignores it)", s);
-	mult = size_mult(end);
+	mult = size_mult(end, kb_base);
 	if (!mult)
 		return bench_err(err, errlen, "bad size suffix in '%s'", s);
 	if (v && mult > UINT64_MAX / v)

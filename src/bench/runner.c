@@ -209,19 +209,27 @@ struct gen {
 	bool use_dist; /* --random_distribution other than random */
 	uint64_t region_start, region_len;
 	uint64_t pass_len; /* region_len, or fio's io_size */
-	uint64_t seq_pos[DDIR_NR];
+	uint64_t seq_pos[DDIR_NR]; /* fio's last_pos: where the last I/O ended */
 	uint64_t bytes_issued; /* this pass, for non-time_based jobs */
-	uint64_t ios_issued;
+	/* apart: side by side, gcc adds the two in one SSE register at
+	 * the end of gen_next, 3 instructions more per I/O */
 	unsigned loops_left;
+	uint64_t ios_issued;
 
 	/* what comes after the job's own I/O: flushes and verification */
-	enum {
+	enum gen_phase {
 		PH_MAIN, /* the workload (with --fsync flushes) */
+		/* PH_MAIN with fio's rw=...:N offsets: a job has one or the
+		 * other (main_phase), so jobs without a modifier run code
+		 * with no test for one, at no cost: the phase is switched
+		 * on anyway */
+		PH_MAIN_SEQMOD,
 		PH_BACKLOG, /* --verify_backlog: verify the last N writes */
 		PH_END_FSYNC, /* --end_fsync */
 		PH_VERIFY, /* the read-back pass over what was written */
 		PH_DONE,
 	} phase;
+	enum gen_phase main_phase; /* PH_MAIN, or PH_MAIN_SEQMOD */
 	bool main_done; /* the workload has issued all it will */
 	bool stop_main; /* runtime is up: end the workload */
 	bool terminated; /* SIGINT/SIGTERM: drain and skip what follows */
@@ -257,6 +265,7 @@ struct gen {
 	uint64_t nr_gran;
 	int err; /* set when the generator cannot go on (ENOMEM) */
 	int forced_ddir; /* rate control chose the next direction; -1 */
+	unsigned seq_nr_left; /* rw=randread:N: sequential I/Os to go */
 	struct bench_dist dist[DDIR_NR]; /* the laws, when use_dist */
 };
 
@@ -396,8 +405,91 @@ static void gen_reset_pass(struct gen *g)
 	g->bytes_issued = 0;
 }
 
-static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
-		     uint64_t *offp, uint32_t *lenp);
+static inline __attribute__((always_inline)) bool
+gen_next(struct gen *g, bool time_based, enum bench_ddir *dp, uint64_t *offp,
+	 uint32_t *lenp, const bool seqmod);
+
+#define NEXT_AGAIN (-1) /* main_next: the phase changed, switch again */
+
+/*
+ * The workload's next I/O (a flush after every --fsync writes), or a
+ * change of phase: a --verify_backlog read-back is due, or the workload
+ * has issued all it will. Built twice on the constant seqmod: PH_MAIN,
+ * and PH_MAIN_SEQMOD with rw=...:N's offsets.
+ */
+static inline __attribute__((always_inline)) int main_next(struct gen *g,
+							   unsigned inflight,
+							   struct next_io *n,
+							   const bool seqmod)
+{
+	const struct bench_job *job = g->job;
+	uint64_t blk;
+
+	if (g->sync_due) {
+		g->sync_due = false;
+		n->sync = true;
+		return NEXT_IO;
+	}
+	if (g->use_backlog && g->backlog_nr >= job->verify_backlog) {
+		if (inflight)
+			return NEXT_WAIT;
+		g->phase = PH_BACKLOG;
+		g->backlog_pos = 0;
+		if (g->xlog_mode) {
+			/* the log holds just this window */
+			xlog_resolve(g);
+			qsort(g->xlog, g->xnr, sizeof(*g->xlog), xext_cmp);
+		}
+		return NEXT_AGAIN;
+	}
+	if (!g->main_done &&
+	    (g->stop_main || !gen_next(g, job->time_based && !job->verify_only,
+				       &n->d, &n->off, &n->len, seqmod)))
+		g->main_done = true;
+	if (g->main_done) {
+		if (inflight)
+			return NEXT_WAIT;
+		g->phase = PH_END_FSYNC;
+		return NEXT_AGAIN;
+	}
+	if (n->d == DDIR_WRITE && job->verify && g->xlog_mode) {
+		if (g->track && xlog_add(g, n->off, n->len)) {
+			g->err = ENOMEM;
+			g->phase = PH_DONE;
+			return NEXT_AGAIN;
+		}
+		g->backlog_nr++;
+		if (job->verify_only)
+			return NEXT_AGAIN;
+		n->stamp = true;
+	} else if (n->d == DDIR_WRITE && job->verify) {
+		blk = (n->off - g->region_start) / g->vbs;
+		if (g->track)
+			wmap_set(g, blk);
+		if (g->backlog)
+			g->backlog[g->backlog_nr++] = blk;
+		/* verify_only: the write phase replayed, not written */
+		if (job->verify_only)
+			return NEXT_AGAIN;
+		n->stamp = true;
+	}
+	if (n->d == DDIR_WRITE && g->fsync_n &&
+	    ++g->writes_since_sync >= g->fsync_n) {
+		g->writes_since_sync = 0;
+		g->sync_due = true;
+	}
+	/* a read-only job checks what it reads (fio) */
+	n->verify = n->d == DDIR_READ && job->verify &&
+		    !bench_job_writes(job) && !g->track;
+	return NEXT_IO;
+}
+
+/* out of line: next_io, the other jobs' path, stays the size it was */
+static __attribute__((noinline)) int
+main_next_seqmod(struct gen *g, unsigned inflight, struct next_io *n)
+{
+	return main_next(g, inflight, n, true);
+}
 
 /*
  * What to issue next, in fio's order: the workload (a flush after every
@@ -410,6 +502,7 @@ static int next_io(struct gen *g, unsigned inflight, struct next_io *n)
 {
 	const struct bench_job *job = g->job;
 	uint64_t blk;
+	int ret;
 
 	memset(n, 0, sizeof(*n));
 	if (g->terminated && g->phase != PH_DONE) {
@@ -423,67 +516,15 @@ static int next_io(struct gen *g, unsigned inflight, struct next_io *n)
 	for (;;) {
 		switch (g->phase) {
 		case PH_MAIN:
-			if (g->sync_due) {
-				g->sync_due = false;
-				n->sync = true;
-				return NEXT_IO;
-			}
-			if (g->use_backlog &&
-			    g->backlog_nr >= job->verify_backlog) {
-				if (inflight)
-					return NEXT_WAIT;
-				g->phase = PH_BACKLOG;
-				g->backlog_pos = 0;
-				if (g->xlog_mode) {
-					/* the log holds just this window */
-					xlog_resolve(g);
-					qsort(g->xlog, g->xnr, sizeof(*g->xlog),
-					      xext_cmp);
-				}
-				continue;
-			}
-			if (!g->main_done &&
-			    (g->stop_main ||
-			     !gen_next(g, job->time_based && !job->verify_only,
-				       &n->d, &n->off, &n->len)))
-				g->main_done = true;
-			if (g->main_done) {
-				if (inflight)
-					return NEXT_WAIT;
-				g->phase = PH_END_FSYNC;
-				continue;
-			}
-			if (n->d == DDIR_WRITE && job->verify && g->xlog_mode) {
-				if (g->track && xlog_add(g, n->off, n->len)) {
-					g->err = ENOMEM;
-					g->phase = PH_DONE;
-					continue;
-				}
-				g->backlog_nr++;
-				if (job->verify_only)
-					continue;
-				n->stamp = true;
-			} else if (n->d == DDIR_WRITE && job->verify) {
-				blk = (n->off - g->region_start) / g->vbs;
-				if (g->track)
-					wmap_set(g, blk);
-				if (g->backlog)
-					g->backlog[g->backlog_nr++] = blk;
-				/* verify_only: the write phase replayed,
-				 * not written */
-				if (job->verify_only)
-					continue;
-				n->stamp = true;
-			}
-			if (n->d == DDIR_WRITE && g->fsync_n &&
-			    ++g->writes_since_sync >= g->fsync_n) {
-				g->writes_since_sync = 0;
-				g->sync_due = true;
-			}
-			/* a read-only job checks what it reads (fio) */
-			n->verify = n->d == DDIR_READ && job->verify &&
-				    !bench_job_writes(job) && !g->track;
-			return NEXT_IO;
+			ret = main_next(g, inflight, n, false);
+			if (ret != NEXT_AGAIN)
+				return ret;
+			continue;
+		case PH_MAIN_SEQMOD:
+			ret = main_next_seqmod(g, inflight, n);
+			if (ret != NEXT_AGAIN)
+				return ret;
+			continue;
 		case PH_BACKLOG:
 			if (g->xlog_mode && g->backlog_pos < g->xnr) {
 				xlog_read(g, &g->xlog[g->backlog_pos++], n);
@@ -499,7 +540,7 @@ static int next_io(struct gen *g, unsigned inflight, struct next_io *n)
 				return NEXT_WAIT;
 			g->backlog_nr = 0;
 			g->xnr = 0;
-			g->phase = PH_MAIN;
+			g->phase = g->main_phase;
 			continue;
 		case PH_END_FSYNC:
 			if (job->end_fsync && !g->end_synced) {
@@ -623,9 +664,54 @@ gen_dist_block(struct gen *g, enum bench_ddir d)
 	return bench_dist_next(&g->dist[d], &g->rng);
 }
 
-/* Pick the next I/O; false when the job has issued all it should. */
-static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
-		     uint64_t *offp, uint32_t *lenp)
+/*
+ * fio's ddir_seq_add (rw=read:4k, rw=write:-8k): the next sequential
+ * offset is where the last I/O ended plus the hole; past the end it wraps
+ * to the start, or, going backwards, to the end less the step.
+ */
+__attribute__((noinline, cold)) static uint64_t seq_skip(const struct gen *g,
+							 uint64_t pos)
+{
+	int64_t add = g->job->ddir_seq_add;
+
+	pos += (uint64_t)add;
+	if (pos >= g->region_len) /* also a step back past the start */
+		pos = add > 0 ? 0 : g->region_len + (uint64_t)add;
+	return pos;
+}
+
+/*
+ * fio's ddir_seq_nr (rw=randread:8): a random offset every N I/Os, the
+ * job's first among them, and the N-1 in between carry on sequentially
+ * from where the last ended (as fio 3.33 runs it). A sequential I/O that does not fit before the end takes
+ * a random offset instead, as fio's get_next_block falls back to one.
+ * It does not claim the random map (fio's IO_U_F_BUSY_OK).
+ */
+__attribute__((noinline, cold)) static bool
+seq_run(struct gen *g, enum bench_ddir d, enum bench_ddir slot, uint64_t minbs,
+	uint64_t *posp, uint64_t *lenp)
+{
+	uint64_t pos = g->seq_pos[d];
+
+	if (!g->seq_nr_left) {
+		g->seq_nr_left = g->job->ddir_seq_nr - 1;
+		return false;
+	}
+	g->seq_nr_left--;
+	if (pos + minbs > g->region_len)
+		return false;
+	*posp = pos;
+	*lenp = next_buflen(g, slot, g->region_len - pos);
+	return true;
+}
+
+/*
+ * Pick the next I/O; false when the job has issued all it should. seqmod
+ * (a constant: see next_io) adds fio's rw=...:N offset modifiers.
+ */
+static inline __attribute__((always_inline)) bool
+gen_next(struct gen *g, bool time_based, enum bench_ddir *dp, uint64_t *offp,
+	 uint32_t *lenp, const bool seqmod)
 {
 	const struct bench_job *job = g->job;
 	enum bench_ddir d, slot;
@@ -649,6 +735,9 @@ static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 	minbs = job->bs[slot];
 	nr_blocks = g->region_len / minbs;
 	if (bench_rw_is_random(job->rw)) {
+		if (seqmod && job->ddir_seq_nr > 1 &&
+		    seq_run(g, d, slot, minbs, &pos, &len))
+			goto seq;
 		/* fio: offsets on the minimum block size's grid, then the
 		 * length, cut short where the random map has used blocks */
 		if (g->use_map) {
@@ -686,12 +775,24 @@ static bool gen_next(struct gen *g, bool time_based, enum bench_ddir *dp,
 			if (nb * minbs < len)
 				len = nb * minbs;
 		}
-	} else {
+		/* where a random I/O ends only matters to rw=randread:N */
+		if (seqmod)
+			g->seq_pos[d] = pos + len;
+	} else if (!seqmod) {
 		if (g->seq_pos[d] + minbs > g->region_len)
 			g->seq_pos[d] = 0;
 		pos = g->seq_pos[d];
 		len = next_buflen(g, slot, g->region_len - pos);
 		g->seq_pos[d] += len;
+	} else {
+		pos = g->seq_pos[d];
+		if (job->ddir_seq_add && pos)
+			pos = seq_skip(g, pos);
+		if (pos + minbs > g->region_len)
+			pos = 0;
+		len = next_buflen(g, slot, g->region_len - pos);
+seq:
+		g->seq_pos[d] = pos + len;
 	}
 	*dp = d;
 	*offp = g->region_start + pos;
@@ -841,7 +942,7 @@ static const char *job_uri(const struct bench_job *job);
 static unsigned job_open_flags(const struct bench_job *job)
 {
 	return (bench_job_writes(job) ? MQBLK_OPEN_WRITE : 0) |
-	       (job->direct ? MQBLK_OPEN_DIRECT : 0);
+	       (job->direct ? MQBLK_OPEN_DIRECT : 0) | job->sync_io;
 }
 
 /*
@@ -1051,7 +1152,7 @@ static bool pace_wait(struct pace *pc, struct gen *g,
 			if (pc->next_ns[d] < now)
 				pc->next_ns[d] = now;
 	}
-	if (!pc->rated || g->forced_ddir >= 0 || g->phase != PH_MAIN)
+	if (!pc->rated || g->forced_ddir >= 0 || g->phase != g->main_phase)
 		return false;
 	d = pc->ddir >= 0 ? pc->ddir : (int)job_ddir(job, &g->rng);
 	pc->ddir = -1;
@@ -1227,6 +1328,10 @@ static void *job_thread_fn(void *arg)
 		if (job->bs_max[d] > maxbs)
 			maxbs = job->bs_max[d];
 	g.job = job;
+	g.main_phase = job->ddir_seq_nr > 1 || job->ddir_seq_add ?
+			       PH_MAIN_SEQMOD :
+			       PH_MAIN;
+	g.phase = g.main_phase;
 	g.forced_ddir = -1;
 	g.loops_left = job->loops ? job->loops : 1;
 	g.region_start = job->offset + jt->clone_idx * job->offset_increment;
@@ -1932,14 +2037,17 @@ static void bdev_close(struct bench_dev *bd)
 	bd->uri = NULL;
 }
 
+/* open flags a kept device must have just as wanted, not more */
+#define DEV_FLAGS_EXACT (MQBLK_OPEN_DIRECT | MQBLK_OPEN_SYNC | MQBLK_OPEN_DSYNC)
+
 static bool dev_fits(const struct bench_dev *kept, const struct bench_dev *want)
 {
 	return !strcmp(kept->uri, want->uri) &&
 	       kept->nr_threads == want->nr_threads &&
 	       kept->hipri == want->hipri &&
 	       (kept->flags & want->flags) == want->flags &&
-	       (kept->flags & MQBLK_OPEN_DIRECT) ==
-		       (want->flags & MQBLK_OPEN_DIRECT);
+	       (kept->flags & DEV_FLAGS_EXACT) ==
+		       (want->flags & DEV_FLAGS_EXACT);
 }
 
 /* Take a fitting device out of the cache; close one that does not fit. */
@@ -2095,6 +2203,15 @@ static int run_group(const struct bench_config *cfg, struct bench_job *jobs,
 			    devs[j].direct != jobs[i].direct) {
 				fprintf(stderr,
 					"mqblk: jobs sharing device '%s' disagree on --direct\n",
+					uri);
+				ret = -1;
+				goto out_close;
+			}
+			if (devs[j].nr_threads &&
+			    (devs[j].flags ^ jobs[i].sync_io) &
+				    (MQBLK_OPEN_SYNC | MQBLK_OPEN_DSYNC)) {
+				fprintf(stderr,
+					"mqblk: jobs sharing device '%s' disagree on --sync\n",
 					uri);
 				ret = -1;
 				goto out_close;

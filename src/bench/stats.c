@@ -476,6 +476,8 @@ static void view_add_groups(struct report_view *v)
 		const struct job_stats *js = v->entries[i];
 		struct report_group *g = &v->groups[js->groupid];
 
+		if (!g->kb_base)
+			g->kb_base = js->job ? js->job->kb_base : 1024;
 		for (d = 0; d < DDIR_NR; d++) {
 			uint64_t rt = stats_runtime_ms(&js->dd[d]);
 			uint64_t bw;

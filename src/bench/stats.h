@@ -320,6 +320,7 @@ struct report_group {
 	uint64_t max_bw[DDIR_NR];
 	uint64_t io_bytes[DDIR_NR];
 	uint64_t agg_bw[DDIR_NR]; /* io_bytes * 1000 / max_run_ms */
+	unsigned kb_base; /* fio's rs->kb_base: its first job's --kb_base */
 };
 
 struct report_view {

@@ -460,6 +460,15 @@ int mqblk_dev_open(const char *uri, const struct mqblk_dev_opts *opts,
 		ret = -EINVAL;
 		goto out_free;
 	}
+	if (o.flags & (MQBLK_OPEN_SYNC | MQBLK_OPEN_DSYNC) &
+	    ~dev->ops->open_flags) {
+		snprintf(err, errlen,
+			 "the %s driver has no synchronous writes (O_%sSYNC: "
+			 "files and block devices have them)",
+			 name, o.flags & MQBLK_OPEN_DSYNC ? "D" : "");
+		ret = -EOPNOTSUPP;
+		goto out_free;
+	}
 	sched_opts_init(&co.so);
 	ret = core_params(&params, &o, &co, err, errlen);
 	if (ret)

@@ -171,6 +171,135 @@ failed "--rate_min not met" '^mqblk: m: rate_min=10485760B/s not met, got [0-9]+
 run bench --name=m --filename=null --rw=read --size=1m --buffered=0
 ok "--buffered=0 (direct)"
 
+# rw=...:N, fio's offset modifiers, seen in the offsets of a lat log
+# offsets FILE: the lat log's offsets (fio's 5th field), on one line
+offsets()
+{
+	cut -d, -f5 "$1" | tr -d ' ' | paste -sd' '
+}
+# seq_shape FILE N: from the first I/O on, each N-th offset is new and the
+# N-1 after it follow on from where the one before ended (4 KiB I/Os)
+seq_shape()
+{
+	awk -F', *' -v n="$2" \
+		'NR % n != 1 && n > 1 && $5 != last + 4096 { bad = 1 }
+		{ last = $5 } END { exit bad || NR == 0 }' "$1"
+}
+mkdir -p "$TMP/seq"
+run bench --name=s --filename=null --rw=read:4k --bs=4k --size=64k \
+	--write_lat_log="$TMP/seq/h" --log_offset=1
+ok "--rw=read:4k" &&
+	check "--rw=read:4k: a 4k hole after each I/O, wrapping at the end" \
+		test "$(offsets "$TMP/seq/h_lat.1.log")" = \
+		"$(printf '%s ' 0 8192 16384 24576 32768 40960 49152 57344 \
+			0 8192 16384 24576 32768 40960 49152 57344 | sed 's/ $//')"
+run bench --name=s --filename=null --rw=read:-8k --bs=4k --size=64k \
+	--number_ios=6 --write_lat_log="$TMP/seq/b" --log_offset=1
+ok "--rw=read:-8k" &&
+	check "--rw=read:-8k: backwards from the end after the first I/O" \
+		test "$(offsets "$TMP/seq/b_lat.1.log")" = \
+		"0 57344 53248 49152 45056 40960"
+run bench --name=s --filename=null --rw=randread:4 --bs=4k --size=16m \
+	--number_ios=64 --write_lat_log="$TMP/seq/r" --log_offset=1
+ok "--rw=randread:4" &&
+	check "--rw=randread:4: a random offset, then 3 sequential I/Os" \
+		seq_shape "$TMP/seq/r_lat.1.log" 4 &&
+	check "--rw=randread:4: 16 random offsets, not all sequential" \
+		test "$(awk -F', *' 'NR % 4 == 1 && $5 != last + 4096 { n++ }
+			{ last = $5 } END { print n + 0 }' \
+			"$TMP/seq/r_lat.1.log")" -ge 15
+run bench --name=s --filename=null --rw=randwrite:1 --bs=4k --size=16m \
+	--number_ios=64 --write_lat_log="$TMP/seq/w" --log_offset=1
+ok "--rw=randwrite:1 (fio's default)" &&
+	check "--rw=randwrite:1: every offset random" \
+		test "$(awk -F', *' '$5 == last + 4096 { n++ }
+			{ last = $5 } END { print n + 0 }' \
+			"$TMP/seq/w_lat.1.log")" -le 2
+# the same jobs in fio itself, where it is installed: the same offsets
+if command -v fio >/dev/null; then
+	(cd "$TMP/seq" && fio --name=s --ioengine=null --rw=read:-8k --bs=4k \
+		--size=64k --number_ios=6 --write_lat_log=fb --log_offset=1 \
+		>/dev/null 2>&1 &&
+		fio --name=s --ioengine=null --rw=randread:4 --bs=4k \
+			--size=16m --number_ios=64 --write_lat_log=fr \
+			--log_offset=1 >/dev/null 2>&1)
+	check "fio's own read:-8k: the offsets mqblk's took" \
+		test "$(offsets "$TMP/seq/fb_lat.1.log")" = \
+		"0 57344 53248 49152 45056 40960"
+	check "fio's own randread:4: the shape mqblk's has" \
+		seq_shape "$TMP/seq/fr_lat.1.log" 4
+fi
+
+# --kb_base: the sizes parsed after it (fio's order: the one before it is
+# in the base before it), and the SI units first in the normal report
+kb_io_bytes()
+{
+	local want=$1
+	shift
+	run bench --name=k --filename=null --rw=read --bs=4096 "$@" \
+		--output-format=json
+	ok "--kb_base: $*" &&
+		check "--kb_base: $* is $want bytes" \
+			json_eval "d['jobs'][0]['read']['io_bytes'] == $want"
+	if command -v fio >/dev/null; then
+		fio --name=k --ioengine=null --rw=read --bs=4096 "$@" \
+			--output-format=json >"$OUT" 2>/dev/null
+		check "--kb_base: fio's own $* is $want bytes too" \
+			json_eval "d['jobs'][0]['read']['io_bytes'] == $want"
+	fi
+}
+kb_io_bytes 4096000 --kb_base=1000 --size=4096k
+kb_io_bytes 4194304 --size=4096k --kb_base=1000
+kb_io_bytes 4194304 --kb_base=1000 --size=4096kib
+kb_io_bytes 4096000 --kb_base=1024 --size=4096kib
+run bench --name=k --filename=null --rw=read --kb_base=1000 --bs=4kib \
+	--size=4096k
+ok "--kb_base=1000: the normal report" &&
+	check "--kb_base=1000: SI first, as fio (io=4096kB (4000KiB))" \
+		has_re 'READ: bw=[0-9.]+[kMG]B/s \([0-9.]+[KMG]iB/s\), .* io=4096kB \(4000KiB\)' &&
+	check "--kb_base=1000: the job line too (BW=..MB/s (..MiB/s)(4096kB/" \
+		has_re 'read: IOPS=.*, BW=[0-9.]+[kMG]B/s \([0-9.]+[KMG]iB/s\)\(4096kB/'
+printf '[global]\nkb_base=1000\n[k]\nfilename=null\nrw=read\nbs=4kib\nsize=4096k\n' \
+	>"$TMP/kb.fio"
+run bench "$TMP/kb.fio" --output-format=json
+ok "--kb_base=1000 in a job file's [global]" &&
+	check "kb_base=1000 in [global]: the job's size=4096k is 4096000" \
+		json_eval "d['jobs'][0]['read']['io_bytes'] == 4096000"
+
+# --sync: the file is opened O_SYNC / O_DSYNC (its flags, read from
+# /proc while the job runs: octal 04010000 and 010000)
+sync_oflags()
+{
+	local f flags="" pid
+	run_bg bench --name=s --filename="$TMP/sync.img" --rw=write --bs=4k \
+		--size=1m --time_based --runtime=1 "$@"
+	for _ in $(seq 40); do
+		# BPID is timeout(1); mqblk is its child
+		pid=$(cat "/proc/$BPID/task/$BPID/children" 2>/dev/null)
+		pid=${pid%% *}
+		for f in /proc/${pid:-0}/fd/*; do
+			[[ $(readlink "$f" 2>/dev/null) == "$TMP/sync.img" ]] &&
+				flags=$(awk '/^flags:/ { print $2 }' \
+					"/proc/$pid/fdinfo/${f##*/}" 2>/dev/null)
+		done
+		[[ -n $flags ]] && break
+		sleep 0.1
+	done
+	wait "$BPID" || RC=$?
+	echo "$flags"
+}
+truncate -s 1m "$TMP/sync.img"
+for v in 0 1 sync dsync; do
+	flags=$(sync_oflags --sync=$v)
+	case $v in
+	0) want=0 ;;
+	dsync) want=$((8#10000)) ;;
+	*) want=$((8#4010000)) ;;
+	esac
+	check "--sync=$v: the file's O_SYNC/O_DSYNC bits (flags $flags)" \
+		test -n "$flags" -a $((8#${flags:-0} & 8#4010000)) -eq "$want"
+done
+
 # bad values, one line each, fio's words where fio has them
 bad_opt()
 {
@@ -190,8 +319,12 @@ bad_opt "rate=abc" "rate: " --rate=abc
 bad_opt "thinktime_spin above thinktime" "thinktime_spin is longer" \
 	--thinktime=1ms --thinktime_spin=2ms
 bad_opt "thinktime=-1" "thinktime: " --thinktime=-1
-bad_opt "kb_base=1000" "kb_base=1000 is not supported" --kb_base=1000
-bad_opt "sync=1" "sync=1 is not supported" --sync=1
+bad_opt "kb_base=999" "failed parsing kb_base=999" --kb_base=999
+bad_opt "sync=x" "failed parsing sync=x \\(valid values: none, 0, sync, 1, dsync\\)" \
+	--sync=x
+run bench --name=x --filename=null --rw=write --size=1m --sync=1
+failed "--sync=1 on the null device: refused, not ignored" \
+	"the null driver has no synchronous writes"
 bad_opt "random_distribution=zoned" \
 	"random_distribution=zoned:50/5:50/95 is not supported" \
 	--random_distribution=zoned:50/5:50/95
@@ -204,10 +337,18 @@ bad_opt "buffer_compress_percentage=50" \
 	"buffer_compress_percentage=50 is not supported" \
 	--buffer_compress_percentage=50
 bad_opt "buffer_pattern=zz" "pattern" --buffer_pattern=zz
+bad_opt "rw=randread:0" "rw=randread:0: randrw postfix parsing out of range" \
+	--rw=randread:0
+bad_opt "rw=randread:x" "randrw postfix parsing out of range" --rw=randread:x
+bad_opt "rw=read:4q" "rw=read:4q: rw postfix parsing failed" --rw=read:4q
+bad_opt "rw=read:" "rw postfix parsing failed" --rw=read:
+bad_opt "rw=reed:4k" "unknown rw 'reed:4k'" --rw=reed:4k
+bad_opt "verify_dump=1" "verify_dump=1 is not supported" --verify_dump=1
 # the defaults of those are taken
-run bench --name=x --filename=null --rw=read --size=1m --kb_base=1024 \
+run bench --name=x --filename=null --rw=read --size=1m \
 	--sync=0 --random_distribution=random --unified_rw_reporting=0 \
-	--continue_on_error=none --write_barrier=0 --dedupe_percentage=0
+	--continue_on_error=none --write_barrier=0 --dedupe_percentage=0 \
+	--verify_dump=0
 ok "the defaults of the options not implemented are taken"
 
 finish

@@ -281,6 +281,11 @@ plot -o x.html a/a.json b/b.json c.json
 bad "three sides" "one more argument" "$P/x.html"
 plot -o x.html --threshold=lots a/a.json b/b.json
 bad "a bad --threshold" "bad --threshold 'lots'" "$P/x.html"
+plot -o x.html --threshold 5% a/a.json
+bad "--threshold with one side" "--threshold needs two sides" "$P/x.html"
+plot -o x.html --threshold=5 a/a.json,b/b.json
+bad "--threshold with one side of two runs" "--threshold needs two sides" \
+	"$P/x.html"
 plot -o x.html --bogus a/a.json
 bad "an unknown option" "unknown option '--bogus'" "$P/x.html"
 plot -o nodir/x.html a/a.json

@@ -340,6 +340,29 @@ static void test_every_rw_name(void **state)
 	}
 }
 
+/* fio's rw=NAME:N: I/Os per random offset, or a signed hole in bytes */
+static void test_rw_postfix(void **state)
+{
+	struct bench_config cfg;
+
+	(void)state;
+	PARSE_OK(&cfg, "--name=a", "--rw=randrw:8");
+	assert_int_equal(cfg.jobs[0].rw, RW_RANDRW);
+	assert_int_equal(cfg.jobs[0].ddir_seq_nr, 8);
+	assert_int_equal(cfg.jobs[0].ddir_seq_add, 0);
+	bench_config_free(&cfg);
+	PARSE_OK(&cfg, "--name=a", "--rw=write:-8k");
+	assert_int_equal(cfg.jobs[0].rw, RW_WRITE);
+	assert_true(cfg.jobs[0].ddir_seq_add == -8192);
+	bench_config_free(&cfg);
+	/* a later rw= without one drops it, as fio's str_rw_cb */
+	PARSE_OK(&cfg, "--name=a", "--rw=read:1m", "--rw=read");
+	assert_int_equal(cfg.jobs[0].ddir_seq_add, 0);
+	bench_config_free(&cfg);
+	PARSE_BAD("rw postfix parsing failed", "--name=a", "--rw=read:-");
+	PARSE_BAD("out of range", "--name=a", "--rw=randread:4294967296");
+}
+
 /* ---- fio's bs=R,W,T (measured against fio 3.33 with --rw=trim etc.) ---- */
 
 static void check_bs(const char *arg, uint64_t r, uint64_t w, uint64_t t)
@@ -860,7 +883,7 @@ static void test_errors_name_the_bad_token(void **state)
 	PARSE_BAD("--nosuch", "--name=a", "--nosuch=1");
 	PARSE_BAD("--bogus", "--bogus", "--name=a");
 	PARSE_BAD("readx", "--name=a", "--rw=readx");
-	PARSE_BAD("not supported", "--name=a", "--rw=randread:8");
+	PARSE_BAD("randrw postfix", "--name=a", "--rw=randread:0");
 	PARSE_BAD("iodepth: '0' is too small", "--name=a", "--iodepth=0");
 	PARSE_BAD("iodepth: '65537' is too large", "--name=a",
 		  "--iodepth=65537");
@@ -1020,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(test_output_format),
 		cmocka_unit_test(test_output_eta_help_version),
 		cmocka_unit_test(test_errors_name_the_bad_token),
+		cmocka_unit_test(test_rw_postfix),
 		cmocka_unit_test(test_error_after_jobs_frees_cleanly),
 		cmocka_unit_test(test_job_file_argument),
 	};

@@ -194,6 +194,34 @@ static void test_size_iec_units_are_powers_of_1000(void **state)
 	assert_int_equal(size_ok("1PiB"), 1000000000000000ull);
 }
 
+/* --kb_base=1000: k, m ... are SI and KiB, MiB ... IEC, as they say */
+static void test_size_kb_base_1000(void **state)
+{
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(
+		bench_parse_size_base("1k", 1000, &v, err, sizeof(err)), 0);
+	assert_int_equal(v, 1000);
+	assert_int_equal(
+		bench_parse_size_base("4KB", 1000, &v, err, sizeof(err)), 0);
+	assert_int_equal(v, 4000);
+	assert_int_equal(
+		bench_parse_size_base("2m", 1000, &v, err, sizeof(err)), 0);
+	assert_int_equal(v, 2000000);
+	assert_int_equal(
+		bench_parse_size_base("1KiB", 1000, &v, err, sizeof(err)), 0);
+	assert_int_equal(v, 1024);
+	assert_int_equal(
+		bench_parse_size_base("1GiB", 1000, &v, err, sizeof(err)), 0);
+	assert_int_equal(v, 1ull << 30);
+	assert_int_equal(
+		bench_parse_size_base("1k", 1024, &v, err, sizeof(err)), 0);
+	assert_int_equal(v, 1024);
+	assert_int_equal(
+		bench_parse_size_base("4q", 1000, &v, err, sizeof(err)), -1);
+}
+
 static void test_size_hex(void **state)
 {
 	(void)state;
@@ -456,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_size_plain_numbers),
 		cmocka_unit_test(test_size_binary_suffixes),
 		cmocka_unit_test(test_size_iec_units_are_powers_of_1000),
+		cmocka_unit_test(test_size_kb_base_1000),
 		cmocka_unit_test(test_size_hex),
 		cmocka_unit_test(test_size_overflow),
 		cmocka_unit_test(test_size_unknown_suffix_is_an_error),

@@ -681,6 +681,8 @@ int stripe_get_stats(const struct mqblk_dev *dev, struct stripe_stats *st)
 
 const struct mqblk_driver_ops mqblk_stripe_driver = {
 	.name = "stripe",
+	/* passed on to the members, which refuse it or honour it */
+	.open_flags = MQBLK_OPEN_SYNC | MQBLK_OPEN_DSYNC,
 	.init = stripe_init,
 	.exit = stripe_exit,
 	.init_hctx = stripe_init_hctx,

@@ -160,6 +160,10 @@ static int uring_open(struct uring_dev *ud, unsigned flags,
 	oflags |= flags & MQBLK_OPEN_WRITE ? O_RDWR : O_RDONLY;
 	if (flags & MQBLK_OPEN_DIRECT)
 		oflags |= O_DIRECT;
+	if (flags & MQBLK_OPEN_SYNC)
+		oflags |= O_SYNC;
+	else if (flags & MQBLK_OPEN_DSYNC)
+		oflags |= O_DSYNC;
 	ud->direct = flags & MQBLK_OPEN_DIRECT;
 	ud->fd = open(ud->path, oflags);
 	if (ud->fd < 0) {
@@ -1055,6 +1059,7 @@ static enum mqblk_timeout_ret uring_timeout(struct mqblk_rq *rq)
 
 const struct mqblk_driver_ops mqblk_uring_driver = {
 	.name = "uring",
+	.open_flags = MQBLK_OPEN_SYNC | MQBLK_OPEN_DSYNC,
 	.init = uring_init,
 	.exit = uring_exit,
 	.init_hctx = uring_init_hctx,
