@@ -361,6 +361,7 @@ enum tgt_ctl_op {
 	TGT_CTL_PORT_DOWN, /* port-down PORT */
 	TGT_CTL_PORT_UP, /* port-up PORT */
 	TGT_CTL_STATS, /* stats */
+	TGT_CTL_NS_SET, /* ns-set NQN NSID KEY=VALUE */
 };
 
 #define TGT_CTL_LINE_MAX 512 /* a command line, with its newline */
@@ -370,6 +371,9 @@ struct tgt_ctl_cmd {
 	uint32_t grp; /* ana: 1..TGT_MAX_ANA_GROUPS */
 	uint8_t state; /* ana: NVME_ANA_* */
 	char port[128]; /* ana, port-*: the PORT word */
+	char nqn[TGT_NQN_MAX + 1]; /* ns-set */
+	uint32_t nsid; /* ns-set */
+	char key[32], val[64]; /* ns-set: the device URI key and its value */
 };
 
 /*

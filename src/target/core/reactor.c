@@ -451,6 +451,7 @@ static void ctl_job_run(struct tgt_reactor *r)
 		}
 		break;
 	case TGT_CTL_STATS:
+	case TGT_CTL_NS_SET:
 		break;
 	}
 	pthread_mutex_lock(&job->lock);
