@@ -425,8 +425,13 @@ static void complete_one(struct run *r, struct mqblk_rq *rq, uint64_t now)
 	lat = now - s->start_ns;
 	if (lat > r->max_lat_ns)
 		r->max_lat_ns = lat;
-	if (rq->res < 0)
-		r->errors++;
+	if (rq->res < 0 && r->errors++ < 10)
+		fprintf(stderr,
+			"soak-check: %s of block %" PRIu64
+			" failed: %s (NVMe status 0x%x) after %" PRIu64
+			" ms\n",
+			s->write ? "write" : "read", s->blk,
+			strerror(-rq->res), rq->nvme_status, lat / 1000000);
 	if (s->write) {
 		fprintf(r->hist, "%c %" PRIu64 " %" PRIu64 "\n",
 			rq->res < 0 ? 'F' : 'A', s->blk, s->gen);
