@@ -55,6 +55,8 @@
 
 #include <mqblk/mqblk.h>
 
+#include "soak-history.h"
+
 #define SOAK_MAGIC 0x4b414f534b4c424dull /* "MBLKSOAK" */
 #define MAX_QD 256
 #define STATUS_EVERY_NS (200ull * 1000 * 1000)
@@ -150,185 +152,6 @@ static int64_t block_gen(const char *buf, uint32_t bs, uint64_t blk)
 			return -1;
 	}
 	return (int64_t)h.gen;
-}
-
-/* ---- the check, after the fact */
-
-struct blk_state {
-	uint64_t acked; /* last acknowledged generation, 0: none */
-	uint64_t *maybe; /* failed writes since it */
-	unsigned nr_maybe, cap_maybe;
-	bool written; /* any write sent to it */
-	bool final_seen;
-};
-
-struct check_result {
-	uint64_t events, acked, failed, reads, lost, verify_errors, finals;
-	uint64_t read_errors;
-};
-
-static bool is_maybe(const struct blk_state *b, uint64_t gen)
-{
-	unsigned i;
-
-	for (i = 0; i < b->nr_maybe; i++)
-		if (b->maybe[i] == gen)
-			return true;
-	return false;
-}
-
-/* One read's generation against the block's state; reports a lost
- * write or a verify error on stderr (the first few). */
-static void check_read(struct blk_state *b, uint64_t blk, int64_t gen,
-		       bool final, struct check_result *cr, unsigned long line)
-{
-	if (gen >= 0 && (uint64_t)gen == b->acked)
-		return;
-	if (gen > 0 && is_maybe(b, (uint64_t)gen))
-		return;
-	if (gen >= 0 && (uint64_t)gen < b->acked) {
-		if (cr->lost++ < 10)
-			fprintf(stderr,
-				"soak-check: line %lu: block %" PRIu64
-				" %sread generation %" PRId64
-				", acknowledged %" PRIu64 ": write lost\n",
-				line, blk, final ? "final " : "", gen,
-				b->acked);
-		return;
-	}
-	if (cr->verify_errors++ < 10)
-		fprintf(stderr,
-			"soak-check: line %lu: block %" PRIu64
-			" %sread %s (last acknowledged %" PRIu64 ")\n",
-			line, blk, final ? "final " : "",
-			gen < 0 ? "data no write made" :
-				  "a generation never written to it",
-			b->acked);
-}
-
-static int check_history(const char *path, struct check_result *cr)
-{
-	struct blk_state *st = NULL;
-	uint64_t nr_st = 0, blk, i;
-	unsigned long line = 0;
-	char buf[128], kind, val[32];
-	int ret = 0;
-	FILE *f;
-
-	memset(cr, 0, sizeof(*cr));
-	f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "soak-check: %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	while (fgets(buf, sizeof(buf), f)) {
-		struct blk_state *b;
-		int64_t gen = -1;
-		char *end;
-		int n;
-
-		line++;
-		val[0] = 0;
-		n = sscanf(buf, "%c %" SCNu64 " %31s", &kind, &blk, val);
-		if (n < 2 || !strchr("AFRXEV", kind) || blk > (1ull << 40)) {
-			fprintf(stderr,
-				"soak-check: %s:%lu: not a history line\n",
-				path, line);
-			ret = -EINVAL;
-			break;
-		}
-		if (blk >= nr_st) {
-			uint64_t n_new = (blk + 1) * 2;
-			struct blk_state *ns = realloc(st, n_new * sizeof(*st));
-
-			if (!ns) {
-				ret = -ENOMEM;
-				break;
-			}
-			memset(ns + nr_st, 0, (n_new - nr_st) * sizeof(*st));
-			st = ns;
-			nr_st = n_new;
-		}
-		b = &st[blk];
-		if (strchr("AFRV", kind) && strcmp(val, "X") &&
-		    strcmp(val, "E")) {
-			errno = 0;
-			gen = strtoll(val, &end, 10);
-			if (errno || end == val || *end || gen < 0 ||
-			    (kind != 'R' && kind != 'V' && gen == 0)) {
-				fprintf(stderr,
-					"soak-check: %s:%lu: bad generation\n",
-					path, line);
-				ret = -EINVAL;
-				break;
-			}
-		} else if (kind == 'A' || kind == 'F' || kind == 'R') {
-			fprintf(stderr, "soak-check: %s:%lu: bad generation\n",
-				path, line);
-			ret = -EINVAL;
-			break;
-		}
-		cr->events++;
-		switch (kind) {
-		case 'A':
-			cr->acked++;
-			b->written = true;
-			b->acked = (uint64_t)gen;
-			b->nr_maybe = 0;
-			break;
-		case 'F':
-			cr->failed++;
-			b->written = true;
-			if (b->nr_maybe == b->cap_maybe) {
-				unsigned cap = b->cap_maybe ? b->cap_maybe * 2 :
-							      4;
-				uint64_t *m =
-					realloc(b->maybe, cap * sizeof(*m));
-
-				if (!m) {
-					ret = -ENOMEM;
-					goto out;
-				}
-				b->maybe = m;
-				b->cap_maybe = cap;
-			}
-			b->maybe[b->nr_maybe++] = (uint64_t)gen;
-			break;
-		case 'R':
-		case 'X':
-			cr->reads++;
-			check_read(b, blk, kind == 'X' ? -1 : gen, false, cr,
-				   line);
-			break;
-		case 'E':
-			cr->read_errors++;
-			break;
-		case 'V':
-			cr->finals++;
-			b->final_seen = true;
-			if (!strcmp(val, "E"))
-				cr->read_errors++;
-			else
-				check_read(b, blk, gen, true, cr, line);
-			break;
-		}
-	}
-	if (!ret && ferror(f))
-		ret = -EIO;
-	for (i = 0; !ret && i < nr_st; i++) {
-		if (st[i].written && !st[i].final_seen &&
-		    cr->verify_errors++ < 10)
-			fprintf(stderr,
-				"soak-check: block %" PRIu64
-				" was written and never read back\n",
-				i);
-	}
-out:
-	for (i = 0; i < nr_st; i++)
-		free(st[i].maybe);
-	free(st);
-	fclose(f);
-	return ret;
 }
 
 /* ---- the run */
@@ -428,10 +251,9 @@ static void complete_one(struct run *r, struct mqblk_rq *rq, uint64_t now)
 	if (rq->res < 0 && r->errors++ < 10)
 		fprintf(stderr,
 			"soak-check: %s of block %" PRIu64
-			" failed: %s (NVMe status 0x%x) after %" PRIu64
-			" ms\n",
-			s->write ? "write" : "read", s->blk,
-			strerror(-rq->res), rq->nvme_status, lat / 1000000);
+			" failed: %s (NVMe status 0x%x) after %" PRIu64 " ms\n",
+			s->write ? "write" : "read", s->blk, strerror(-rq->res),
+			rq->nvme_status, lat / 1000000);
 	if (s->write) {
 		fprintf(r->hist, "%c %" PRIu64 " %" PRIu64 "\n",
 			rq->res < 0 ? 'F' : 'A', s->blk, s->gen);
@@ -577,9 +399,16 @@ static uint64_t num_arg(const char *name, const char *s, uint64_t min,
 
 static int print_check(const char *path)
 {
-	struct check_result cr;
-	int ret = check_history(path, &cr);
+	struct soak_history cr;
+	FILE *f = fopen(path, "r");
+	int ret;
 
+	if (!f) {
+		fprintf(stderr, "soak-check: %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	ret = soak_history_check(f, path, &cr);
+	fclose(f);
 	if (ret)
 		return 2;
 	printf("history: events=%" PRIu64 " writes_acked=%" PRIu64
@@ -621,7 +450,7 @@ int main(int argc, char **argv)
 			seconds = num_arg("seconds", optarg, 1, 86400);
 			break;
 		case 'n':
-			blocks = num_arg("blocks", optarg, 1, 1u << 24);
+			blocks = num_arg("blocks", optarg, 1, SOAK_MAX_BLOCKS);
 			break;
 		case 'q':
 			r.qd = (unsigned)num_arg("qd", optarg, 1, MAX_QD);
