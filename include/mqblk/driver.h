@@ -154,6 +154,15 @@ struct mqblk_driver_ops {
 	 * busy list alone too). Any thread.
 	 */
 	bool (*fail_held)(struct mqblk_hctx *hctx, int res, unsigned *nr);
+
+	/*
+	 * Optional (mqblk_dev_set_param): change one of the device's URI
+	 * keys while it is open and in use (null: completion_nsec, so a
+	 * test can make a device slow under load). Any thread; 0, or
+	 * -EINVAL / -EOPNOTSUPP with a one-line reason in err.
+	 */
+	int (*set_param)(struct mqblk_dev *dev, const char *key,
+			 const char *val, char *err, size_t errlen);
 };
 
 /*

@@ -244,6 +244,15 @@ struct mqblk_path_stats {
  */
 int mqblk_dev_get_paths(const struct mqblk_dev *dev,
 			struct mqblk_path_stats *out, unsigned max);
+/*
+ * Change one key of an open device's URI while it runs, e.g. the null
+ * device's completion_nsec ("20000000": every request from then on takes
+ * 20 ms). Any thread. 0; -EOPNOTSUPP when the device (or that key) cannot
+ * change live; -EINVAL for a bad value. A one-line reason in err.
+ */
+int mqblk_dev_set_param(struct mqblk_dev *dev, const char *key, const char *val,
+			char *err, size_t errlen);
+
 /* The multipath I/O policy name ("numa", ...), or NULL. */
 const char *mqblk_dev_iopolicy(const struct mqblk_dev *dev);
 

@@ -151,6 +151,17 @@ int mqblk_dev_get_paths(const struct mqblk_dev *dev,
 	return dev->ops->get_paths(dev, out, max);
 }
 
+int mqblk_dev_set_param(struct mqblk_dev *dev, const char *key, const char *val,
+			char *err, size_t errlen)
+{
+	if (!dev->ops->set_param) {
+		snprintf(err, errlen, "%s: the %s driver changes no key live",
+			 key, dev->ops->name);
+		return -EOPNOTSUPP;
+	}
+	return dev->ops->set_param(dev, key, val, err, errlen);
+}
+
 const char *mqblk_dev_iopolicy(const struct mqblk_dev *dev)
 {
 	return dev->ops->iopolicy ? dev->ops->iopolicy(dev) : NULL;

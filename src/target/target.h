@@ -408,6 +408,7 @@ enum tgt_ctl_op {
 	TGT_CTL_PORT_DOWN, /* port-down PORT */
 	TGT_CTL_PORT_UP, /* port-up PORT */
 	TGT_CTL_STATS, /* stats */
+	TGT_CTL_NS_SET, /* ns-set NQN NSID KEY=VALUE */
 };
 
 #define TGT_CTL_LINE_MAX 512 /* a command line, with its newline */
@@ -422,6 +423,9 @@ struct tgt_ctl_cmd {
 		TGT_CTL_JSON, /* stats -o json */
 		TGT_CTL_TABLE, /* stats -o table: the queue table alone */
 	} format;
+	char nqn[TGT_NQN_MAX + 1]; /* ns-set */
+	uint32_t nsid; /* ns-set */
+	char key[32], val[64]; /* ns-set: the device URI key and its value */
 };
 
 /*

@@ -4,7 +4,8 @@
  * sends). tgt_ctl_parse either refuses it with a one-line reason or
  * returns a command whose fields are in range; the port it names is then
  * looked up in a two-port target (plus a discovery port) built from a
- * command line, as the target does before running it.
+ * command line, as the target does before running it (ns-set names no
+ * port: refused there).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -92,6 +93,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(cmd.format == TGT_CTL_TEXT ||
 			   cmd.format == TGT_CTL_JSON ||
 			   cmd.format == TGT_CTL_TABLE);
+		break;
+	case TGT_CTL_NS_SET:
+		/* words checked for form: the NQN, NSID, KEY and VALUE the
+		 * target looks up and the driver judges */
+		FUZZ_CHECK(memchr(cmd.nqn, 0, sizeof(cmd.nqn)) != NULL);
+		FUZZ_CHECK(cmd.nqn[0] != 0);
+		FUZZ_CHECK(cmd.nsid >= 1 && cmd.nsid < UINT32_MAX);
+		FUZZ_CHECK(memchr(cmd.key, 0, sizeof(cmd.key)) != NULL);
+		FUZZ_CHECK(cmd.key[0] != 0 && !strchr(cmd.key, '='));
+		FUZZ_CHECK(memchr(cmd.val, 0, sizeof(cmd.val)) != NULL);
+		FUZZ_CHECK(cmd.val[0] != 0);
+		memset(err, 0, sizeof(err));
+		FUZZ_CHECK(tgt_ctl_port(&target, &cmd, err, sizeof(err)) ==
+			   NULL);
+		check_error(err, sizeof(err));
 		break;
 	default:
 		FUZZ_CHECK(!"unknown op");

@@ -3005,6 +3005,90 @@ out:
 	return ret;
 }
 
+/* ---- Scenario L: a stalled target past KATO ------------------------------ */
+
+/*
+ * The target process stops (SIGSTOP: a long scheduling stall, a VM
+ * pause) with a Write in its socket, and resumes after the controller's
+ * KATO passed. A host has taken the controller for dead by then and may
+ * have sent that Write again on another path, and newer writes after it:
+ * the stale copy must not run (it would undo them). The Write is answered
+ * with Command Aborted due to SQ Deletion or its queue closes, and the
+ * block still holds what was written before the stall.
+ */
+static int stall_past_kato(void)
+{
+	uint8_t before[4096], stale[4096], got[4096];
+	const uint64_t off = 48u << 20; /* nsid 1, no other scenario's */
+	struct nvme_completion cqe;
+	union nvme_command cmd;
+	struct ctrl x, y;
+	pid_t waker;
+	int ret, st;
+
+	ctrl_init(&y);
+	connect_kato_ms = 1000;
+	ret = ctrl_open(&x, 0, 1);
+	connect_kato_ms = 0;
+	fill(before, sizeof(before), 1201);
+	fill(stale, sizeof(stale), 1202);
+	if (!ret)
+		ret = io_rw(&x, 1, true, 1, off, before, sizeof(before),
+			    XFER_AUTO);
+	if (ret)
+		goto out;
+	/* the keep-alive timer starts over now: 1 s from here */
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.common.opcode = nvme_admin_keep_alive;
+	ret = wc_expect(&x.admin, &cmd, NULL, 0, DIR_NONE, XFER_AUTO, 0, NULL);
+	if (ret)
+		goto out;
+	if (kill(tgt_pid, SIGSTOP)) {
+		ret = fail(W_ERR, "SIGSTOP: %s", strerror(errno));
+		goto out;
+	}
+	/* a child wakes the target 2.5 s on (KATO 1 s, ticks of 100 ms),
+	 * while this thread's Write waits for its answer */
+	waker = fork();
+	if (waker == 0) {
+		usleep(2500 * 1000);
+		kill(tgt_pid, SIGCONT);
+		_exit(0);
+	}
+	if (waker < 0) {
+		kill(tgt_pid, SIGCONT);
+		ret = fail(W_ERR, "fork: %s", strerror(errno));
+		goto out;
+	}
+	rw_cmd(&cmd, nvme_cmd_write, 1, off >> x.lba_shift[1],
+	       sizeof(stale) >> x.lba_shift[1]);
+	ret = wc_exec(&x.io[1], &cmd, stale, sizeof(stale), DIR_H2C, XFER_AUTO,
+		      &cqe);
+	waitpid(waker, &st, 0);
+	kill(tgt_pid, SIGCONT);
+	if (!ret && cqe_status(&cqe) != NVME_SC_ABORT_QUEUE) {
+		ret = fail(W_ERR,
+			   "the Write sent before the stall was answered "
+			   "%#x after it, past KATO: expected %#x (SQ deleted) "
+			   "or the queue closed",
+			   cqe_status(&cqe), NVME_SC_ABORT_QUEUE);
+		goto out;
+	}
+	if (ret && ret != W_EOF)
+		goto out;
+	/* another controller reads the block: the stall's Write did not run */
+	ret = ctrl_open(&y, 0, 1);
+	if (!ret)
+		ret = io_rw(&y, 1, false, 1, off, got, sizeof(got), XFER_AUTO);
+	if (!ret)
+		ret = compare(got, before, sizeof(got),
+			      "the block after the stall");
+out:
+	ctrl_close(&y);
+	ctrl_close(&x);
+	return ret;
+}
+
 static void scenario_i(void)
 {
 	const uint32_t ana_aen = NVME_AER_DW0(
@@ -3272,6 +3356,9 @@ int main(int argc, char **argv)
 	tap("J: KATO expired before the host's shutdown: the I/O queue "
 	    "closes, the admin queue answers the shutdown, then closes",
 	    ka_then_shutdown());
+	tap("L: a Write that waited in a stopped target past KATO does not "
+	    "run when it resumes: aborted, the block unchanged",
+	    stall_past_kato());
 	scenario_auth();
 	tap("G: --config FILE (nvmetcli JSON): connect as the allowed host, "
 	    "model/serial/uuid from the file, write and read back",

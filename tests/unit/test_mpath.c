@@ -201,6 +201,10 @@ static void test_status(void **state)
 	assert_false(mp_status_fails_over(0x4000 | 0x302)); /* DNR */
 	assert_false(mp_status_fails_over(0));
 	assert_false(mp_status_fails_over(0x002));
+	/* SQ deleted: the command did not run; its controller is going */
+	assert_true(mp_status_fails_over(0x008));
+	assert_false(mp_status_fails_over(0x4000 | 0x008));
+	assert_false(mp_status_fails_over(0x108)); /* SCT 1h, SC 08h */
 	assert_false(mp_status_fails_over(0x281));
 	assert_false(mp_status_fails_over(0x022)); /* transient transport */
 	assert_int_equal(mp_status_ana_state(0x301), MP_ANA_PERSISTENT_LOSS);

@@ -385,6 +385,42 @@ static int null_init(struct mqblk_dev *dev, struct mqblk_params *params,
 	return 0;
 }
 
+/*
+ * completion_nsec, live: a timer-mode device turned slow (or fast) under
+ * load. Requests already waiting keep their deadline; the timer FIFO stays
+ * ordered enough: a later, shorter deadline waits behind a longer one, as
+ * requests behind a slow one on a real queue do.
+ */
+static int null_set_param(struct mqblk_dev *dev, const char *key,
+			  const char *val, char *err, size_t errlen)
+{
+	struct null_dev *nd = mqblk_dev_data(dev);
+	struct mqblk_param p = { .key = key, .val = val };
+	uint64_t v;
+	int r;
+
+	if (strcmp(key, "completion_nsec")) {
+		snprintf(
+			err, errlen,
+			"%s: the null driver changes only completion_nsec live",
+			key);
+		return -EOPNOTSUPP;
+	}
+	if (nd->irqmode != NULL_IRQ_TIMER) {
+		snprintf(err, errlen,
+			 "completion_nsec: this null device has irqmode=%d; "
+			 "only irqmode=2 completes on a timer",
+			 (int)nd->irqmode);
+		return -EOPNOTSUPP;
+	}
+	r = mqblk_param_u64(&p, 0, 10ull * 1000 * 1000 * 1000, false, &v, err,
+			    errlen);
+	if (r)
+		return r;
+	__atomic_store_n(&nd->completion_nsec, v, __ATOMIC_RELAXED);
+	return 0;
+}
+
 static void null_exit(struct mqblk_dev *dev)
 {
 	struct null_dev *nd = mqblk_dev_data(dev);
@@ -667,7 +703,9 @@ static enum mqblk_status null_queue_rq(struct mqblk_hctx *hctx,
 	cmd->rq = rq;
 	__atomic_store_n(&cmd->res, res, __ATOMIC_RELAXED);
 	if (nd->irqmode == NULL_IRQ_TIMER)
-		cmd->deadline_ns = mqblk_clock_ns() + nd->completion_nsec;
+		cmd->deadline_ns =
+			mqblk_clock_ns() +
+			__atomic_load_n(&nd->completion_nsec, __ATOMIC_RELAXED);
 	old = atomic_load_explicit(&nh->pending, memory_order_relaxed);
 	do {
 		cmd->next = old;
@@ -778,4 +816,5 @@ const struct mqblk_driver_ops mqblk_null_driver = {
 	.queue_rq = null_queue_rq,
 	.poll = null_poll,
 	.timeout = null_timeout,
+	.set_param = null_set_param,
 };

@@ -72,8 +72,9 @@ int mp_ana_log_check(const uint8_t *log, size_t len);
 int mp_ana_log_state(const uint8_t *log, size_t len, uint32_t grpid,
 		     uint8_t *state);
 
-/* A path-related status (SCT 3h) without Do Not Retry: the request goes
- * to another path (nvme_failover_req's test). */
+/* A path-related status (SCT 3h), or Command Aborted due to SQ Deletion
+ * (0x008: not run, its controller going), without Do Not Retry: the
+ * request goes to another path (nvme_failover_req's test, and more). */
 bool mp_status_fails_over(uint16_t status);
 /* The ANA state an ANA status code reports (0x301 persistent loss, 0x302
  * inaccessible, 0x303 change), or 0 for any other status. */

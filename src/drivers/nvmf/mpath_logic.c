@@ -287,9 +287,19 @@ int mp_ana_log_state(const uint8_t *log, size_t len, uint32_t grpid,
 	return ana_walk(log, len, true, grpid, state);
 }
 
+/*
+ * Path errors (SCT 3h), and Command Aborted due to SQ Deletion (00/08h):
+ * the command did not run and its controller is being torn down under
+ * it, as mqblk's target answers between a keep-alive expiry and closing
+ * the controller's I/O queues (the kernel would retry it on the same
+ * path, which nvmet has closed by then; another path is the sure way).
+ * Never with DNR.
+ */
 bool mp_status_fails_over(uint16_t status)
 {
-	return !(status & 0x4000) && ((status >> 8) & 0x7) == 0x3;
+	if (status & 0x4000)
+		return false;
+	return ((status >> 8) & 0x7) == 0x3 || (status & 0x7ff) == 0x008;
 }
 
 uint8_t mp_status_ana_state(uint16_t status)

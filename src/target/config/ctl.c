@@ -97,6 +97,54 @@ static int put_port(struct tgt_ctl_cmd *cmd, const struct word *w,
 	return 0;
 }
 
+/* ns-set NQN NSID KEY=VALUE: the words checked for form only; the
+ * target finds the namespace and its driver judges the key and value. */
+static int parse_ns_set(const struct word *w, size_t n, struct tgt_ctl_cmd *cmd,
+			char *err, size_t errlen)
+{
+	const char *eq;
+	uint64_t v = 0;
+	size_t i, klen;
+	char q[64];
+
+	if (n != 4)
+		return tgt_err(err, errlen, "usage: ns-set NQN NSID KEY=VALUE");
+	cmd->op = TGT_CTL_NS_SET;
+	if (w[1].len > TGT_NQN_MAX) {
+		word_quote(q, sizeof(q), &w[1]);
+		return tgt_err(err, errlen, "ns-set: %s: NQN too long", q);
+	}
+	memcpy(cmd->nqn, w[1].s, w[1].len);
+	cmd->nqn[w[1].len] = 0;
+	for (i = 0; i < w[2].len && v <= UINT32_MAX; i++) {
+		if (w[2].s[i] < '0' || w[2].s[i] > '9')
+			break;
+		v = v * 10 + (uint64_t)(w[2].s[i] - '0');
+	}
+	if (i < w[2].len || !w[2].len || !v || v > UINT32_MAX - 1) {
+		word_quote(q, sizeof(q), &w[2]);
+		return tgt_err(err, errlen,
+			       "ns-set: %s: the NSID must be a number, 1..%u",
+			       q, UINT32_MAX - 1);
+	}
+	cmd->nsid = (uint32_t)v;
+	eq = memchr(w[3].s, '=', w[3].len);
+	klen = eq ? (size_t)(eq - w[3].s) : 0;
+	if (!eq || !klen || klen >= sizeof(cmd->key) ||
+	    w[3].len - klen - 1 >= sizeof(cmd->val) || klen + 1 == w[3].len) {
+		word_quote(q, sizeof(q), &w[3]);
+		return tgt_err(err, errlen,
+			       "ns-set: %s: not KEY=VALUE (a key up to %zu "
+			       "characters, a value up to %zu)",
+			       q, sizeof(cmd->key) - 1, sizeof(cmd->val) - 1);
+	}
+	memcpy(cmd->key, w[3].s, klen);
+	cmd->key[klen] = 0;
+	memcpy(cmd->val, eq + 1, w[3].len - klen - 1);
+	cmd->val[w[3].len - klen - 1] = 0;
+	return 0;
+}
+
 int tgt_ctl_parse(const char *line, size_t len, struct tgt_ctl_cmd *cmd,
 		  char *err, size_t errlen)
 {
@@ -124,7 +172,7 @@ int tgt_ctl_parse(const char *line, size_t len, struct tgt_ctl_cmd *cmd,
 	if (!n)
 		return tgt_err(
 			err, errlen,
-			"empty command (ana, port-down, port-up, stats)");
+			"empty command (ana, port-down, port-up, stats, ns-set)");
 	if (word_is(&w[0], "ana")) {
 		if (n != 4)
 			return tgt_err(err, errlen,
@@ -175,10 +223,13 @@ int tgt_ctl_parse(const char *line, size_t len, struct tgt_ctl_cmd *cmd,
 		return tgt_err(err, errlen,
 			       "usage: stats [-o text|json|table]");
 	}
+	if (word_is(&w[0], "ns-set"))
+		return parse_ns_set(w, n, cmd, err, errlen);
 	word_quote(q, sizeof(q), &w[0]);
-	return tgt_err(err, errlen,
-		       "%s: unknown command (ana, port-down, port-up, stats)",
-		       q);
+	return tgt_err(
+		err, errlen,
+		"%s: unknown command (ana, port-down, port-up, stats, ns-set)",
+		q);
 }
 
 struct tgt_port *tgt_ctl_port(struct tgt *t, const struct tgt_ctl_cmd *cmd,
@@ -186,8 +237,9 @@ struct tgt_port *tgt_ctl_port(struct tgt *t, const struct tgt_ctl_cmd *cmd,
 {
 	struct tgt_port *p;
 
-	if (cmd->op == TGT_CTL_STATS) {
-		tgt_err(err, errlen, "stats names no port");
+	if (cmd->op == TGT_CTL_STATS || cmd->op == TGT_CTL_NS_SET) {
+		tgt_err(err, errlen, "%s names no port",
+			cmd->op == TGT_CTL_STATS ? "stats" : "ns-set");
 		return NULL;
 	}
 	p = tgt_port_find(t, cmd->port, strlen(cmd->port), err, errlen);
@@ -241,6 +293,11 @@ static void ctl_usage(FILE *f)
 		"survive disconnects;\n"
 		"                        -o table: the per-queue table alone "
 		"(target --stats)\n"
+		"  ns-set NQN NSID KEY=VALUE\n"
+		"                        change a namespace's device key live "
+		"(null's\n"
+		"                        completion_nsec, irqmode=2: a slow "
+		"device)\n"
 		"\n"
 		"A target serves the same commands on --ctl PATH and "
 		"--stats-socket PATH, or\n"

@@ -487,6 +487,22 @@ void tgt_queue_tick(struct tgt_queue *q, uint64_t now)
 	}
 	if (!ctrl || q->closing)
 		return;
+	if (q->qid && ctrl->kato_ms && !atomic_load(&ctrl->dead)) {
+		uint64_t last = atomic_load(&ctrl->last_ka_ns);
+
+		/* the admin queue's reactor tears the controller down at its
+		 * own tick; an I/O queue on another reactor, after a stall,
+		 * must not run what waited in its socket before that */
+		if (now > last &&
+		    now - last > (uint64_t)ctrl->kato_ms * 1000000) {
+			if (q->t->verbose)
+				tgt_log("ctrl %u qid %u: keep-alive expired, "
+					"closing",
+					ctrl->cntlid, q->qid);
+			q->ops->queue_quiesce(q);
+			return;
+		}
+	}
 	if (!q->qid && ctrl->kato_ms && !atomic_load(&ctrl->dead)) {
 		uint64_t last = atomic_load(&ctrl->last_ka_ns);
 

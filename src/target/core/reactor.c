@@ -496,6 +496,7 @@ static void ctl_job_run(struct tgt_reactor *r)
 		}
 		break;
 	case TGT_CTL_STATS:
+	case TGT_CTL_NS_SET:
 		break;
 	}
 	pthread_mutex_lock(&job->lock);
@@ -649,6 +650,24 @@ static void reactor_step(struct tgt_reactor *r, int timeout_ms, bool tick_now)
 	}
 	n = epoll_wait(r->epfd, ev, 64, timeout);
 events:
+	/*
+	 * The timers run before the events they may make moot: after a
+	 * stall (the process stopped, the reactor starved) a controller
+	 * whose keep-alive expired meanwhile is torn down before the
+	 * commands that waited in its sockets run. Its host has taken it
+	 * for dead and may have sent them again on another path, and newer
+	 * writes since: a stale copy run now would undo those.
+	 */
+	now = mqblk_clock_ns();
+	if (now >= r->next_tick_ns || tick_now) {
+		r->next_tick_ns = now + TGT_TICK_MS * 1000000ull;
+		if (r->idx == 0)
+			ports_resume(r);
+		for (q = r->queues; q; q = nq) {
+			nq = q->next;
+			tgt_queue_tick(q, now);
+		}
+	}
 	for (i = 0; i < n; i++) {
 		void *p = ev[i].data.ptr;
 
@@ -671,16 +690,6 @@ events:
 				q->ops->queue_poll(q);
 	flush_queues(r);
 
-	now = mqblk_clock_ns();
-	if (now >= r->next_tick_ns || tick_now) {
-		r->next_tick_ns = now + TGT_TICK_MS * 1000000ull;
-		if (r->idx == 0)
-			ports_resume(r);
-		for (q = r->queues; q; q = nq) {
-			nq = q->next;
-			tgt_queue_tick(q, now);
-		}
-	}
 	/* free what is closed and has nothing left in flight */
 	for (q = r->queues; q; q = nq) {
 		nq = q->next;
