@@ -227,7 +227,7 @@ s.connect(sys.argv[1])
 s.sendall(b"\n")
 s.shutdown(socket.SHUT_WR)
 print(s.recv(256).decode().splitlines()[0])' "$TMP/stats.sock")
-check "empty command refused ($ans)" [[ $ans == "error: empty command ("*")" ]]
+check "empty command refused ($ans)" test "${ans#error: empty command (}" != "$ans"
 run ctl "$CTL" bogus
 check unknown-command-exit-2 [ "$RC" = 2 ]
 # a peer that is no target: it answers junk and closes without reading
