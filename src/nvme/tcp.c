@@ -705,44 +705,6 @@ uint8_t *nvme_tcp_rx_room(struct nvme_tcp_rx_state *rx, uint32_t *len,
 	return rx->stage + rx->end;
 }
 
-uint8_t *nvme_tcp_rx_room_exact(struct nvme_tcp_rx_state *rx, uint32_t *len,
-				bool *direct)
-{
-	uint32_t staged, need;
-	const uint8_t *h;
-	uint8_t *dst;
-
-	/* data of any length straight to its place: a read costs nothing
-	 * more than the copy it replaces */
-	dst = nvme_tcp_rx_direct(rx, &need);
-	if (dst && rx->start == rx->end) {
-		*direct = true;
-		*len = need;
-		return dst;
-	}
-	dst = nvme_tcp_rx_room(rx, len, direct);
-	if (*direct)
-		return dst;
-	staged = rx->end - rx->start; /* the room call may have moved it */
-	h = rx->stage + rx->start;
-	if (rx->step != NVME_TCP_RXS_HDR) {
-		need = rx->left;
-	} else if (staged < 8) {
-		need = 8 - staged; /* the common header first */
-	} else {
-		/* up to the data (PDO), or the whole PDU without data; a
-		 * bad header is the stepper's to find, with what is here */
-		uint32_t upto = h[3] ? h[3] : nvme_get_le32(h + 4);
-
-		if (upto < h[2])
-			upto = h[2];
-		need = upto > staged ? upto - staged : 1;
-	}
-	if (need && need < *len)
-		*len = need;
-	return dst;
-}
-
 void nvme_tcp_rx_got(struct nvme_tcp_rx_state *rx, uint32_t n, bool direct)
 {
 	if (direct)

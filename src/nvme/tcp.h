@@ -440,16 +440,6 @@ enum nvme_tcp_rx_event nvme_tcp_rx_next(const struct nvme_tcp_conn *c,
 uint8_t *nvme_tcp_rx_room(struct nvme_tcp_rx_state *rx, uint32_t *len,
 			  bool *direct);
 void nvme_tcp_rx_got(struct nvme_tcp_rx_state *rx, uint32_t n, bool direct);
-/*
- * nvme_tcp_rx_room for a stream whose reads cost no system call (TLS: the
- * plaintext already sits in the library's buffer): data of any length
- * goes straight to its place, and a staged read asks only for what the
- * current step still needs (the common header, then the rest up to the
- * PDU's data, or the step's bytes), so no data section lands in the
- * staging buffer to be copied again.
- */
-uint8_t *nvme_tcp_rx_room_exact(struct nvme_tcp_rx_state *rx, uint32_t *len,
-				bool *direct);
 
 /*
  * Where data may be received straight to (no staging copy): the

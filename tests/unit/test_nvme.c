@@ -1213,21 +1213,19 @@ static void test_rx_step(void **state)
  * with 12000 bytes in the first C2HData, "received" in chunks of 1, 7,
  * 3000 and all it takes: big data goes straight to its place, the rest
  * is staged, and the events and data are as stepping them says. */
-/* exact: nvme_tcp_rx_room_exact's way (TLS), where a staged read stops
- * at the step's end and data of any length is read to its place: then all
- * the data goes straight there, whatever the chunks. */
-static void rx_staged(bool exact)
+static void test_rx_staged(void **state)
 {
 	struct nvme_tcp_conn host;
 	static uint8_t stream[32768], data[12000], got[16384];
 	const uint32_t chunks[] = { 1, 7, 3000, sizeof(stream) };
 	uint32_t len, c;
 
+	(void)state;
 	len = rx_stream(&host, stream, sizeof(stream), data, sizeof(data));
 	for (c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
 		struct nvme_tcp_rx_state rx;
 		unsigned hdrs = 0, datas = 0, bad_digests = 0, bad = 0;
-		unsigned directs = 0, direct_bytes = 0;
+		unsigned directs = 0;
 		uint32_t pos = 0, dst_off = 0;
 
 		assert_int_equal(nvme_tcp_rx_init(&rx, 4096), 0);
@@ -1262,9 +1260,7 @@ static void rx_staged(bool exact)
 				break;
 			}
 			assert_true(pos < len);
-			to = exact ? nvme_tcp_rx_room_exact(&rx, &room,
-							    &direct) :
-				     nvme_tcp_rx_room(&rx, &room, &direct);
+			to = nvme_tcp_rx_room(&rx, &room, &direct);
 			assert_true(room > 0);
 			n = chunks[c] < room ? chunks[c] : room;
 			if (n > len - pos)
@@ -1272,7 +1268,6 @@ static void rx_staged(bool exact)
 			memcpy(to, stream + pos, n);
 			pos += n;
 			directs += direct;
-			direct_bytes += direct ? n : 0;
 			nvme_tcp_rx_got(&rx, n, direct);
 		}
 		assert_int_equal(hdrs, 3);
@@ -1284,24 +1279,8 @@ static void rx_staged(bool exact)
 		/* past the first staged bytes, the 12000 bytes' data goes
 		 * straight to its place (more than 4 KiB of it wanted) */
 		assert_true(directs > 0);
-		if (exact) /* both PDUs' data: 12000 and 100 bytes */
-			assert_int_equal(direct_bytes, sizeof(data) + 100);
-		else if (chunks[c] >= 3000)
-			assert_true(direct_bytes < sizeof(data));
 		nvme_tcp_rx_free(&rx);
 	}
-}
-
-static void test_rx_staged(void **state)
-{
-	(void)state;
-	rx_staged(false);
-}
-
-static void test_rx_staged_exact(void **state)
-{
-	(void)state;
-	rx_staged(true);
 }
 
 /* ---- NVMe/RDMA: CM private data and data pointers ---------------------- */
@@ -1469,7 +1448,6 @@ int main(void)
 		cmocka_unit_test(test_data_range),
 		cmocka_unit_test(test_rx_step),
 		cmocka_unit_test(test_rx_staged),
-		cmocka_unit_test(test_rx_staged_exact),
 		cmocka_unit_test(test_kernel_plain),
 		cmocka_unit_test(test_kernel_digest),
 		cmocka_unit_test(test_kernel_streaming),

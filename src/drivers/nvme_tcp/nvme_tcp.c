@@ -1061,12 +1061,8 @@ static int nvt_poll(struct nvmf_queue *nq)
 
 		if (rx_process(q, &done))
 			break;
-		/* a big data section straight into its buffer, else staged
-		 * (over TLS no further than the step needs: the rest stays
-		 * in OpenSSL's buffer, and a data section after a header
-		 * then goes straight to its buffer too) */
-		dst = q->ssl ? nvme_tcp_rx_room_exact(&q->rx, &want, &direct) :
-			       nvme_tcp_rx_room(&q->rx, &want, &direct);
+		/* a big data section straight into its buffer, else staged */
+		dst = nvme_tcp_rx_room(&q->rx, &want, &direct);
 		if (q->ssl) {
 			pthread_mutex_lock(&q->ssl_lock);
 			n = nvme_tls_read(q->ssl, dst, want);

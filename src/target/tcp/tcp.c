@@ -494,8 +494,7 @@ static void queue_rx(struct tcp_queue *q)
 		if (!rx_process(q))
 			return;
 		/* a big data section straight into its buffer, else staged */
-		dst = q->ssl ? nvme_tcp_rx_room_exact(&q->rx, &want, &direct) :
-			       nvme_tcp_rx_room(&q->rx, &want, &direct);
+		dst = nvme_tcp_rx_room(&q->rx, &want, &direct);
 		n = tcp_io_recv(q, dst, want);
 		if (n > 0) {
 			nvme_tcp_rx_got(&q->rx, (uint32_t)n, direct);
