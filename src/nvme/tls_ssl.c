@@ -120,26 +120,45 @@ ssize_t nvme_tls_read(SSL *ssl, void *buf, size_t len)
 ssize_t nvme_tls_writev(SSL *ssl, struct nvme_tls_wbuf *w,
 			const struct iovec *iov, unsigned niov)
 {
+	const void *from;
 	size_t n = 0;
 	int ret, e;
 
 	if (!w->pending) {
-		for (unsigned i = 0; i < niov && n < sizeof(w->buf); i++) {
-			size_t k = iov[i].iov_len;
+		unsigned i = 0;
 
-			if (k > sizeof(w->buf) - n)
-				k = sizeof(w->buf) - n;
-			memcpy(w->buf + n, iov[i].iov_base, k);
-			n += k;
+		while (i < niov && !iov[i].iov_len)
+			i++;
+		if (i < niov && iov[i].iov_len >= NVME_TLS_DIRECT) {
+			/* a payload: its own record(s), from where it is */
+			w->direct = iov[i].iov_base;
+			n = iov[i].iov_len < sizeof(w->buf) ? iov[i].iov_len :
+							      sizeof(w->buf);
+		} else {
+			w->direct = NULL;
+			for (; i < niov && n < sizeof(w->buf); i++) {
+				size_t k = iov[i].iov_len;
+
+				if (k >= NVME_TLS_DIRECT)
+					break; /* the next call sends it */
+				if (k > sizeof(w->buf) - n)
+					k = sizeof(w->buf) - n;
+				memcpy(w->buf + n, iov[i].iov_base, k);
+				n += k;
+			}
 		}
 		if (!n)
 			return 0;
 		w->pending = n;
 	}
+	/* a retry offers OpenSSL the same bytes at the same address, as it
+	 * requires: the buffer's, or the caller's (still its first iovec) */
+	from = w->direct ? w->direct : w->buf;
 	errno = 0;
-	ret = SSL_write_ex(ssl, w->buf, w->pending, &n);
+	ret = SSL_write_ex(ssl, from, w->pending, &n);
 	if (ret == 1) {
 		w->pending = 0;
+		w->direct = NULL;
 		return (ssize_t)n;
 	}
 	e = ssl_errno(ssl, ret);

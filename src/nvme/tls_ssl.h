@@ -25,8 +25,20 @@
  * so they stay here until it takes them. */
 struct nvme_tls_wbuf {
 	size_t pending;
+	/* a direct write pushed back: the caller's bytes (which it keeps
+	 * until they are taken), offered again as they are */
+	const void *direct;
 	uint8_t buf[NVME_TLS_WBUF];
 };
+
+/* An iovec at least this long is written from where it lies (its own
+ * records, up to NVME_TLS_WBUF each), not copied into the buffer: a
+ * whole record's worth, so a big payload's records start at its first
+ * byte (the receiver then reads them straight into the request's buffer,
+ * nothing staged) and the PDUs of small I/O still share one record (a
+ * record of its own costs an SSL_write and an SSL_read, several thousand
+ * instructions each: more than copying 4 or 8 KiB). */
+#define NVME_TLS_DIRECT NVME_TLS_WBUF
 
 /* A TLS 1.3-only context, no certificates, the two cipher suites TP 8011
  * names, no session tickets: NULL with a one-line reason in err. */
@@ -44,7 +56,10 @@ void nvme_tls_errstr(char *buf, size_t len);
  * socket has nothing yet). */
 ssize_t nvme_tls_read(SSL *ssl, void *buf, size_t len);
 /* Gathered write: bytes of iov taken (up to NVME_TLS_WBUF), or -1 with
- * errno (EAGAIN: call again with iov starting at the same byte). */
+ * errno (EAGAIN: call again with iov starting at the same byte, its
+ * bytes unchanged). Small iovecs are copied together into one record; an
+ * iovec of NVME_TLS_DIRECT bytes or more ends the copy and, first, is
+ * encrypted from its own memory (no copy). */
 ssize_t nvme_tls_writev(SSL *ssl, struct nvme_tls_wbuf *w,
 			const struct iovec *iov, unsigned niov);
 

@@ -110,6 +110,66 @@ ok "discover takes --dhchap-secret/--dhchap-ctrl-secret" &&
 stop_target
 
 # every hash, three groups: the target's only choice each time
+# A host that Connects, is told to authenticate (AUTHREQ) and then says
+# nothing, KATO 0: the target closes the queue once the exchange has stood
+# still for its authentication timeout (5 s), not never
+stall_host()
+{
+	python3 - "$PORT" "$HOST" "$NQN" <<'PY'
+import socket, struct, sys, time
+port, hostnqn, subnqn = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+s = socket.create_connection(("127.0.0.1", port))
+def read(n):
+    b = b""
+    while len(b) < n:
+        c = s.recv(n - len(b))
+        if not c:
+            return None
+        b += c
+    return b
+icreq = struct.pack("<BBBBIHBBI", 0, 0, 128, 0, 128, 0, 0, 0, 0)
+s.sendall(icreq + bytes(128 - len(icreq)))
+if not read(128):
+    print("no ICResp"); sys.exit(0)
+data = bytearray(1024)
+data[16:18] = struct.pack("<H", 0xffff)
+data[256:256 + len(subnqn)] = subnqn.encode()
+data[512:512 + len(hostnqn)] = hostnqn.encode()
+sqe = bytearray(64)
+sqe[0], sqe[1] = 0x7f, 0x40
+sqe[2:4] = struct.pack("<H", 1)
+sqe[4] = 0x01  # Connect
+sqe[24:40] = struct.pack("<QI3xB", 0, 1024, 0x01)
+sqe[44:46] = struct.pack("<H", 31)
+sqe[48:52] = struct.pack("<I", 0)  # KATO 0: no keep-alive timeout
+s.sendall(struct.pack("<BBBBI", 0x04, 0, 72, 72, 72 + 1024) + bytes(sqe) +
+          bytes(data))
+rsp = read(24)
+if not rsp or rsp[0] != 0x05:
+    print("no CapsuleResp"); sys.exit(0)
+dw0 = struct.unpack("<I", rsp[8:12])[0]
+st = struct.unpack("<H", rsp[22:24])[0] >> 1
+t0 = time.monotonic()
+s.settimeout(30)
+try:
+    closed = s.recv(1) == b""
+except OSError:
+    closed = False
+print("status=0x%x authreq=%d closed=%d after=%.0f" %
+      (st & 0x7ff, (dw0 >> 16) & 3 != 0, closed, time.monotonic() - t0))
+PY
+}
+target sha256 null || fail "stall: target" "did not start"
+stall=$(stall_host)
+check "a host that stops after AUTHREQ: asked to authenticate" \
+	grep -q "status=0x0 authreq=1 " <<<"$stall"
+check "a host that stops after AUTHREQ: its queue closed (KATO 0)" \
+	grep -q " closed=1 " <<<"$stall"
+check "the target says why" grep -q \
+	"DH-HMAC-CHAP not completed within 5000 ms of its last step" "$TLOG"
+echo "stall: $stall"
+stop_target
+
 for h in sha256 sha384 sha512; do
 	for g in null ffdhe2048 ffdhe4096; do
 		if ! target "$h" "$g"; then

@@ -63,6 +63,19 @@ run bench --name=p --filename="$(uri complete=remote)" --rw=randread \
 	--bs=4k --iodepth=4 --runtime=1 --time_based
 ok "read, complete=remote (interrupt threads take the sockets)"
 check "complete=remote: completions were remote" has_re "remote=[1-9]"
+# R2T while the send side may still be busy with the request: with
+# complete=remote the poll thread handles each R2T while a submitting
+# thread sends; the R2T's checks of the request's send state were made
+# without the send lock (a data race under TSan, and a spurious "R2T out
+# of range" when the R2T came before the sender's bookkeeping). Four jobs
+# on their own 8 MiB, 4k-256k writes (in-capsule, one R2T, several
+# H2CData), verified.
+run_bg bench --name=r2t --filename="$(uri complete=remote)" --rw=write \
+	--bsrange=4k-256k --numjobs=4 --iodepth=8 --size=8m \
+	--offset_increment=8m --verify=crc32c --do_verify=1 --group_reporting
+wait "$BPID" || RC=$?
+ok "R2T vs send: 4 jobs, complete=remote, 4k-256k writes verified" &&
+	check "R2T vs send: no verify errors" has "verify_errors=0"
 
 # flush, trim, write zeroes go through too (fio's trim and fsync)
 run bench --name=t --filename="$(uri)" --rw=randtrim --bs=64k --size=8m

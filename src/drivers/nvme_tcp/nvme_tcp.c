@@ -542,8 +542,8 @@ static int rx_header(struct nvt_queue *q, const uint8_t *h)
 	const struct nvme_tcp_rx_pdu *p = &q->rx.pdu;
 	struct mqblk_rq *rq;
 	struct nvt_req *r;
+	const char *why;
 	uint16_t cid;
-	int ret;
 
 	switch (p->type) {
 	case nvme_tcp_rsp: {
@@ -594,33 +594,41 @@ static int rx_header(struct nvt_queue *q, const uint8_t *h)
 			return -1;
 		}
 		r = nvt_rq(rq);
-		if (off + (uint64_t)len > req_data_len(rq) || r->h2c ||
-		    r->incap) {
-			nvmf_conn_fail(&q->nq,
-				       r->incap ?
-					       "R2T for data sent in-capsule" :
-					       "R2T out of range");
-			return -1;
-		}
-		if (nvmf_tx_holds(&q->nq, nvt_nr(r))) {
+		/* r's R2T state (h2c, the window, ttag) belongs to the send
+		 * side, under tx_lock: a sender clears h2c after its sendmsg
+		 * returns, and the controller may have taken the window's last
+		 * byte and sent the next R2T before that. So look only under
+		 * the lock (which the sender holds from sendmsg to its
+		 * bookkeeping): h2c still set there means the window is not
+		 * all handed to the kernel, and the controller asked for more
+		 * than the one R2T at a time the ICReq allows. */
+		pthread_mutex_lock(&q->nq.tx_lock);
+		why = NULL;
+		if (off + (uint64_t)len > req_data_len(rq))
+			why = "R2T out of range";
+		else if (r->incap)
+			why = "R2T for data sent in-capsule";
+		else if (r->h2c)
+			why = "R2T while the last one's data is unsent";
+		else if (atomic_load_explicit(&nvt_nr(r)->queued,
+					      memory_order_relaxed))
 			/* its command is not all sent: put on the send list
 			 * again, it would be linked in twice */
-			nvmf_conn_fail(&q->nq,
-				       "R2T for a command not yet sent");
-			return -1;
+			why = "R2T for a command not yet sent";
+		if (!why) {
+			r->ttag = nvme_get_le16(h + 10);
+			r->r2t_off = off;
+			r->r2t_end = off + len;
+			/* sent at the end of this poll pass, with the H2CData
+			 * of every other R2T it finds: one sendmsg */
+			if (h2c_next(q, rq))
+				why = "H2CData header";
+			else
+				tx_enqueue(q, r);
 		}
-		r->ttag = nvme_get_le16(h + 10);
-		r->r2t_off = off;
-		r->r2t_end = off + len;
-		/* sent at the end of this poll pass, with the H2CData of
-		 * every other R2T it finds: one sendmsg */
-		pthread_mutex_lock(&q->nq.tx_lock);
-		ret = h2c_next(q, rq);
-		if (!ret)
-			tx_enqueue(q, r);
 		pthread_mutex_unlock(&q->nq.tx_lock);
-		if (ret) {
-			nvmf_conn_fail(&q->nq, "H2CData header");
+		if (why) {
+			nvmf_conn_fail(&q->nq, why);
 			return -1;
 		}
 		q->rx_h2c = true;

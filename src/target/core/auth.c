@@ -9,6 +9,8 @@
 
 #include <openssl/crypto.h>
 
+#include "mqblk/mqblk.h"
+
 #include "nvmet.h"
 
 /* One queue's authentication: its own copy of the host's secrets (the
@@ -23,6 +25,7 @@ struct tgt_auth {
 	uint8_t msg[NVME_AUTH_MAX_MSG];
 	size_t msg_len; /* 0: nothing for a Receive */
 	bool done; /* authenticated: other commands may run */
+	uint64_t step_ns; /* when the exchange last moved (the timeout) */
 	bool close_after; /* the pending message is a Failure1 */
 };
 
@@ -49,6 +52,7 @@ int tgt_auth_queue_init(struct tgt_queue *q, const struct tgt_host *h,
 	memcpy(a->cfg.dhgroups, h->dhgroups, h->nr_dhgroups);
 	a->cfg.nr_dhgroups = h->nr_dhgroups;
 	nvme_auth_exch_init(&a->x, &a->cfg);
+	a->step_ns = mqblk_clock_ns();
 	q->auth = a;
 	return 0;
 }
@@ -68,6 +72,14 @@ void tgt_auth_queue_free(struct tgt_queue *q)
 bool tgt_auth_pending(const struct tgt_queue *q)
 {
 	return q->auth && !q->auth->done;
+}
+
+bool tgt_auth_expired(const struct tgt_queue *q, uint64_t now)
+{
+	const struct tgt_auth *a = q->auth;
+
+	return a && !a->done && now > a->step_ns &&
+	       now - a->step_ns > TGT_AUTH_TIMEOUT_MS * 1000000ull;
 }
 
 /* Both commands: the in-band authentication protocol and a length that
@@ -107,6 +119,7 @@ uint16_t tgt_auth_send(struct tgt_req *cmd)
 
 	if (status)
 		return status;
+	a->step_ns = mqblk_clock_ns();
 	a->msg_len = 0;
 	switch (a->x.state) {
 	case NVME_AUTH_ST_CHALLENGE:
@@ -161,6 +174,7 @@ uint16_t tgt_auth_receive(struct tgt_req *cmd)
 		return status;
 	if (!a->msg_len)
 		return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+	a->step_ns = mqblk_clock_ns();
 	if (cmd->xfer_len < a->msg_len)
 		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
 	if (tgt_req_alloc_buf(cmd, cmd->xfer_len))

@@ -487,6 +487,14 @@ void tgt_queue_tick(struct tgt_queue *q, uint64_t now)
 	}
 	if (!ctrl || q->closing)
 		return;
+	if (tgt_auth_expired(q, now)) {
+		tgt_log("ctrl %u qid %u (host %s): DH-HMAC-CHAP not completed "
+			"within %u ms of its last step: closing the queue",
+			ctrl->cntlid, q->qid, ctrl->hostnqn,
+			TGT_AUTH_TIMEOUT_MS);
+		q->stopping = true;
+		return;
+	}
 	if (q->qid && ctrl->kato_ms && !atomic_load(&ctrl->dead)) {
 		uint64_t last = atomic_load(&ctrl->last_ka_ns);
 

@@ -298,6 +298,12 @@ int tgt_auth_queue_init(struct tgt_queue *q, const struct tgt_host *h,
 void tgt_auth_queue_free(struct tgt_queue *q);
 /* q must authenticate and has not (yet, or it failed). */
 bool tgt_auth_pending(const struct tgt_queue *q);
+/* A queue whose host has not completed DH-HMAC-CHAP and has let it stand
+ * TGT_AUTH_TIMEOUT_MS since its last step (a host that stops mid-exchange
+ * must not hold the queue when there is no keep-alive to end it; nvmet
+ * too expires an authentication that does not move). */
+#define TGT_AUTH_TIMEOUT_MS 5000u
+bool tgt_auth_expired(const struct tgt_queue *q, uint64_t now);
 /* Authentication Send / Receive (fctype 05h / 06h): a status. */
 uint16_t tgt_auth_send(struct tgt_req *req);
 uint16_t tgt_auth_receive(struct tgt_req *req);
