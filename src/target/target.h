@@ -97,7 +97,10 @@ struct tgt_subsys {
 	bool allow_any_host; /* attr_allow_any_host */
 	struct tgt_host *hosts; /* allowed hosts */
 	unsigned nr_hosts;
-	struct tgt_ns *ns; /* sorted by nsid */
+	/* sorted by nsid; each its own allocation, so a request or a
+	 * reactor's device queue may keep pointing at one while the
+	 * control socket adds or removes others */
+	struct tgt_ns **ns;
 	unsigned nr_ns;
 
 	pthread_mutex_t lock; /* controllers (Connect, teardown) */

@@ -159,11 +159,11 @@ static void check_subsys(const struct tgt_subsys *s)
 	FUZZ_CHECK(s->nr_ns <= TGT_MAX_NS);
 	FUZZ_CHECK(s->nr_ns == 0 || s->ns != NULL);
 	for (i = 0; i < s->nr_ns; i++) {
-		struct tgt_ns *ns = &s->ns[i];
+		struct tgt_ns *ns = s->ns[i];
 
 		FUZZ_CHECK(ns->nsid >= 1 && ns->nsid <= TGT_MAX_NS);
 		if (i)
-			FUZZ_CHECK(s->ns[i - 1].nsid < ns->nsid);
+			FUZZ_CHECK(s->ns[i - 1]->nsid < ns->nsid);
 		if (ns->enabled)
 			FUZZ_CHECK(ns->uri && ns->uri[0]);
 		FUZZ_CHECK(tgt_subsys_ns((struct tgt_subsys *)s, ns->nsid) ==

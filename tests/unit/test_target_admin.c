@@ -31,8 +31,8 @@ struct tgt_ns *tgt_subsys_ns(struct tgt_subsys *s, uint32_t nsid)
 	unsigned i;
 
 	for (i = 0; i < s->nr_ns; i++)
-		if (s->ns[i].nsid == nsid && s->ns[i].enabled)
-			return &s->ns[i];
+		if (s->ns[i]->nsid == nsid && s->ns[i]->enabled)
+			return s->ns[i];
 	return NULL;
 }
 
@@ -68,6 +68,7 @@ struct fix {
 	struct tgt t;
 	struct tgt_subsys io, io2;
 	struct tgt_ns ns[3];
+	struct tgt_ns *ns_list[3]; /* the subsystem's list: &ns[i] */
 	struct tgt_host hosts[1];
 	struct tgt_port ports[3];
 	struct tgt_subsys *p1_subsys[2], *p3_subsys[1];
@@ -107,7 +108,9 @@ static int setup(void **state)
 	snprintf(f->io.serial, sizeof(f->io.serial), "SN0001");
 	snprintf(f->io.model, sizeof(f->io.model), "mqblk target");
 	f->io.allow_any_host = true;
-	f->io.ns = f->ns;
+	for (i = 0; i < 3; i++)
+		f->ns_list[i] = &f->ns[i];
+	f->io.ns = f->ns_list;
 	f->io.nr_ns = 3;
 	for (i = 0; i < 3; i++) {
 		f->ns[i].nsid = i + 1;
@@ -1292,6 +1295,7 @@ static void test_log_ana(void **state)
 static void check_big_ana_log(struct fix *f, unsigned n, uint32_t piece)
 {
 	struct tgt_ns *ns = calloc(n, sizeof(*ns));
+	struct tgt_ns **list = calloc(n, sizeof(*list));
 	size_t size = 16 + 3 * 32 + 4 * (size_t)n, off, got;
 	uint8_t *whole = malloc(size), *pieces = malloc(size);
 	uint8_t *seen = calloc(n + 1, 1);
@@ -1299,6 +1303,7 @@ static void check_big_ana_log(struct fix *f, unsigned n, uint32_t piece)
 	unsigned i, g, k;
 
 	assert_non_null(ns);
+	assert_non_null(list);
 	assert_non_null(whole);
 	assert_non_null(pieces);
 	assert_non_null(seen);
@@ -1309,8 +1314,9 @@ static void check_big_ana_log(struct fix *f, unsigned n, uint32_t piece)
 		ns[i].anagrpid = (i + 1) % 3 + 1;
 		ns[i].size = 1 << 20;
 		ns[i].lba_shift = 9;
+		list[i] = &ns[i];
 	}
-	f->io.ns = ns;
+	f->io.ns = list;
 	f->io.nr_ns = n;
 	f->t.ana_group_used[1] = f->t.ana_group_used[2] = true;
 	f->t.ana_group_used[3] = true;
@@ -1354,8 +1360,9 @@ static void check_big_ana_log(struct fix *f, unsigned n, uint32_t piece)
 	for (i = 1; i <= n; i++)
 		assert_int_equal(seen[i], 1);
 
-	f->io.ns = f->ns;
+	f->io.ns = f->ns_list;
 	f->io.nr_ns = 3;
+	free(list);
 	free(ns);
 	free(whole);
 	free(pieces);

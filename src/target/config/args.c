@@ -530,11 +530,11 @@ static int parse_ana_group_arg(struct tgt_subsys *s, const char *arg, char *err,
 			       "--ana-group: %s: ANA group %" PRIu64
 			       " out of range (1..%u)",
 			       q, grp, TGT_MAX_ANA_GROUPS);
-	if (s->ns[nsid - 1].anagrpid)
+	if (s->ns[nsid - 1]->anagrpid)
 		return tgt_err(err, errlen,
 			       "--ana-group: namespace %" PRIu64 " given twice",
 			       nsid);
-	s->ns[nsid - 1].anagrpid = (uint32_t)grp;
+	s->ns[nsid - 1]->anagrpid = (uint32_t)grp;
 	return 0;
 }
 
@@ -705,14 +705,17 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 	if (!s->ns)
 		return tgt_err(err, errlen, "out of memory");
 	for (i = 0; i < a->nr_ns; i++) {
-		struct tgt_ns *ns = &s->ns[i];
+		struct tgt_ns *ns;
 
 		if (!a->ns[i][0])
 			return tgt_err(err, errlen, "--ns: empty device");
+		ns = calloc(1, sizeof(*ns));
+		if (!ns)
+			return tgt_err(err, errlen, "out of memory");
+		s->ns[s->nr_ns++] = ns;
 		ns->uri = strdup(a->ns[i]);
 		if (!ns->uri)
 			return tgt_err(err, errlen, "out of memory");
-		s->nr_ns++;
 		ns->nsid = i + 1;
 		ns->enabled = true;
 		tgt_cfg_derive_uuid(s->nqn, ns->nsid, ns->uuid);

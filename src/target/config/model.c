@@ -141,14 +141,22 @@ struct tgt_subsys *tgt_cfg_subsys_new(void)
 	return s;
 }
 
-static void subsys_free(struct tgt_subsys *s)
+void tgt_cfg_ns_free(struct tgt_ns *ns)
+{
+	if (!ns)
+		return;
+	free(ns->uri);
+	free(ns);
+}
+
+void tgt_cfg_subsys_free(struct tgt_subsys *s)
 {
 	unsigned i;
 
 	if (!s)
 		return;
 	for (i = 0; i < s->nr_ns; i++)
-		free(s->ns[i].uri);
+		tgt_cfg_ns_free(s->ns[i]);
 	free(s->ns);
 	for (i = 0; i < s->nr_hosts; i++) {
 		nvme_auth_key_clear(&s->hosts[i].key);
@@ -193,7 +201,7 @@ void tgt_cfg_ana_finish(struct tgt *t)
 	t->ana_group_used[TGT_DEFAULT_ANA_GROUP] = true;
 	for (i = 0; i < t->nr_subsys; i++)
 		for (j = 0; j < t->subsys[i]->nr_ns; j++) {
-			struct tgt_ns *ns = &t->subsys[i]->ns[j];
+			struct tgt_ns *ns = t->subsys[i]->ns[j];
 
 			if (!ns->anagrpid)
 				ns->anagrpid = TGT_DEFAULT_ANA_GROUP;
@@ -212,7 +220,7 @@ void tgt_cfg_free_model(struct tgt *t)
 	t->ports = NULL;
 	t->nr_ports = 0;
 	for (i = 0; i < t->nr_subsys; i++)
-		subsys_free(t->subsys[i]);
+		tgt_cfg_subsys_free(t->subsys[i]);
 	free(t->subsys);
 	t->subsys = NULL;
 	t->nr_subsys = 0;
@@ -241,7 +249,7 @@ struct tgt_ns *tgt_subsys_ns(struct tgt_subsys *s, uint32_t nsid)
 	hi = s->nr_ns;
 	while (lo < hi) {
 		unsigned mid = lo + (hi - lo) / 2;
-		struct tgt_ns *ns = &s->ns[mid];
+		struct tgt_ns *ns = s->ns[mid];
 
 		if (ns->nsid == nsid)
 			return ns->enabled ? ns : NULL;

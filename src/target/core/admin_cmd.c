@@ -87,7 +87,7 @@ static bool ctrl_has_vwc(const struct tgt_ctrl *ctrl)
 	unsigned i;
 
 	for (i = 0; i < s->nr_ns; i++)
-		if (s->ns[i].enabled && s->ns[i].vwc)
+		if (s->ns[i]->enabled && s->ns[i]->vwc)
 			return true;
 	return false;
 }
@@ -344,9 +344,9 @@ static uint16_t id_active_list(struct admin_req *r, uint8_t *page)
 		return fail(r, NVME_SC_INVALID_NS | NVME_SC_DNR, LOC_NSID);
 	/* s->ns is sorted by NSID: the list comes out ascending */
 	for (i = 0; i < s->nr_ns && n < NVME_IDENTIFY_SIZE / 4; i++) {
-		if (!s->ns[i].enabled || s->ns[i].nsid <= after)
+		if (!s->ns[i]->enabled || s->ns[i]->nsid <= after)
 			continue;
-		nvme_put_le32(page + 4 * n++, s->ns[i].nsid);
+		nvme_put_le32(page + 4 * n++, s->ns[i]->nsid);
 	}
 	return NVME_SC_SUCCESS;
 }
@@ -672,9 +672,9 @@ static uint16_t log_ana(struct admin_req *r)
 		off += sizeof(*d);
 		/* s->ns is sorted: the NSIDs come out ascending */
 		for (i = 0; !rgo && i < s->nr_ns; i++) {
-			if (!s->ns[i].enabled || s->ns[i].anagrpid != g)
+			if (!s->ns[i]->enabled || s->ns[i]->anagrpid != g)
 				continue;
-			nvme_put_le32(page + off, s->ns[i].nsid);
+			nvme_put_le32(page + off, s->ns[i]->nsid);
 			off += 4;
 			n++;
 		}

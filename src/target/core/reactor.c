@@ -762,11 +762,11 @@ static void ns_close_all(struct tgt *t)
 		struct tgt_subsys *s = t->subsys[i];
 
 		for (j = 0; j < s->nr_ns; j++) {
-			if (s->ns[j].dev)
-				mqblk_dev_close(s->ns[j].dev);
-			s->ns[j].dev = NULL;
-			free(s->ns[j].q);
-			s->ns[j].q = NULL;
+			if (s->ns[j]->dev)
+				mqblk_dev_close(s->ns[j]->dev);
+			s->ns[j]->dev = NULL;
+			free(s->ns[j]->q);
+			s->ns[j]->q = NULL;
 		}
 	}
 }
@@ -833,8 +833,8 @@ int tgt_reactors_setup(struct tgt *t)
 	nr_reactors = t->nr_reactors ? t->nr_reactors : nr_cpus_allowed;
 	for (i = 0; i < t->nr_subsys; i++)
 		for (j = 0; j < t->subsys[i]->nr_ns; j++)
-			if (t->subsys[i]->ns[j].enabled &&
-			    ns_open(t, t->subsys[i], &t->subsys[i]->ns[j]))
+			if (t->subsys[i]->ns[j]->enabled &&
+			    ns_open(t, t->subsys[i], t->subsys[i]->ns[j]))
 				goto fail;
 	for (i = 0; i < t->nr_ports; i++)
 		if (port_listen(&t->ports[i]))
@@ -915,8 +915,8 @@ struct tgt_reactor *tgt_local_start(struct tgt *t)
 	nr_reactors = 1;
 	for (i = 0; i < t->nr_subsys; i++)
 		for (j = 0; j < t->subsys[i]->nr_ns; j++)
-			if (t->subsys[i]->ns[j].enabled &&
-			    ns_open(t, t->subsys[i], &t->subsys[i]->ns[j]))
+			if (t->subsys[i]->ns[j]->enabled &&
+			    ns_open(t, t->subsys[i], t->subsys[i]->ns[j]))
 				goto fail;
 	reactors = calloc(1, sizeof(*reactors));
 	rpriv = calloc(1, sizeof(*rpriv));

@@ -246,7 +246,7 @@ static bool cmd_next_op(struct tgt_req *cmd, enum mqblk_op *op, uint64_t *off,
 		all = true;
 	if (all) {
 		while (cmd->step < s->nr_ns) {
-			struct tgt_ns *ns = &s->ns[cmd->step++];
+			struct tgt_ns *ns = s->ns[cmd->step++];
 
 			if (ns->enabled && ns->dev && ns->vwc &&
 			    !ns->readonly) {

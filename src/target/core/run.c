@@ -397,7 +397,7 @@ static unsigned subsys_nr_enabled(const struct tgt_subsys *s)
 	unsigned i, n = 0;
 
 	for (i = 0; i < s->nr_ns; i++)
-		n += s->ns[i].enabled;
+		n += s->ns[i]->enabled;
 	return n;
 }
 
