@@ -419,7 +419,7 @@ static bool tcp_port_at(const struct tgt *t, const char *spec, size_t len)
 	for (i = 0; i < t->nr_ports; i++) {
 		const struct tgt_port *p = &t->ports[i];
 
-		if (p->trtype == NVMF_TRTYPE_RDMA)
+		if (p->trtype == NVMF_TRTYPE_RDMA || p->removed)
 			continue;
 		if (p->adrfam == NVMF_ADDR_FAMILY_IP6)
 			snprintf(name, sizeof(name), "[%s]:%s", p->traddr,
@@ -444,13 +444,16 @@ struct tgt_port *tgt_port_find(struct tgt *t, const char *spec, size_t len,
 	if (all_digits(spec, len)) {
 		if (!tgt_cfg_parse_dec(spec, len, 65535, &id))
 			for (i = 0; i < t->nr_ports; i++)
-				if (t->ports[i].portid == id)
+				if (t->ports[i].portid == id &&
+				    !t->ports[i].removed)
 					return &t->ports[i];
 		snprintf(err, errlen, "%s: no port with that ID", q);
 		return NULL;
 	}
 	for (i = 0; i < t->nr_ports; i++) {
 		const struct tgt_port *p = &t->ports[i];
+		if (p->removed)
+			continue;
 		/* an RDMA port as --listen gave it (rdma:ADDR:PORT); its bare
 		 * ADDR:PORT too when no TCP port has that address */
 		const char *tr = p->trtype == NVMF_TRTYPE_RDMA ? "rdma:" : "";
