@@ -76,8 +76,7 @@ static void check_live(const struct tgt_ctl_cmd *c)
 		/* fallthrough */
 	default:
 		FUZZ_CHECK(c->nqn[0]);
-		FUZZ_CHECK(tgt_cfg_nqn_problem(c->nqn, strlen(c->nqn)) ==
-			   NULL);
+		FUZZ_CHECK(tgt_cfg_nqn_problem(c->nqn, strlen(c->nqn)) == NULL);
 		break;
 	}
 	if (c->op != TGT_CTL_ADD_NS)
