@@ -390,10 +390,10 @@ static void retire_pass(struct tgt_reactor *r)
 		if (atomic_fetch_sub(&ns->retire_refs, 1) == 1 && ns->dev) {
 			mqblk_dev_close(ns->dev);
 			ns->dev = NULL;
-			if (r->t->verbose)
-				tgt_log("namespace %u (%s): removed, device "
-					"closed",
-					ns->nsid, ns->uri);
+			/* always: an operator waits for it to reuse the
+			 * device */
+			tgt_log("namespace %u (%s): removed, device closed",
+				ns->nsid, ns->uri);
 		}
 	}
 }
