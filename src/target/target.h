@@ -262,8 +262,11 @@ struct tgt {
 	 * move: queues and epoll point into it), hosts add-host defined,
 	 * subsystems and namespaces removed and not yet freed. */
 	unsigned ports_cap;
+	/* hosts defined apart from a subsystem (nvmetcli's "hosts",
+	 * add-host): allow-host and save take them from here */
 	struct tgt_host *hosts;
 	unsigned nr_hosts;
+	char *config_path; /* --config, absolute: save and SIGHUP */
 	struct tgt_subsys **gone_subsys;
 	unsigned nr_gone_subsys;
 	struct tgt_ns **gone_ns;
@@ -363,6 +366,21 @@ int tgt_config_load_buf(struct tgt *t, const char *name, const char *buf,
 int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 		    size_t errlen);
 
+/* The model as nvmetcli's saved JSON into *out (malloc'd, pretty, one
+ * trailing newline), what tgt_config_load reads back the same. 0, or -1
+ * with a one-line reason. */
+int tgt_config_to_json(const struct tgt *t, char **out, char *err,
+		       size_t errlen);
+
+/* tgt_config_to_json into path, atomically (a 0600 file beside it, then
+ * renamed over it). 0, or -1 with a one-line reason. */
+int tgt_config_save(const struct tgt *t, const char *path, char *err,
+		    size_t errlen);
+
+/* The model as text, one line per port, subsystem, namespace and host
+ * (no secrets): `mqblk ctl show`. */
+void tgt_config_show(const struct tgt *t, FILE *f);
+
 /* Free what the two above allocated and zero t. Safe on a zeroed t, after
  * a failure, and twice. */
 void tgt_config_free(struct tgt *t);
@@ -404,6 +422,8 @@ enum tgt_ctl_op {
 	TGT_CTL_ALLOW_HOST, /* allow-host NQN HOSTNQN */
 	TGT_CTL_DISALLOW_HOST, /* disallow-host NQN HOSTNQN */
 	TGT_CTL_ALLOW_ANY_HOST, /* allow-any-host NQN 0|1 */
+	TGT_CTL_SAVE, /* save [FILE] */
+	TGT_CTL_SHOW, /* show */
 };
 
 #define TGT_CTL_LINE_MAX 512 /* a command line, with its newline */
@@ -435,6 +455,7 @@ struct tgt_ctl_cmd {
 	uint8_t trtype; /* add-port: NVMF_TRTYPE_* */
 	char traddr[64], trsvcid[32]; /* add-port */
 	char dhchap_key[TGT_CTL_LINE_MAX]; /* add-host: "" = none */
+	char path[TGT_CTL_LINE_MAX]; /* save: "" = --config's file */
 };
 
 /*

@@ -151,6 +151,74 @@ ctl stats
 ok "stats after remove-port" && check "stats: port 7 gone" \
 	bash -c "! grep -q '^port 7 ' '$OUT'"
 
+# ---- save, a restart with the file, show: the same configuration
+ctl allow-any-host "$NQN2" 0
+ok "allow-any-host 0"
+ctl add-host nqn.2014-08.org.nvmexpress:uuid:auth dhchap_key=DHHC-1:01:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:
+ok "add-host with a DH-HMAC-CHAP key"
+ctl allow-host "$NQN2" nqn.2014-08.org.nvmexpress:uuid:auth
+ok "allow-host of the defined host"
+ctl ana 3 1 inaccessible
+failed "ana of a group nothing names" "ANA group 3 does not exist"
+ctl add-ns "$NQN2" 6 null:size=1m ana_grpid=3 enable=0
+ok "add-ns 6 disabled, in ANA group 3"
+ctl ana 3 1 non-optimized
+ok "ana 3 on port 1"
+ctl show
+if ok "show"; then
+	check "show: namespace 6 disabled in group 3" \
+		has_re "^  namespace 6 disabled ana_grpid 3 path null:size=1m "
+	check "show: the host's secret not shown" \
+		bash -c "! grep -q DHHC '$OUT'"
+	check "show: port 1's ANA states" has_re "^  ana 1:optimized 3:non-optimized$"
+fi
+cp "$OUT" "$TMP/show1.txt"
+ctl -o json show
+ok "show -o json" && cp "$OUT" "$TMP/show1.json"
+MQBLK_ABS=$(realpath "$MQBLK")
+(cd "$TMP" && "$MQBLK_ABS" ctl "$CTL" save saved.json >"$OUT" 2>"$ERR")
+RC=$?
+ok "save saved.json (relative to ctl's directory)"
+check "save: the file is 0600 (it holds secrets)" \
+	test "$(stat -c %a "$TMP/saved.json")" = 600
+check "save: the file is show -o json's" cmp "$TMP/saved.json" "$TMP/show1.json"
+check "save: nvmetcli's keys" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = {x["nqn"]: x for x in d["subsystems"]}[sys.argv[2]]
+h = {x["nqn"]: x for x in d["hosts"]}
+ok = (s["attr"]["serial"] == "LIVE0001" and
+      s["allowed_hosts"] == ["nqn.2014-08.org.nvmexpress:uuid:11111111-2222-3333-4444-555555555555",
+                             "nqn.2014-08.org.nvmexpress:uuid:auth"] and
+      h["nqn.2014-08.org.nvmexpress:uuid:auth"]["dhchap"]["key"].startswith("DHHC-1:01:") and
+      [n["nsid"] for n in s["namespaces"]] == [5, 6] and
+      s["namespaces"][0]["device"]["uuid"] == "0f2d4b6c-1a3e-4c5d-8e7f-90a1b2c3d4e5" and
+      s["namespaces"][1]["enable"] == 0)
+sys.exit(0 if ok else 1)' "$TMP/saved.json" "$NQN2"
+stop_target
+ok_stop=$?
+check "the first target stops cleanly" test "$ok_stop" = 0
+TPID=
+"$MQBLK" target --config "$TMP/saved.json" --ctl "$CTL" \
+	--stats-socket "$TMP/stats.sock" >"$TLOG" 2>&1 </dev/null &
+TPID=$!
+if wait_ready; then
+	pass "a target from the saved file starts"
+	ctl show
+	ok "show on the restarted target" &&
+		check "show: the same text" cmp "$OUT" "$TMP/show1.txt"
+	ctl -o json show
+	ok "show -o json on the restarted target" &&
+		check "show -o json: the same JSON" cmp "$OUT" "$TMP/show1.json"
+	ctl save
+	ok "save with no FILE: --config's"
+	check "save: the same bytes again" cmp "$TMP/saved.json" "$TMP/show1.json"
+	run id-ns "$(nsuri 1)"
+	ok "nsid 1 (the file) through the restarted target"
+else
+	fail "a target from the saved file starts"
+fi
+
 # ---- refused commands: one line, exit 1 (by the target) or 2 (by ctl)
 ctl add-subsys "$NQN2"
 failed "add-subsys of an existing NQN" "^mqblk ctl: add-subsys: .*exists already$"
@@ -168,6 +236,10 @@ ctl add-port 8 tcp 127.0.0.1 "$PORT"
 failed "add-port on an address in use" "has address"
 ctl allow-host "$NQN" nqn.2014-08.org.nvmexpress:uuid:x
 failed "allow-host on a subsystem that allows any host" "allows any host"
+ctl allow-any-host "$NQN2" 1
+failed "allow-any-host 1 with hosts listed" "has 2 allowed hosts"
+ctl save /nonexistent-dir/x.json
+failed "save into a directory that does not exist" "nonexistent-dir"
 for bad in "add-ns $NQN 0 null:size=1m" "add-ns $NQN 2 null: bogus=1" \
 	"add-ns $NQN 2 null: enable=2" "add-port 9 fc 127.0.0.1 1" \
 	"add-port 9 tcp localhost 4420" "remove-subsys" "add-ns $NQN" \

@@ -6,6 +6,7 @@
  * zero copy) either way.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -986,6 +987,13 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 		}
 		if (tgt_config_load(t, a.val[OPT_CONFIG], err, errlen))
 			goto out;
+		/* absolute: save and SIGHUP find it whatever the cwd is */
+		t->config_path = realpath(a.val[OPT_CONFIG], NULL);
+		if (!t->config_path) {
+			tgt_err(err, errlen, "--config %s: %s",
+				a.val[OPT_CONFIG], strerror(errno));
+			goto out;
+		}
 	} else if (build_from_args(t, &a, err, errlen)) {
 		goto out;
 	}

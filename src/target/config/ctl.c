@@ -277,7 +277,13 @@ static void ctl_usage(FILE *f)
 		"  add-host HOSTNQN [dhchap_key=KEY]\n"
 		"  allow-host NQN HOSTNQN\n"
 		"  disallow-host NQN HOSTNQN\n"
-		"  allow-any-host NQN 0|1  nvmetcli's attr_allow_any_host\n");
+		"  allow-any-host NQN 0|1  nvmetcli's attr_allow_any_host\n"
+		"  save [FILE]           the running configuration as "
+		"nvmetcli JSON into FILE\n"
+		"                        (default: --config's file), "
+		"atomically\n"
+		"  show                  the running configuration (-o json: "
+		"as save writes it)\n");
 }
 
 int tgt_ctl_client(int argc, char **argv)
@@ -285,6 +291,7 @@ int tgt_ctl_client(int argc, char **argv)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct tgt_ctl_cmd cmd;
 	char line[TGT_CTL_LINE_MAX], err[256], buf[4096];
+	char abs_path[TGT_CTL_LINE_MAX];
 	size_t len = 0, n, total = 0;
 	bool first = true, ok = false;
 	struct pollfd pfd;
@@ -303,14 +310,33 @@ int tgt_ctl_client(int argc, char **argv)
 		return 2;
 	}
 	for (i = 2; i < argc; i++) {
-		n = strlen(argv[i]);
+		const char *word = argv[i];
+
+		/* save FILE: the target's cwd is not ours */
+		if (i == argc - 1 && i > 2 && !strcmp(argv[i - 1], "save") &&
+		    word[0] != '/' && word[0] != '-') {
+			char cwd[TGT_CTL_LINE_MAX];
+
+			if (!getcwd(cwd, sizeof(cwd)) ||
+			    (size_t)snprintf(abs_path, sizeof(abs_path),
+					     "%s/%s", cwd,
+					     word) >= sizeof(abs_path)) {
+				fprintf(stderr,
+					"mqblk ctl: save: %s: path too "
+					"long\n",
+					word);
+				return 2;
+			}
+			word = abs_path;
+		}
+		n = strlen(word);
 		if (len + n + 2 > sizeof(line)) {
 			fprintf(stderr, "mqblk ctl: command too long\n");
 			return 2;
 		}
 		if (i > 2)
 			line[len++] = ' ';
-		memcpy(line + len, argv[i], n);
+		memcpy(line + len, word, n);
 		len += n;
 	}
 	/* refused here already: no round trip for a typo */

@@ -47,6 +47,9 @@ static const struct cmd_def defs[] = {
 	  "disallow-host NQN HOSTNQN" },
 	{ "allow-any-host", TGT_CTL_ALLOW_ANY_HOST, 2, false,
 	  "allow-any-host NQN 0|1" },
+	/* FILE optional: parsed apart */
+	{ "save", TGT_CTL_SAVE, 0, false, "save [FILE]" },
+	{ "show", TGT_CTL_SHOW, 0, false, "show" },
 };
 
 #define NR_DEFS (sizeof(defs) / sizeof(defs[0]))
@@ -55,7 +58,7 @@ const char *tgt_ctl_config_names(void)
 {
 	return "add-subsys, remove-subsys, add-ns, remove-ns, enable-ns, "
 	       "disable-ns, add-port, remove-port, link, unlink, add-host, "
-	       "allow-host, disallow-host, allow-any-host";
+	       "allow-host, disallow-host, allow-any-host, save, show";
 }
 
 static bool is(const struct tgt_ctl_word *w, const char *s)
@@ -254,6 +257,11 @@ int tgt_ctl_config_parse(const struct tgt_ctl_word *w, size_t n,
 			d = &defs[i];
 	if (!d)
 		return 1;
+	if (d->op == TGT_CTL_SAVE && n == 2) {
+		cmd->op = d->op;
+		return get_str(d, "FILE", &a[0], cmd->path, sizeof(cmd->path),
+			       err, errlen);
+	}
 	if (n < 1 + d->nr_args || (!d->has_keys && n > 1 + d->nr_args))
 		return tgt_err(err, errlen, "usage: %s", d->usage);
 	cmd->op = d->op;
@@ -301,6 +309,9 @@ int tgt_ctl_config_parse(const struct tgt_ctl_word *w, size_t n,
 		    get_bool(d, "the value", &a[1], &cmd->allow_any, err,
 			     errlen))
 			return -1;
+		break;
+	case TGT_CTL_SAVE:
+	case TGT_CTL_SHOW:
 		break;
 	default:
 		/* NQN first; NSID next for the namespace commands */

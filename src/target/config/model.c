@@ -224,6 +224,13 @@ void tgt_cfg_free_model(struct tgt *t)
 	free(t->subsys);
 	t->subsys = NULL;
 	t->nr_subsys = 0;
+	for (i = 0; i < t->nr_hosts; i++) {
+		nvme_auth_key_clear(&t->hosts[i].key);
+		nvme_auth_key_clear(&t->hosts[i].ctrl_key);
+	}
+	free(t->hosts);
+	t->hosts = NULL;
+	t->nr_hosts = 0;
 	if (t->disc.discovery)
 		pthread_mutex_destroy(&t->disc.lock);
 	memset(&t->disc, 0, sizeof(t->disc));
@@ -237,6 +244,7 @@ void tgt_config_free(struct tgt *t)
 	tgt_cfg_free_model(t);
 	free(t->stats_path);
 	free(t->ctl_path);
+	free(t->config_path);
 	memset(t, 0, sizeof(*t));
 }
 

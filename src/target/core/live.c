@@ -90,20 +90,11 @@ static void sweep(struct tgt *t, bool all)
 
 void tgt_live_fini(struct tgt *t)
 {
-	unsigned i;
-
 	sweep(t, true);
 	free(t->gone_ns);
 	free(t->gone_subsys);
 	t->gone_ns = NULL;
 	t->gone_subsys = NULL;
-	for (i = 0; i < t->nr_hosts; i++) {
-		nvme_auth_key_clear(&t->hosts[i].key);
-		nvme_auth_key_clear(&t->hosts[i].ctrl_key);
-	}
-	free(t->hosts);
-	t->hosts = NULL;
-	t->nr_hosts = 0;
 }
 
 /* ---- Lookups and events ---------------------------------------------- */
@@ -869,10 +860,56 @@ static int allow_host(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	return 0;
 }
 
+/* ---- save, show ------------------------------------------------------- */
+
+static int save(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
+		char *err, size_t errlen)
+{
+	const char *path = cmd->path[0] ? cmd->path : t->config_path;
+	char why[512], text[600];
+
+	if (!path)
+		return tgt_err(err, errlen,
+			       "save: no FILE, and the target was not started "
+			       "with --config");
+	if (path[0] != '/')
+		return tgt_err(err, errlen,
+			       "save: %s: an absolute path (mqblk ctl makes "
+			       "one of a relative path)",
+			       path);
+	if (tgt_config_save(t, path, why, sizeof(why)))
+		return tgt_err(err, errlen, "save: %s", why);
+	tgt_log("configuration saved to %s", path);
+	snprintf(text, sizeof(text), "saved to %s", path);
+	answer(out, cmd, "save", text, "file", path, NULL, NULL, NULL, 0);
+	return 0;
+}
+
+static int show(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
+		char *err, size_t errlen)
+{
+	char *json;
+
+	if (!cmd->json) {
+		fprintf(out, "ok\n");
+		tgt_config_show(t, out);
+		return 0;
+	}
+	if (tgt_config_to_json(t, &json, err, errlen))
+		return -1;
+	fprintf(out, "ok\n%s", json);
+	free(json);
+	return 0;
+}
+
 int tgt_live_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		  char *err, size_t errlen)
 {
 	switch (cmd->op) {
+	case TGT_CTL_SAVE:
+		return save(t, cmd, out, err, errlen);
+	case TGT_CTL_SHOW:
+		return show(t, cmd, out, err, errlen);
 	case TGT_CTL_ADD_SUBSYS:
 		return add_subsys(t, cmd, out, err, errlen);
 	case TGT_CTL_REMOVE_SUBSYS:
