@@ -195,6 +195,7 @@ ok = (s["attr"]["serial"] == "LIVE0001" and
       s["namespaces"][0]["device"]["uuid"] == "0f2d4b6c-1a3e-4c5d-8e7f-90a1b2c3d4e5" and
       s["namespaces"][1]["enable"] == 0)
 sys.exit(0 if ok else 1)' "$TMP/saved.json" "$NQN2"
+# shellcheck disable=SC2119 # no arguments: TPID and TLOG
 stop_target
 ok_stop=$?
 check "the first target stops cleanly" test "$ok_stop" = 0
