@@ -456,6 +456,13 @@ struct tgt_ctl_cmd {
 	char traddr[64], trsvcid[32]; /* add-port */
 	char dhchap_key[TGT_CTL_LINE_MAX]; /* add-host: "" = none */
 	char path[TGT_CTL_LINE_MAX]; /* save: "" = --config's file */
+	/* not from a line: a SIGHUP reload's new configuration gives the
+	 * whole object to copy (what a line cannot say: firmware, cntlid
+	 * range, EUI-64, port parameters, a host's key set) */
+	const struct tgt_subsys *subsys_tmpl; /* add-subsys */
+	const struct tgt_ns *ns_tmpl; /* add-ns */
+	const struct tgt_port *port_tmpl; /* add-port */
+	const struct tgt_host *host_tmpl; /* allow-host */
 };
 
 /*

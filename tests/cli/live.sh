@@ -151,6 +151,110 @@ ctl stats
 ok "stats after remove-port" && check "stats: port 7 gone" \
 	bash -c "! grep -q '^port 7 ' '$OUT'"
 
+# sighup: the saved file edited (a namespace and a subsystem added, a
+# namespace removed, an ANA state changed), SIGHUP under a verify job on
+# nsid 1; then files that do not load, refused whole
+sighup()
+{
+	local before
+	python3 - "$TMP/saved.json" "$NQN" "$NQN2" <<'PY'
+import json, sys
+path, nqn, nqn2 = sys.argv[1:]
+d = json.load(open(path))
+subs = {s["nqn"]: s for s in d["subsystems"]}
+subs[nqn]["namespaces"].append({"nsid": 9, "enable": 1, "ana_grpid": 1,
+    "device": {"path": "null:size=2m",
+               "uuid": "5a0e7c1d-9b2f-4e3a-8c6d-1f2e3d4c5b6a"}})
+subs[nqn2]["namespaces"] = [n for n in subs[nqn2]["namespaces"]
+                            if n["nsid"] != 6]
+d["subsystems"].append({"nqn": nqn + "3", "attr": {"allow_any_host": "1"},
+    "allowed_hosts": [], "namespaces": [{"nsid": 1, "enable": 1,
+    "device": {"path": "null:size=1m"}}]})
+p1 = [p for p in d["ports"] if p["portid"] == 1][0]
+p1["subsystems"].append(nqn + "3")
+for g in p1["ana_groups"]:
+    if g["grpid"] == 3:
+        g["ana"]["state"] = "inaccessible"
+json.dump(d, open(path + ".new", "w"), indent=2)
+PY
+	mv "$TMP/saved.json.new" "$TMP/saved.json"
+	bg_files hup
+	run_bg bench --name=hup --filename="$(nsuri 1)" --rw=randwrite \
+		--bs=4k --size=16m --iodepth=16 --verify=crc32c --do_verify=1
+	JOB_OUT=$OUT JOB_ERR=$ERR
+	OUT=$SAVED_OUT ERR=$SAVED_ERR
+	wait_writes 256 || fail "SIGHUP: the job's writes did not arrive"
+	kill -HUP "$TPID"
+	for _ in $(seq 100); do
+		grep -q "SIGHUP: .* re-read" "$TLOG" && break
+		sleep 0.05
+	done
+	check "SIGHUP: the file re-read, 6 changes applied (2 namespaces and a subsystem added, a namespace removed, a link, an ANA state)" \
+		grep -q "SIGHUP: $TMP/saved.json re-read: 6 changes applied" "$TLOG"
+	RC=0
+	job_done
+	OUT=$JOB_OUT ERR=$JOB_ERR
+	ok "SIGHUP: the verify job on nsid 1 carries on (its connection untouched)" &&
+		check "SIGHUP: no verify errors" has "verify_errors=0"
+	OUT=$SAVED_OUT ERR=$SAVED_ERR
+	ctl -o json show
+	ok "show -o json after SIGHUP" &&
+		check "show -o json: the configuration is the edited file's" \
+			python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+# the new subsystem: as given, the rest its defaults
+new = sys.argv[3]
+na = [s for s in a["subsystems"] if s["nqn"] == new]
+a["subsystems"] = [s for s in a["subsystems"] if s["nqn"] != new]
+b["subsystems"] = [s for s in b["subsystems"] if s["nqn"] != new]
+if (len(na) != 1 or na[0]["attr"]["allow_any_host"] != "1" or
+    [(n["nsid"], n["enable"], n["device"]["path"]) for n in na[0]["namespaces"]]
+    != [(1, 1, "null:size=1m")]):
+    print("new subsystem:", na, file=sys.stderr)
+    sys.exit(1)
+if a != b:
+    print("running:", json.dumps(a, sort_keys=True), file=sys.stderr)
+    print("file:   ", json.dumps(b, sort_keys=True), file=sys.stderr)
+sys.exit(0 if a == b else 1)' "$OUT" "$TMP/saved.json" "${NQN}3"
+	run id-ns "$(nsuri 9)"
+	ok "SIGHUP: the added nsid 9 answers" &&
+		check "id-ns 9: 2 MiB" has_re "^nsze +: 0x1000"
+	run id-ns "$(nsuri 1 "$PORT" "${NQN}3")"
+	ok "SIGHUP: the added subsystem answers on port 1"
+	cp "$OUT" "$TMP/after.txt"
+	ctl -o json show
+	before=$TMP/before-bad.json
+	cp "$OUT" "$before"
+	cp "$TMP/saved.json" "$TMP/good.json"
+	printf '{ "ports": [ ' >"$TMP/saved.json"
+	kill -HUP "$TPID"
+	for _ in $(seq 100); do
+		grep -q "SIGHUP: .*the running configuration stays" "$TLOG" && break
+		sleep 0.05
+	done
+	check "SIGHUP with a broken file: refused, logged with its error" \
+		grep -qE "SIGHUP: $TMP/saved.json:1:[0-9]+: .*; the running configuration stays" "$TLOG"
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["ports"][0]["addr"]["trtype"] = "fc"
+d["subsystems"] = []
+json.dump(d, open(sys.argv[1], "w"))' "$TMP/good.json"
+	cp "$TMP/good.json" "$TMP/saved.json"
+	kill -HUP "$TPID"
+	for _ in $(seq 100); do
+		(($(grep -c "the running configuration stays" "$TLOG") >= 2)) && break
+		sleep 0.05
+	done
+	check "SIGHUP with an unsupported transport: refused whole" \
+		grep -q 'SIGHUP: .*transport "fc" is not supported.*; the running configuration stays' "$TLOG"
+	ctl -o json show
+	ok "show after the refused reloads" &&
+		check "the running configuration is unchanged" cmp "$OUT" "$before"
+	check "the target is still up" kill -0 "$TPID"
+}
+
 # ---- save, a restart with the file, show: the same configuration
 ctl allow-any-host "$NQN2" 0
 ok "allow-any-host 0"
@@ -216,6 +320,7 @@ if wait_ready; then
 	check "save: the same bytes again" cmp "$TMP/saved.json" "$TMP/show1.json"
 	run id-ns "$(nsuri 1)"
 	ok "nsid 1 (the file) through the restarted target"
+	sighup
 else
 	fail "a target from the saved file starts"
 fi
@@ -227,8 +332,8 @@ ctl add-ns "$NQN" 1 null:size=1m
 failed "add-ns of an NSID in use" "has NSID 1 already"
 ctl add-ns "$NQN" 3 /nonexistent/dir/x.img
 failed "add-ns of a device that cannot be opened" "No such file"
-ctl remove-ns "$NQN" 9
-failed "remove-ns of an unknown NSID" "has no NSID 9"
+ctl remove-ns "$NQN" 77
+failed "remove-ns of an unknown NSID" "has no NSID 77"
 ctl link 99 "$NQN"
 failed "link to an unknown port" "no port with that ID"
 ctl add-port 1 tcp 127.0.0.1 "$PORT"

@@ -331,6 +331,16 @@ static int add_subsys(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	if (cmd->model[0])
 		snprintf(s->model, sizeof(s->model), "%s", cmd->model);
 	s->allow_any_host = cmd->allow_any == 1;
+	if (cmd->subsys_tmpl) {
+		const struct tgt_subsys *m = cmd->subsys_tmpl;
+
+		memcpy(s->serial, m->serial, sizeof(s->serial));
+		memcpy(s->model, m->model, sizeof(s->model));
+		memcpy(s->firmware, m->firmware, sizeof(s->firmware));
+		s->cntlid_min = m->cntlid_min;
+		s->cntlid_max = m->cntlid_max;
+		s->allow_any_host = m->allow_any_host;
+	}
 	s->next_cntlid = s->cntlid_min;
 	t->subsys[t->nr_subsys++] = s;
 	tgt_log("subsystem %s added (link it to a port: link PORT NQN)",
@@ -465,6 +475,18 @@ static int add_ns(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		memcpy(ns->nguid, cmd->nguid, 16);
 	else
 		tgt_cfg_derive_nguid(s->nqn, ns->nsid, ns->nguid);
+	if (cmd->ns_tmpl) {
+		/* exactly the file's: a restart with it shows the same */
+		const struct tgt_ns *m = cmd->ns_tmpl;
+
+		ns->has_uuid = m->has_uuid;
+		ns->has_nguid = m->has_nguid;
+		ns->has_eui64 = m->has_eui64;
+		memcpy(ns->uuid, m->uuid, 16);
+		memcpy(ns->nguid, m->nguid, 16);
+		memcpy(ns->eui64, m->eui64, 8);
+		ns->readonly = m->readonly;
+	}
 	/* the device opens before any host can see it */
 	if (ns->enabled && tgt_ns_attach(t, s, ns, why, sizeof(why))) {
 		free(list);
@@ -625,6 +647,17 @@ static int add_port(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	p->inline_data = TGT_INLINE_DATA;
 	p->max_queue_size = TGT_MAX_QUEUE_DEPTH;
 	tgt_cfg_port_ana_init(p);
+	if (cmd->port_tmpl) {
+		const struct tgt_port *m = cmd->port_tmpl;
+		unsigned g;
+
+		p->adrfam = m->adrfam;
+		p->inline_data = m->inline_data;
+		p->max_queue_size = m->max_queue_size;
+		for (g = 1; g <= TGT_MAX_ANA_GROUPS; g++)
+			atomic_store(&p->ana_state[g],
+				     atomic_load(&m->ana_state[g]));
+	}
 	port_label(p, name, sizeof(name));
 	for (i = 0; i < t->nr_ports; i++)
 		if (!t->ports[i].removed && tgt_cfg_same_addr(&t->ports[i], p))
@@ -802,7 +835,8 @@ static int allow_host(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	bool add = cmd->op == TGT_CTL_ALLOW_HOST;
 	const char *verb = add ? "allow-host" : "disallow-host";
 	struct tgt_subsys *s = need_subsys(t, verb, cmd->nqn, err, errlen);
-	struct tgt_host *list, *known, *h;
+	struct tgt_host *list, *h;
+	const struct tgt_host *known;
 	char text[512];
 	unsigned i, o = 0;
 
@@ -829,7 +863,9 @@ static int allow_host(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 			list[o++] = s->hosts[i];
 	if (add) {
 		/* add-host's entry (with its key), or the host alone */
-		known = host_find(t->hosts, t->nr_hosts, cmd->hostnqn);
+		known = cmd->host_tmpl ?
+				cmd->host_tmpl :
+				host_find(t->hosts, t->nr_hosts, cmd->hostnqn);
 		if (known) {
 			list[o] = *known;
 		} else {

@@ -62,5 +62,8 @@ void tgt_reactors_unwatch_port(struct tgt_port *p);
 int tgt_live_init(struct tgt *t);
 /* After they ended: free what was removed while running. */
 void tgt_live_fini(struct tgt *t);
+/* SIGHUP (core/reload.c): re-read --config and apply the difference;
+ * a file that does not load changes nothing. Logged either way. */
+void tgt_live_reload(struct tgt *t);
 
 #endif

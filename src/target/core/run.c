@@ -417,6 +417,7 @@ int tgt_run(struct tgt *t)
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP); /* reload (core/reload.c) */
 	sigaddset(&sigs, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	sigdelset(&sigs, SIGPIPE);
@@ -484,7 +485,11 @@ int tgt_run(struct tgt *t)
 		if (n > 0 && (pfd[0].revents & POLLIN)) {
 			struct signalfd_siginfo si;
 
-			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			if (read(sfd, &si, sizeof(si)) != sizeof(si)) {
+				/* nothing read: nothing to do */
+			} else if (si.ssi_signo == SIGHUP) {
+				tgt_live_reload(t);
+			} else {
 				tgt_log("%s: shutting down",
 					strsignal((int)si.ssi_signo));
 				break;
