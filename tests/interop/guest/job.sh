@@ -461,7 +461,7 @@ scenario_livens() {
 	fi
 	connect live --nr-io-queues=1 || return
 	_new=${DEV%n*}n2
-	_resets=$(dmesg | grep -c 'nvme.*: creating\|nvme.*reconnect')
+	_resets=$(dmesg | grep -cE 'nvme.*: creating|nvme.*reconnect')
 	if ! request ns-add; then
 		fail live-add "the host side did not answer ns-add"
 		disconnect live
@@ -497,7 +497,7 @@ scenario_livens() {
 		pass live-remove "$_new gone $(since "$_t") s after mqblk ctl remove-ns"
 	fi
 	check live-first-ns-stays [ -b "$DEV" ]
-	check live-no-reconnect [ "$(dmesg | grep -c 'nvme.*: creating\|nvme.*reconnect')" = "$_resets" ]
+	check live-no-reconnect [ "$(dmesg | grep -cE 'nvme.*: creating|nvme.*reconnect')" = "$_resets" ]
 	disconnect live
 }
 
