@@ -306,6 +306,12 @@ int tgt_admin_data_dir(const union nvme_command *sqe);
  */
 void tgt_ctrl_aen(struct tgt_ctrl *ctrl, uint32_t dw0);
 
+/* Namespace nsid of ctrl's subsystem changed (added, removed, enabled,
+ * disabled): into the Changed Namespace List (nvmet's rules), then the
+ * Namespace Attribute Changed notice if enabled. Admin queue's reactor,
+ * or the main thread with the reactors paused (core/live.c). */
+void tgt_ctrl_ns_changed(struct tgt_ctrl *ctrl, uint32_t nsid);
+
 /* Record a failed command in ctrl's Error Information log. */
 void tgt_ctrl_log_error(struct tgt_ctrl *ctrl, uint16_t sqid, uint16_t cid,
 			uint16_t status, uint16_t param_loc, uint64_t lba,

@@ -676,6 +676,45 @@ static void test_log_changed_ns(void **state)
 	assert_true(all_zero(f->buf + 4, 4096 - 4));
 }
 
+/* The list as nvmet keeps it: each NSID once, the 1025th overflows it
+ * (FFFFFFFFh, nothing more added) until a read clears it; the event only
+ * when enabled, once until the log is read. */
+static void test_ns_changed_list(void **state)
+{
+	struct fix *f = *state;
+	union nvme_command c;
+	uint32_t res, i;
+
+	tgt_ctrl_ns_changed(&f->ctrl, 7); /* events off: listed, no event */
+	assert_int_equal(f->ctrl.nr_changed_ns, 1);
+	assert_int_equal(f->ctrl.aen_masked, 0);
+	assert_int_equal(f->ctrl.nr_aen_pending, 0);
+	f->ctrl.aec = NVME_CTRL_OAES_NS_ATTR;
+	tgt_ctrl_ns_changed(&f->ctrl, 7);
+	tgt_ctrl_ns_changed(&f->ctrl, 9);
+	assert_int_equal(f->ctrl.nr_changed_ns, 2);
+	assert_int_equal(f->ctrl.changed_ns[0], 7);
+	assert_int_equal(f->ctrl.changed_ns[1], 9);
+	assert_int_equal(f->ctrl.nr_aen_pending, 1); /* masked after one */
+	assert_int_equal(f->ctrl.aen_pending[0],
+			 NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
+				      NVME_AER_NOTICE_NS_CHANGED,
+				      NVME_LOG_CHANGED_NS));
+	for (i = 1; i <= NVME_MAX_CHANGED_NAMESPACES + 5; i++)
+		tgt_ctrl_ns_changed(&f->ctrl, i);
+	assert_int_equal(f->ctrl.nr_changed_ns,
+			 NVME_MAX_CHANGED_NAMESPACES + 1);
+	c = get_log(NVME_LOG_CHANGED_NS, NVME_NSID_ALL, 4096, 0, false);
+	assert_int_equal(run(f, &f->ctrl, &c, 4096, &res), NVME_SC_SUCCESS);
+	assert_int_equal(nvme_get_le32(f->buf), NVME_NSID_ALL);
+	assert_true(all_zero(f->buf + 4, 4096 - 4));
+	assert_int_equal(f->ctrl.nr_changed_ns, 0);
+	assert_int_equal(f->ctrl.aen_masked, 0);
+	tgt_ctrl_ns_changed(&f->ctrl, 3);
+	assert_int_equal(f->ctrl.nr_changed_ns, 1);
+	assert_int_equal(f->ctrl.nr_aen_pending, 2); /* the next event */
+}
+
 static void test_log_cmd_effects(void **state)
 {
 	struct fix *f = *state;
@@ -1441,6 +1480,7 @@ int main(void)
 		T(test_log_smart),
 		T(test_log_fw_slot),
 		T(test_log_changed_ns),
+		T(test_ns_changed_list),
 		T(test_log_cmd_effects),
 		T(test_log_unknown),
 		T(test_log_discovery),

@@ -175,6 +175,30 @@ void tgt_ctrl_aen(struct tgt_ctrl *ctrl, uint32_t dw0)
 	ctrl->aen_masked &= ~mask;
 }
 
+void tgt_ctrl_ns_changed(struct tgt_ctrl *ctrl, uint32_t nsid)
+{
+	unsigned i;
+
+	/* nvmet's nvmet_add_to_changed_ns_log: each NSID once; the 1025th
+	 * overflows the list (the log then reads FFFFFFFFh: rescan all)
+	 * until it is read. The list fills whether or not the event is
+	 * enabled; the event goes only where it is. */
+	if (ctrl->nr_changed_ns <= NVME_MAX_CHANGED_NAMESPACES) {
+		for (i = 0; i < ctrl->nr_changed_ns; i++)
+			if (ctrl->changed_ns[i] == nsid)
+				break;
+		if (i < ctrl->nr_changed_ns)
+			; /* listed already */
+		else if (ctrl->nr_changed_ns == NVME_MAX_CHANGED_NAMESPACES)
+			ctrl->nr_changed_ns++;
+		else
+			ctrl->changed_ns[ctrl->nr_changed_ns++] = nsid;
+	}
+	tgt_ctrl_aen(ctrl, NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
+					NVME_AER_NOTICE_NS_CHANGED,
+					NVME_LOG_CHANGED_NS));
+}
+
 static uint16_t exec_async_event(struct admin_req *r)
 {
 	struct tgt_ctrl *ctrl = r->ctrl;

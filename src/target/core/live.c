@@ -153,40 +153,16 @@ static int linked_at(const struct tgt_port *p, const struct tgt_subsys *s)
 	return -1;
 }
 
-/*
- * Paused: nsid of s changed (added, removed, enabled, disabled): into
- * every live controller's Changed Namespace List as nvmet keeps it (each
- * NSID once; past 1024 entries the list overflows to FFFFFFFFh until
- * read), then the Namespace Attribute Changed notice to those that
- * enabled it.
- */
+/* Paused: nsid of s changed (added, removed, enabled, disabled): every
+ * live controller's Changed Namespace List and notice. */
 static void ns_changed(struct tgt_subsys *s, uint32_t nsid)
 {
-	const uint32_t dw0 = NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
-					  NVME_AER_NOTICE_NS_CHANGED,
-					  NVME_LOG_CHANGED_NS);
 	struct tgt_ctrl *c;
-	unsigned i;
 
 	pthread_mutex_lock(&s->lock);
-	for (c = s->ctrls; c; c = c->next) {
-		bool listed = false;
-
-		if (!c->adminq || atomic_load(&c->dead))
-			continue;
-		if (c->nr_changed_ns <= NVME_MAX_CHANGED_NAMESPACES) {
-			for (i = 0; i < c->nr_changed_ns; i++)
-				listed |= c->changed_ns[i] == nsid;
-			if (listed)
-				;
-			else if (c->nr_changed_ns ==
-				 NVME_MAX_CHANGED_NAMESPACES)
-				c->nr_changed_ns++; /* overflowed */
-			else
-				c->changed_ns[c->nr_changed_ns++] = nsid;
-		}
-		tgt_ctrl_aen(c, dw0);
-	}
+	for (c = s->ctrls; c; c = c->next)
+		if (c->adminq && !atomic_load(&c->dead))
+			tgt_ctrl_ns_changed(c, nsid);
 	pthread_mutex_unlock(&s->lock);
 }
 
