@@ -3346,6 +3346,19 @@ static void scenario_l(void)
 	    "Namespace, the device closes after",
 	    ret);
 
+	{
+		/* a Flush of every namespace (NSID FFFFFFFFh) walks them by
+		 * NSID, the list having changed under it */
+		union nvme_command fl;
+
+		memset(&fl, 0, sizeof(fl));
+		fl.common.opcode = nvme_cmd_flush;
+		fl.common.nsid = cpu_to_le32(0xffffffff);
+		tap("L: a Flush of all namespaces after the changes succeeds",
+		    ctx(wc_expect(&x.io[1], &fl, NULL, 0, DIR_NONE, XFER_AUTO,
+				  0, NULL),
+			"Flush FFFFFFFFh"));
+	}
 	ret = ctl("remove-ns " SUBNQN " 7") ? fail(W_ERR, "remove-ns 7") : 0;
 	if (!ret)
 		ret = ns_notice(&x, &cid, 7);
