@@ -415,6 +415,10 @@ static const char *const treq_names[] = {
 	[NVMF_TREQ_NOT_REQUIRED] = "not required",
 	[NVMF_TREQ_DISABLE_SQFLOW] =
 		"not specified, sq flow control disable supported",
+	[NVMF_TREQ_REQUIRED | NVMF_TREQ_DISABLE_SQFLOW] =
+		"required, sq flow control disable supported",
+	[NVMF_TREQ_NOT_REQUIRED | NVMF_TREQ_DISABLE_SQFLOW] =
+		"not required, sq flow control disable supported",
 };
 /* eflags: bit 0 DUPRETINFO, bit 1 EPCSD, bit 2 NCC */
 static const char *const eflags_names[] = {
@@ -638,6 +642,12 @@ static void discover_usage(FILE *f)
 		"  -C, --dhchap-ctrl-secret=KEY  the controller's, for "
 		"bidirectional\n"
 		"                            authentication\n"
+		"      --tls                 TLS 1.3 before ICReq (tcp; needs "
+		"--tls-key)\n"
+		"      --tls-key=KEY         the TLS PSK (NVMeTLSkey-1:..., as "
+		"nvme\n"
+		"                            gen-tls-key prints it, or @FILE); "
+		"implies --tls\n"
 		"  -g, --hdr-digest          enable the header digest (tcp)\n"
 		"  -G, --data-digest         enable the data digest (tcp)\n"
 		"  -o, --output-format=FMT   normal|json\n"
@@ -680,6 +690,8 @@ int nvme_cmd_discover(int argc, char **argv)
 		{ "hostid", required_argument, NULL, 'I' },
 		{ "dhchap-secret", required_argument, NULL, 'S' },
 		{ "dhchap-ctrl-secret", required_argument, NULL, 'C' },
+		{ "tls", no_argument, NULL, 'T' + 256 },
+		{ "tls-key", required_argument, NULL, 'K' + 256 },
 		{ "hdr-digest", no_argument, NULL, 'g' },
 		{ "data-digest", no_argument, NULL, 'G' },
 		{ "output-format", required_argument, NULL, 'o' },
@@ -689,8 +701,8 @@ int nvme_cmd_discover(int argc, char **argv)
 	const char *transport = "tcp", *traddr = NULL;
 	const char *trsvcid = DISC_DEFAULT_PORT, *nqn = NVME_DISC_SUBSYS_NAME;
 	const char *hostnqn = NULL, *hostid = NULL;
-	const char *secret = NULL, *ctrl_secret = NULL;
-	bool hdgst = false, ddgst = false;
+	const char *secret = NULL, *ctrl_secret = NULL, *tls_key = NULL;
+	bool hdgst = false, ddgst = false, tls = false;
 	enum out_fmt fmt = FMT_NORMAL;
 	struct mqblk_dev *dev;
 	char uri[URI_MAX];
@@ -728,6 +740,13 @@ int nvme_cmd_discover(int argc, char **argv)
 		case 'C':
 			ctrl_secret = optarg;
 			break;
+		case 'T' + 256:
+			tls = true;
+			break;
+		case 'K' + 256:
+			tls_key = optarg;
+			tls = true;
+			break;
 		case 'g':
 			hdgst = true;
 			break;
@@ -758,6 +777,16 @@ int nvme_cmd_discover(int argc, char **argv)
 			"mqblk discover: transport '%s' not supported (tcp or "
 			"rdma)\n",
 			transport);
+		return 1;
+	}
+	if (tls && strcmp(transport, "tcp")) {
+		fprintf(stderr, "mqblk discover: TLS is NVMe/TCP's: no --tls "
+				"with -t rdma\n");
+		return 1;
+	}
+	if (tls_key && strpbrk(tls_key, "&,? ")) {
+		fprintf(stderr, "mqblk discover: the TLS key holds '&', ',', "
+				"'?' or a space: not an NVMeTLSkey-1 key\n");
 		return 1;
 	}
 	if ((hdgst || ddgst) && strcmp(transport, "tcp")) {
@@ -807,6 +836,11 @@ int nvme_cmd_discover(int argc, char **argv)
 	if (ctrl_secret && n < sizeof(uri))
 		n += (size_t)snprintf(uri + n, sizeof(uri) - n,
 				      "&dhchap_ctrl_secret=%s", ctrl_secret);
+	if (tls && n < sizeof(uri))
+		n += (size_t)snprintf(uri + n, sizeof(uri) - n, "&tls=1");
+	if (tls_key && n < sizeof(uri))
+		n += (size_t)snprintf(uri + n, sizeof(uri) - n, "&tls_key=%s",
+				      tls_key);
 	if (hdgst && n < sizeof(uri))
 		n += (size_t)snprintf(uri + n, sizeof(uri) - n,
 				      "&hdr_digest=1");

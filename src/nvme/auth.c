@@ -162,7 +162,7 @@ const char *nvme_auth_failure_str(uint8_t reason)
 /* CRC-32 as zlib computes it (reflected 0xedb88320, inverted in and out):
  * the check nvme-cli and the kernel append to a DHHC-1 key. Bitwise: it
  * runs once per key parsed. */
-static uint32_t crc32_ieee(const uint8_t *p, size_t len)
+uint32_t nvme_key_crc32(const uint8_t *p, size_t len)
 {
 	uint32_t crc = 0xffffffffu;
 
@@ -186,7 +186,7 @@ static int b64_value(char c)
 
 /* Strict standard base64 with '=' padding: len a multiple of 4. Returns
  * the decoded length or -1. */
-static int b64_decode(const char *s, size_t len, uint8_t *out, size_t cap)
+int nvme_key_b64_decode(const char *s, size_t len, uint8_t *out, size_t cap)
 {
 	size_t n = 0;
 
@@ -223,7 +223,7 @@ static int b64_decode(const char *s, size_t len, uint8_t *out, size_t cap)
 	return (int)n;
 }
 
-static size_t b64_encode(const uint8_t *in, size_t len, char *out)
+size_t nvme_key_b64_encode(const uint8_t *in, size_t len, char *out)
 {
 	size_t n = 0;
 
@@ -284,7 +284,7 @@ int nvme_auth_key_parse(const char *str, struct nvme_auth_key *key, char *err,
 			 "with ':' after the base64 key");
 		return -EINVAL;
 	}
-	n = b64_decode(b64, (size_t)(end - b64), raw, sizeof(raw));
+	n = nvme_key_b64_decode(b64, (size_t)(end - b64), raw, sizeof(raw));
 	if (n < 0) {
 		snprintf(err, errlen,
 			 "DH-HMAC-CHAP secret: the key is not valid base64");
@@ -300,7 +300,7 @@ int nvme_auth_key_parse(const char *str, struct nvme_auth_key *key, char *err,
 	n -= 4;
 	uint32_t want = (uint32_t)raw[n] | (uint32_t)raw[n + 1] << 8 |
 			(uint32_t)raw[n + 2] << 16 | (uint32_t)raw[n + 3] << 24;
-	if (crc32_ieee(raw, (size_t)n) != want) {
+	if (nvme_key_crc32(raw, (size_t)n) != want) {
 		snprintf(err, errlen,
 			 "DH-HMAC-CHAP secret: CRC-32 mismatch "
 			 "(corrupted key)");
@@ -327,14 +327,54 @@ int nvme_auth_key_format(const struct nvme_auth_key *key, char *out, size_t cap)
 	if (cap < strlen(KEY_PREFIX) + 3 + (key->len + 4u + 2) / 3 * 4 + 2)
 		return -ENOSPC;
 	memcpy(raw, key->data, key->len);
-	crc = crc32_ieee(raw, key->len);
+	crc = nvme_key_crc32(raw, key->len);
 	for (int i = 0; i < 4; i++)
 		raw[key->len + i] = (uint8_t)(crc >> (8 * i));
 	n = (size_t)snprintf(out, cap, KEY_PREFIX "%02u:", key->hash);
-	n += b64_encode(raw, key->len + 4u, out + n);
+	n += nvme_key_b64_encode(raw, key->len + 4u, out + n);
 	out[n++] = ':';
 	out[n] = '\0';
 	OPENSSL_cleanse(raw, sizeof(raw));
+	return 0;
+}
+
+int nvme_key_file_read(const char *path, const char *what, char *buf,
+		       size_t cap, char *err, size_t errlen)
+{
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		n = -errno;
+		snprintf(err, errlen, "%s key file %s: %s", what, path,
+			 strerror(errno));
+		return (int)n;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(err, errlen, "%s key file %s: not a regular file",
+			 what, path);
+		return -EINVAL;
+	}
+	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+		close(fd);
+		snprintf(err, errlen,
+			 "%s key file %s: group or others may read "
+			 "or write it (mode %04o): chmod 600 it",
+			 what, path, (unsigned)(st.st_mode & 07777));
+		return -EACCES;
+	}
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n < 0) {
+		snprintf(err, errlen, "%s key file %s: %s", what, path,
+			 strerror(errno));
+		return -EIO;
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
 	return 0;
 }
 
@@ -342,45 +382,15 @@ int nvme_auth_key_load(const char *arg, struct nvme_auth_key *key, char *err,
 		       size_t errlen)
 {
 	char buf[256];
-	struct stat st;
-	ssize_t n;
-	int fd, ret;
+	int ret;
 
 	if (arg[0] != '@')
 		return nvme_auth_key_parse(arg, key, err, errlen);
 	memset(key, 0, sizeof(*key));
-	fd = open(arg + 1, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "DH-HMAC-CHAP key file %s: %s", arg + 1,
-			 strerror(errno));
-		return ret;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		snprintf(err, errlen,
-			 "DH-HMAC-CHAP key file %s: not a regular file",
-			 arg + 1);
-		return -EINVAL;
-	}
-	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-		close(fd);
-		snprintf(err, errlen,
-			 "DH-HMAC-CHAP key file %s: group or others may read "
-			 "or write it (mode %04o): chmod 600 it",
-			 arg + 1, (unsigned)(st.st_mode & 07777));
-		return -EACCES;
-	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0) {
-		snprintf(err, errlen, "DH-HMAC-CHAP key file %s: %s", arg + 1,
-			 strerror(errno));
-		return -EIO;
-	}
-	buf[n] = '\0';
-	buf[strcspn(buf, "\r\n")] = '\0';
-	ret = nvme_auth_key_parse(buf, key, err, errlen);
+	ret = nvme_key_file_read(arg + 1, "DH-HMAC-CHAP", buf, sizeof(buf), err,
+				 errlen);
+	if (!ret)
+		ret = nvme_auth_key_parse(buf, key, err, errlen);
 	OPENSSL_cleanse(buf, sizeof(buf));
 	return ret;
 }

@@ -198,6 +198,18 @@ const char *nvme_auth_failure_str(uint8_t reason);
 
 /* ---- Secrets -------------------------------------------------------- */
 
+/* What the DHHC-1 and NVMeTLSkey-1 formats share (tls.c uses them too):
+ * zlib's CRC-32 (the check appended to a key, little-endian), strict
+ * base64 with '=' padding (decode: the length, or -1), and a key file
+ * read (one line, newline cut) that refuses a file group or others may
+ * read or write, as ssh refuses such a private key; "what" names the key
+ * in err. */
+uint32_t nvme_key_crc32(const uint8_t *p, size_t len);
+int nvme_key_b64_decode(const char *s, size_t len, uint8_t *out, size_t cap);
+size_t nvme_key_b64_encode(const uint8_t *in, size_t len, char *out);
+int nvme_key_file_read(const char *path, const char *what, char *buf,
+		       size_t cap, char *err, size_t errlen);
+
 /* A DHHC-1 secret: 32, 48 or 64 bytes and the hash that transforms it.
  * Clear it with nvme_auth_key_clear (zeroes the bytes). */
 struct nvme_auth_key {

@@ -28,6 +28,7 @@
 
 #include "nvme/auth.h"
 #include "nvme/nvme.h"
+#include "nvme/tls.h"
 
 struct mqblk_dev;
 struct mqblk_queue;
@@ -93,6 +94,9 @@ struct tgt_host {
 	uint8_t nr_hashes;
 	uint8_t dhgroups[NVME_AUTH_MAX_IDS];
 	uint8_t nr_dhgroups;
+	/* TLS (nvmetcli "tls_key", --tls-key): the configured PSK its
+	 * NVMe/TCP connections to a TLS port prove; len 0: none */
+	struct nvme_tls_key tls_key;
 };
 
 struct tgt_subsys {
@@ -131,6 +135,11 @@ struct tgt_port {
 	uint32_t inline_data; /* nvmet inline_data_size: in-capsule bytes
 			       * on I/O queues (0..TGT_MAX_INLINE_DATA) */
 	uint32_t max_queue_size; /* nvmet max_queue_size: MQES + 1 */
+	/* NVMe/TCP secure channel (nvmetcli addr.tsas, addr.treq):
+	 * NVMF_TCP_SECTYPE_TLS13 takes TLS 1.3 handshakes; treq's
+	 * NVMF_TREQ_REQUIRED refuses a plaintext ICReq there */
+	uint8_t sectype;
+	uint8_t treq;
 	struct tgt_subsys **subsys; /* linked subsystems */
 	unsigned nr_subsys;
 	int listen_fd; /* -1 until tgt_start; reactor 0's once running */

@@ -47,6 +47,7 @@ if ! command -v taskset >/dev/null; then
 	skip_setup "taskset -c 0" "no taskset (util-linux)"
 else
 	PORT=$(free_port)
+	: >"$TLOG"
 	taskset -c 0 "$MQBLK" target --listen "127.0.0.1:$PORT" --nqn "$NQN" \
 		--ns null:size=1m --allow-host "$HOST" --busy-poll \
 		>"$TLOG" 2>&1 </dev/null &
@@ -66,6 +67,7 @@ else
 		skip "taskset -c LAST" "one CPU"
 	else
 		PORT=$(free_port)
+		: >"$TLOG"
 		taskset -c "$last" "$MQBLK" target --listen "127.0.0.1:$PORT" \
 			--nqn "$NQN" --ns null:size=1m --allow-host "$HOST" \
 			>"$TLOG" 2>&1 </dev/null &
@@ -194,6 +196,7 @@ cat >"$TMP/disabled.json" <<EOF
                 {"nsid":2,"enable":0,"device":{"path":"null:size=1m"}}]}],
  "hosts":[]}
 EOF
+: >"$TLOG"
 "$MQBLK" target --config "$TMP/disabled.json" >"$TLOG" 2>&1 </dev/null &
 TPID=$!
 if wait_ready; then

@@ -219,6 +219,9 @@ free_port()
 start_target()
 {
 	PORT=$(free_port)
+	# emptied before the fork, as run_bg does: wait_ready must not find
+	# the previous target's "ready" before the child truncates the log
+	: >"$TLOG"
 	"$MQBLK" target --listen "127.0.0.1:$PORT" --nqn "$NQN" \
 		--stats-socket "$TMP/stats.sock" "$@" >"$TLOG" 2>&1 </dev/null &
 	TPID=$!

@@ -51,6 +51,7 @@ printf 'race:null_copy_nt\nrace:null_store_write\n' >"$TMP/tsan.supp"
 # start a target from a config; sets TPID (lib.sh's stop_target stops it)
 start_config()
 {
+	: >"$TLOG" # before the fork: wait_ready must not find the last "ready"
 	TSAN_OPTIONS="${TSAN_OPTIONS:-}${TSAN_OPTIONS:+:}suppressions=$TMP/tsan.supp" \
 		"$MQBLK" target --config "$1" --stats-socket "$TMP/stats.sock" >"$TLOG" 2>&1 </dev/null &
 	TPID=$!
@@ -162,6 +163,7 @@ ok "id-ctrl on the multipath device" &&
 # $TMP/relay-LISTEN.log
 relay()
 {
+	: >"$TMP/relay-$1.log" # a relay before it on LISTEN said "ready" too
 	perl "$RELAY" "$1" "$2" >"$TMP/relay-$1.log" 2>&1 </dev/null &
 	RPID=$!
 	for _ in $(seq 100); do

@@ -869,6 +869,41 @@ static void test_json_dhchap(void **state)
 	tgt_config_free(&t);
 }
 
+/* nvmetcli's addr.tsas/treq and hosts[].tls_key */
+#define TLSKEY \
+	"NVMeTLSkey-1:01:LUC8qvJzWf2ypuGvm6NGuF+KI46lNl6edS3g4C7jDjU3I45s:"
+#define TLSPORT(treq)                                                      \
+	"'ports':[{'portid':1,'addr':{'trtype':'tcp','adrfam':'ipv4',"     \
+	"'traddr':'127.0.0.1','trsvcid':'4420','tsas':'tls1.3'" treq "}}," \
+	"{'portid':2,'addr':{'trtype':'tcp','adrfam':'ipv4',"              \
+	"'traddr':'127.0.0.1','trsvcid':'4421','tsas':'none',"             \
+	"'treq':'not specified'}}]"
+static void test_json_tls(void **state)
+{
+	struct tgt t;
+	const struct tgt_host *h;
+
+	load_ok(&t,
+		q("{" TLSPORT("") ",'hosts':[{'nqn':'nqn.h1','tls_key':'" TLSKEY
+				  "'},{'nqn':'nqn.h2','tls_key':"
+				  "''}]," SUB(",'allowed_hosts':['nqn.h1',"
+					      "'nqn.h2']") "}"));
+	assert_int_equal(t.ports[0].sectype, NVMF_TCP_SECTYPE_TLS13);
+	/* nvmet's default with TLS: required */
+	assert_int_equal(t.ports[0].treq, NVMF_TREQ_REQUIRED);
+	assert_int_equal(t.ports[1].sectype, NVMF_TCP_SECTYPE_NONE);
+	assert_int_equal(t.ports[1].treq, NVMF_TREQ_NOT_SPECIFIED);
+	h = tgt_host_find(t.subsys[0], "nqn.h1");
+	assert_int_equal(h->tls_key.len, 32);
+	assert_int_equal(h->tls_key.hash, NVME_TLS_HASH_SHA256);
+	assert_int_equal(tgt_host_find(t.subsys[0], "nqn.h2")->tls_key.len, 0);
+	tgt_config_free(&t);
+
+	load_ok(&t, q("{" TLSPORT(",'treq':'not required'") "}"));
+	assert_int_equal(t.ports[0].treq, NVMF_TREQ_NOT_REQUIRED);
+	tgt_config_free(&t);
+}
+
 static void test_refusals(void **state)
 {
 	char long_nqn[300], json[1024];
@@ -1076,12 +1111,21 @@ static void test_refusals(void **state)
 	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
 		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'1',"
 		   "'treq':'required'}}]}"),
-		 "ports[0].addr.treq: \"required\": a secure channel (TLS) is "
-		 "not supported");
+		 "ports[0].addr.treq: \"required\": a secure channel needs "
+		 "tsas \"tls1.3\"");
 	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
 		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'1',"
-		   "'tsas':'tls1.3'}}]}"),
-		 "ports[0].addr.tsas: \"tls1.3\": TLS is not supported");
+		   "'tsas':'tls1.2'}}]}"),
+		 "ports[0].addr.tsas: \"tls1.2\": not a security type (none or "
+		 "tls1.3)");
+	load_bad(q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
+		   "'adrfam':'ipv4','traddr':'1.2.3.4','trsvcid':'1',"
+		   "'tsas':'tls1.3','treq':'sometimes'}}]}"),
+		 "ports[0].addr.treq: \"sometimes\": not a secure channel "
+		 "requirement");
+	load_bad(q("{" PORT ",'hosts':[{'nqn':'nqn.h1','tls_key':"
+		   "'NVMeTLSkey-1:01:AAAA:'}]}"),
+		 "hosts[0].tls_key: TLS PSK: 3 bytes of key and CRC");
 	load_bad(q("{'ports':[{'portid':70000,'addr':{}}]}"),
 		 "ports[0].portid: 70000 is out of range (0..65535)");
 	load_bad(q("{'ports':[{'addr':{}}]}"), "ports[0]: missing \"portid\"");
@@ -1235,6 +1279,36 @@ static void args_bad(const char *line, const char *want)
 	if (!strstr(err, want))
 		fail_msg("error '%s' lacks '%s'", err, want);
 	assert_null(strchr(err, '\n'));
+}
+
+/* --listen tls:, --tls-key after the --allow-host it is for */
+static void test_args_tls(void **state)
+{
+	struct tgt t;
+
+	args_ok(&t,
+		"target --listen tls:127.0.0.1:4420 --listen "
+		"127.0.0.1:4421 --nqn nqn.2024-01.x:y --ns null:size=1m "
+		"--allow-host nqn.h0 --allow-host nqn.h1 --tls-key " TLSKEY);
+	assert_int_equal(t.ports[0].trtype, NVMF_TRTYPE_TCP);
+	assert_int_equal(t.ports[0].sectype, NVMF_TCP_SECTYPE_TLS13);
+	assert_int_equal(t.ports[0].treq, NVMF_TREQ_REQUIRED);
+	assert_string_equal(t.ports[0].trsvcid, "4420");
+	assert_int_equal(t.ports[1].sectype, NVMF_TCP_SECTYPE_NONE);
+	assert_int_equal(tgt_host_find(t.subsys[0], "nqn.h0")->tls_key.len, 0);
+	assert_int_equal(tgt_host_find(t.subsys[0], "nqn.h1")->tls_key.len, 32);
+	tgt_config_free(&t);
+	args_bad("target --listen tls:127.0.0.1:4420 --nqn nqn.2024-01.x:y "
+		 "--ns a --tls-key " TLSKEY " --allow-host nqn.h1",
+		 "--tls-key must follow the --allow-host it is for");
+	args_bad("target --listen tls:127.0.0.1:4420 --nqn nqn.2024-01.x:y "
+		 "--ns a --allow-host nqn.h1 --tls-key " TLSKEY
+		 " --tls-key " TLSKEY,
+		 "--tls-key given twice for host nqn.h1");
+	args_bad("target --listen tls:127.0.0.1:4420 --nqn nqn.2024-01.x:y "
+		 "--ns a --allow-host nqn.h1 --tls-key " KEY32,
+		 "--tls-key (host nqn.h1): TLS PSK: not in the "
+		 "NVMeTLSkey-1:HH:BASE64: format");
 }
 
 /* --dhchap-* after the --allow-host they are for */
@@ -1885,6 +1959,8 @@ int main(void)
 		cmocka_unit_test(test_json_ana),
 		cmocka_unit_test(test_ctl_lines),
 		cmocka_unit_test(test_json_dhchap),
+		cmocka_unit_test(test_json_tls),
+		cmocka_unit_test(test_args_tls),
 		cmocka_unit_test(test_args_dhchap),
 	};
 

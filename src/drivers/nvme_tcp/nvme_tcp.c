@@ -20,6 +20,7 @@
  * nothing the send path still reads.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -32,11 +33,16 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+#include <openssl/ssl.h>
+
 #include <mqblk/driver.h>
 
 #include "drivers/nvmf/fabrics.h"
 #include "nvme/nvme.h"
 #include "nvme/tcp.h"
+#include "nvme/tls.h"
+#include "nvme/tls_ssl.h"
 
 #define NVT_RXBUF 65536
 /* A PDU header with its digest and the padding up to its data: the data
@@ -47,11 +53,22 @@
 /* The transport's URI keys */
 struct nvt_opts {
 	bool hdgst, ddgst;
+	/* tls=1, tls_key= (nvme-cli's --tls, --tls_key): TLS 1.3 with the
+	 * PSK derived from this configured key; tls_identity=0|1: the
+	 * NVMe0R0x identity (default, SPDK's and Linux 6.7's) or the
+	 * NVMe1R0x one with the PSK digest */
+	bool tls;
+	bool tls_off; /* tls=0 said: a tls_key= contradicts it */
+	uint8_t tls_identity;
+	struct nvme_tls_key tls_key;
 };
 
-/* A connection: the socket after ICReq/ICResp. */
+/* A connection: the socket after ICReq/ICResp, and its TLS session
+ * (NULL: plaintext). */
 struct nvmf_conn {
 	int fd;
+	SSL *ssl;
+	struct nvme_tls_wbuf *tls_w;
 	struct nvme_tcp_conn conn;
 };
 
@@ -76,6 +93,12 @@ struct nvt_req {
 struct nvt_queue {
 	struct nvmf_queue nq;
 	int fd;
+	/* TLS: one SSL object for both directions, which OpenSSL does not
+	 * let two threads use at once: ssl_lock around each call (the
+	 * submitting and the polling thread may meet) */
+	SSL *ssl;
+	struct nvme_tls_wbuf *tls_w;
+	pthread_mutex_t ssl_lock;
 	struct nvme_tcp_conn conn;
 	struct nvt_req *tx_head, *tx_tail; /* under nq.tx_lock */
 	size_t tx_off;
@@ -121,16 +144,33 @@ static int sock_wait(int fd, short ev, int timeout_ms)
 	return n < 0 ? -errno : 0;
 }
 
-static int send_all(int fd, const struct iovec *iov_in, int niov)
+/* A gathered send on fd, or through its TLS session */
+static ssize_t io_send(int fd, SSL *ssl, struct nvme_tls_wbuf *w,
+		       struct iovec *iov, unsigned niov)
+{
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = niov };
+
+	if (ssl)
+		return nvme_tls_writev(ssl, w, iov, niov);
+	return sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+static ssize_t io_recv(int fd, SSL *ssl, void *buf, size_t len)
+{
+	if (ssl)
+		return nvme_tls_read(ssl, buf, len);
+	return recv(fd, buf, len, MSG_DONTWAIT);
+}
+
+static int send_all(struct nvmf_conn *cn, const struct iovec *iov_in, int niov)
 {
 	struct iovec iov[8];
-	int i = 0;
+	int i = 0, fd = cn->fd;
 
 	memcpy(iov, iov_in, (size_t)niov * sizeof(*iov));
 	while (i < niov) {
-		struct msghdr mh = { .msg_iov = iov + i,
-				     .msg_iovlen = (size_t)(niov - i) };
-		ssize_t n = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t n = io_send(fd, cn->ssl, cn->tls_w, iov + i,
+				    (unsigned)(niov - i));
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -157,13 +197,13 @@ static int send_all(int fd, const struct iovec *iov_in, int niov)
 	return 0;
 }
 
-static int recv_all(int fd, void *buf, size_t len)
+static int recv_all(struct nvmf_conn *cn, void *buf, size_t len)
 {
 	size_t got = 0;
+	int fd = cn->fd;
 
 	while (got < len) {
-		ssize_t n =
-			recv(fd, (char *)buf + got, len - got, MSG_DONTWAIT);
+		ssize_t n = io_recv(fd, cn->ssl, (char *)buf + got, len - got);
 
 		if (n > 0) {
 			got += (size_t)n;
@@ -218,9 +258,10 @@ static int tcp_open(const struct nvmf_ctrl *d, char *err, size_t errlen)
 }
 
 /* ICReq/ICResp on a fresh connection. */
-static int nvt_ic(const struct nvmf_ctrl *d, int fd, struct nvme_tcp_conn *c,
-		  char *err, size_t errlen)
+static int nvt_ic(const struct nvmf_ctrl *d, struct nvmf_conn *cn, char *err,
+		  size_t errlen)
 {
+	struct nvme_tcp_conn *c = &cn->conn;
 	uint8_t icreq[128], icresp[128];
 	struct nvme_tcp_rx_pdu p;
 	struct iovec iov = { icreq, sizeof(icreq) };
@@ -232,9 +273,9 @@ static int nvt_ic(const struct nvmf_ctrl *d, int fd, struct nvme_tcp_conn *c,
 	memset(c, 0, sizeof(*c));
 	c->host = true;
 	nvme_tcp_build_icreq(icreq, sizeof(icreq), 0, digest, 0);
-	ret = send_all(fd, &iov, 1);
+	ret = send_all(cn, &iov, 1);
 	if (!ret)
-		ret = recv_all(fd, icresp, sizeof(icresp));
+		ret = recv_all(cn, icresp, sizeof(icresp));
 	if (ret) {
 		nvmf_err(err, errlen, "nvme-tcp: %s:%s: ICReq: %s", d->host,
 			 d->port, strerror(-ret));
@@ -267,7 +308,7 @@ static int recv_hdr(struct nvmf_conn *s, uint8_t *h, size_t hlen,
 	int ret;
 
 	/* the header, growing to what the decoder asks for */
-	ret = recv_all(s->fd, h, 8);
+	ret = recv_all(s, h, 8);
 	while (!ret) {
 		int r = nvme_tcp_rx_header(&s->conn, h, need, p);
 
@@ -275,7 +316,7 @@ static int recv_hdr(struct nvmf_conn *s, uint8_t *h, size_t hlen,
 			return 0;
 		if (r != NVME_TCP_RX_MORE || p->need > hlen)
 			return -EPROTO;
-		ret = recv_all(s->fd, h + need, p->need - need);
+		ret = recv_all(s, h + need, p->need - need);
 		need = p->need;
 	}
 	return ret;
@@ -337,7 +378,6 @@ static void tx_flush(struct nvt_queue *q)
 	struct iovec iov[64];
 
 	while (q->tx_head && !atomic_load(&q->nq.dead)) {
-		struct msghdr mh = { .msg_iov = iov };
 		struct nvt_req *r, *again = NULL;
 		size_t skip = q->tx_off, done;
 		unsigned n = 0;
@@ -346,8 +386,13 @@ static void tx_flush(struct nvt_queue *q)
 		for (r = q->tx_head; r && n + 4 <= 64; r = r->tx_next)
 			n += nvme_tcp_iov_append(iov + n, 64 - n, r->iov,
 						 r->niov, &skip);
-		mh.msg_iovlen = n;
-		sent = sendmsg(q->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (q->ssl) {
+			pthread_mutex_lock(&q->ssl_lock);
+			sent = nvme_tls_writev(q->ssl, q->tls_w, iov, n);
+			pthread_mutex_unlock(&q->ssl_lock);
+		} else {
+			sent = io_send(q->fd, NULL, NULL, iov, n);
+		}
 		if (sent < 0) {
 			if (errno == EINTR)
 				continue;
@@ -592,11 +637,165 @@ static int rx_header(struct nvt_queue *q, const uint8_t *h)
 	}
 }
 
+/* ---- TLS ------------------------------------------------------------------ */
+
+/* The client context, shared by every connection of the process */
+static SSL_CTX *tls_ctx;
+static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
+static char tls_ctx_err[200];
+
+static void tls_ctx_init(void)
+{
+	tls_ctx = nvme_tls_ctx_new(false, tls_ctx_err, sizeof(tls_ctx_err));
+}
+
+/* What the PSK callback hands OpenSSL, for the length of a handshake */
+struct tls_offer {
+	char identity[NVME_TLS_MAX_IDENTITY];
+	uint8_t psk[NVME_TLS_MAX_KEY];
+	int psk_len;
+	uint8_t hash;
+};
+
+static int tls_use_session(SSL *ssl, const EVP_MD *md, const unsigned char **id,
+			   size_t *idlen, SSL_SESSION **sess)
+{
+	struct tls_offer *o = SSL_get_app_data(ssl);
+
+	*sess = nvme_tls_session(ssl, o->psk, (size_t)o->psk_len, o->hash);
+	if (!*sess)
+		return 0;
+	/* after a HelloRetryRequest: the suite's hash must still fit */
+	if (md && md != SSL_CIPHER_get_handshake_digest(
+				SSL_SESSION_get0_cipher(*sess))) {
+		SSL_SESSION_free(*sess);
+		*sess = NULL;
+		return 1;
+	}
+	*id = (const unsigned char *)o->identity;
+	*idlen = strlen(o->identity);
+	return 1;
+}
+
+/* TLS 1.3 on cn's socket, before ICReq: the identity and PSK of the
+ * configured key for (hostnqn, subnqn), then the handshake (blocking,
+ * NVMF_IO_TIMEOUT_MS per wait). */
+static int tls_connect(const struct nvmf_ctrl *d, struct nvmf_conn *cn,
+		       char *err, size_t errlen)
+{
+	const struct nvt_opts *o = d->tr;
+	struct tls_offer *offer;
+	char why[200];
+	int ret;
+
+	if (!o->tls_key.len) {
+		nvmf_err(err, errlen,
+			 "nvme-tcp: tls=1 needs tls_key= (the PSK in "
+			 "NVMeTLSkey-1 form, or @FILE): mqblk has no keyring");
+		return -EINVAL;
+	}
+	pthread_once(&tls_once, tls_ctx_init);
+	if (!tls_ctx) {
+		nvmf_err(err, errlen, "nvme-tcp: %s", tls_ctx_err);
+		return -EIO;
+	}
+	offer = calloc(1, sizeof(*offer));
+	cn->tls_w = calloc(1, sizeof(*cn->tls_w));
+	cn->ssl = SSL_new(tls_ctx);
+	if (!offer || !cn->tls_w || !cn->ssl ||
+	    SSL_set_fd(cn->ssl, cn->fd) != 1) {
+		free(offer);
+		nvmf_err(err, errlen, "nvme-tcp: TLS: out of memory");
+		return -ENOMEM;
+	}
+	offer->hash = nvme_tls_key_cipher(&o->tls_key);
+	/* offer the PSK's suite alone: a server picking the other one
+	 * would pass over the PSK (its hash must be the suite's) */
+	if (SSL_set_ciphersuites(cn->ssl, nvme_tls_cipher_name(offer->hash)) !=
+	    1) {
+		nvmf_err(err, errlen, "nvme-tcp: TLS: no cipher suite %s",
+			 nvme_tls_cipher_name(offer->hash));
+		free(offer);
+		return -EIO;
+	}
+	offer->psk_len = nvme_tls_derive(&o->tls_key, o->tls_identity,
+					 d->hostnqn, d->subnqn, offer->identity,
+					 sizeof(offer->identity), offer->psk);
+	if (offer->psk_len < 0) {
+		ret = offer->psk_len;
+		OPENSSL_clear_free(offer, sizeof(*offer));
+		nvmf_err(err, errlen,
+			 "nvme-tcp: TLS: no PSK identity for host %s and %s: "
+			 "%s",
+			 d->hostnqn, d->subnqn, strerror(-ret));
+		return ret;
+	}
+	SSL_set_app_data(cn->ssl, offer);
+	SSL_set_psk_use_session_callback(cn->ssl, tls_use_session);
+	/* OpenSSL reads and writes the socket itself: non-blocking, as
+	 * every other call here uses it */
+	fcntl(cn->fd, F_SETFL, fcntl(cn->fd, F_GETFL) | O_NONBLOCK);
+	for (;;) {
+		ret = SSL_connect(cn->ssl);
+		if (ret == 1)
+			break;
+		switch (SSL_get_error(cn->ssl, ret)) {
+		case SSL_ERROR_WANT_READ:
+			ret = sock_wait(cn->fd, POLLIN, NVMF_IO_TIMEOUT_MS);
+			break;
+		case SSL_ERROR_WANT_WRITE:
+			ret = sock_wait(cn->fd, POLLOUT, NVMF_IO_TIMEOUT_MS);
+			break;
+		default:
+			nvme_tls_errstr(why, sizeof(why));
+			nvmf_err(err, errlen,
+				 "nvme-tcp: %s:%s: TLS handshake as %s "
+				 "refused: %s",
+				 d->host, d->port, offer->identity, why);
+			ret = -ECONNREFUSED;
+			break;
+		}
+		if (ret) {
+			if (ret == -ETIMEDOUT)
+				nvmf_err(err, errlen,
+					 "nvme-tcp: %s:%s: TLS handshake timed "
+					 "out",
+					 d->host, d->port);
+			SSL_set_app_data(cn->ssl, NULL);
+			OPENSSL_clear_free(offer, sizeof(*offer));
+			return ret;
+		}
+	}
+	SSL_set_app_data(cn->ssl, NULL);
+	OPENSSL_clear_free(offer, sizeof(*offer));
+	return 0;
+}
+
+/* close_notify, if the socket takes it now (no waiting: the socket is
+ * closed next either way) */
+static void tls_close(SSL *ssl)
+{
+	if (ssl && SSL_is_init_finished(ssl))
+		SSL_shutdown(ssl);
+	SSL_free(ssl);
+}
+
+static void conn_free(struct nvmf_conn *cn)
+{
+	tls_close(cn->ssl);
+	free(cn->tls_w);
+	if (cn->fd >= 0)
+		close(cn->fd);
+	free(cn);
+}
+
 /* ---- Synchronous commands (set-up, the admin queue) --------------------- */
 
 static struct nvmf_conn *nvt_conn_open(struct nvmf_ctrl *d, uint16_t qid,
 				       char *err, size_t errlen, int *ret)
 {
+	const struct nvt_opts *o = d->tr;
+
 	struct nvmf_conn *cn = calloc(1, sizeof(*cn));
 
 	(void)qid;
@@ -611,10 +810,11 @@ static struct nvmf_conn *nvt_conn_open(struct nvmf_ctrl *d, uint16_t qid,
 		free(cn);
 		return NULL;
 	}
-	*ret = nvt_ic(d, cn->fd, &cn->conn, err, errlen);
+	*ret = o->tls ? tls_connect(d, cn, err, errlen) : 0;
+	if (!*ret)
+		*ret = nvt_ic(d, cn, err, errlen);
 	if (*ret) {
-		close(cn->fd);
-		free(cn);
+		conn_free(cn);
 		return NULL;
 	}
 	return cn;
@@ -622,9 +822,7 @@ static struct nvmf_conn *nvt_conn_open(struct nvmf_ctrl *d, uint16_t qid,
 
 static void nvt_conn_close(struct nvmf_conn *cn)
 {
-	if (cn->fd >= 0)
-		close(cn->fd);
-	free(cn);
+	conn_free(cn);
 }
 
 static int nvt_conn_fd(const struct nvmf_conn *cn)
@@ -662,7 +860,7 @@ static int nvt_sync_send(struct nvmf_conn *s, union nvme_command *cmd,
 			iov[niov++].iov_len = 4;
 		}
 	}
-	return send_all(s->fd, iov, niov);
+	return send_all(s, iov, niov);
 }
 
 /* The next completion on s: a CapsuleResp, or the last C2HData of
@@ -698,11 +896,11 @@ static int nvt_sync_recv(struct nvmf_conn *s, uint16_t cid, void *buf,
 			return -EPROTO;
 		if (p.data_off > p.hdr_len &&
 		    (p.data_off - p.hdr_len > sizeof(pad) ||
-		     recv_all(s->fd, pad, p.data_off - p.hdr_len)))
+		     recv_all(s, pad, p.data_off - p.hdr_len)))
 			return -EPROTO;
-		ret = recv_all(s->fd, (uint8_t *)buf + off, dlen);
+		ret = recv_all(s, (uint8_t *)buf + off, dlen);
 		if (!ret && p.ddgst) {
-			ret = recv_all(s->fd, dg, 4);
+			ret = recv_all(s, dg, 4);
 			if (!ret &&
 			    !nvme_tcp_ddgst_ok((uint8_t *)buf + off, dlen, dg))
 				ret = -EBADMSG;
@@ -725,12 +923,14 @@ static int nvt_queue_init(struct nvmf_queue *nq)
 	struct nvt_queue *q = nvt_q(nq);
 
 	q->fd = -1;
+	pthread_mutex_init(&q->ssl_lock, NULL);
 	return nvme_tcp_rx_init(&q->rx, NVT_RXBUF);
 }
 
 static void nvt_queue_free(struct nvmf_queue *nq)
 {
 	nvme_tcp_rx_free(&nvt_q(nq)->rx);
+	pthread_mutex_destroy(&nvt_q(nq)->ssl_lock);
 }
 
 static int nvt_queue_attach(struct nvmf_queue *nq, struct nvmf_conn *cn)
@@ -745,8 +945,10 @@ static int nvt_queue_attach(struct nvmf_queue *nq, struct nvmf_conn *cn)
 		return ret;
 	}
 	q->fd = cn->fd;
+	q->ssl = cn->ssl;
+	q->tls_w = cn->tls_w;
 	q->conn = cn->conn;
-	free(cn); /* the socket is the queue's now */
+	free(cn); /* the socket (and TLS session) are the queue's now */
 	return 0;
 }
 
@@ -767,6 +969,12 @@ static void nvt_queue_detach(struct nvmf_queue *nq)
 {
 	struct nvt_queue *q = nvt_q(nq);
 
+	pthread_mutex_lock(&q->ssl_lock);
+	tls_close(q->ssl);
+	q->ssl = NULL;
+	free(q->tls_w);
+	q->tls_w = NULL;
+	pthread_mutex_unlock(&q->ssl_lock);
 	if (q->fd >= 0) {
 		epoll_ctl(nq->epfd, EPOLL_CTL_DEL, q->fd, NULL);
 		close(q->fd);
@@ -847,7 +1055,13 @@ static int nvt_poll(struct nvmf_queue *nq)
 			break;
 		/* a big data section straight into its buffer, else staged */
 		dst = nvme_tcp_rx_room(&q->rx, &want, &direct);
-		n = recv(q->fd, dst, want, MSG_DONTWAIT);
+		if (q->ssl) {
+			pthread_mutex_lock(&q->ssl_lock);
+			n = nvme_tls_read(q->ssl, dst, want);
+			pthread_mutex_unlock(&q->ssl_lock);
+		} else {
+			n = io_recv(q->fd, NULL, dst, want);
+		}
 		if (n > 0) {
 			nvme_tcp_rx_got(&q->rx, (uint32_t)n, direct);
 			continue;
@@ -882,6 +1096,8 @@ static int nvt_ctrl_init(struct nvmf_ctrl *d)
 
 static void nvt_ctrl_free(struct nvmf_ctrl *d)
 {
+	if (d->tr)
+		nvme_tls_key_clear(&((struct nvt_opts *)d->tr)->tls_key);
 	free(d->tr);
 	d->tr = NULL;
 }
@@ -896,8 +1112,45 @@ static int nvt_parse_param(struct nvmf_ctrl *d, struct mqblk_param *p,
 		return mqblk_param_bool(p, &o->hdgst, err, errlen);
 	if (!strcmp(p->key, "data_digest"))
 		return mqblk_param_bool(p, &o->ddgst, err, errlen);
+	if (!strcmp(p->key, "tls")) {
+		int ret = mqblk_param_bool(p, &o->tls, err, errlen);
+
+		o->tls_off = !ret && !o->tls;
+		if (o->tls_off && o->tls_key.len)
+			goto tls_conflict;
+		return ret;
+	}
+	if (!strcmp(p->key, "tls_key")) {
+		char why[160];
+
+		p->used = true;
+		if (nvme_tls_key_load(p->val, &o->tls_key, why, sizeof(why))) {
+			nvmf_err(err, errlen, "tls_key: %s", why);
+			return -EINVAL;
+		}
+		/* a key asks for TLS, as nvme-cli's --tls_key */
+		if (o->tls_off)
+			goto tls_conflict;
+		o->tls = true;
+		return 0;
+	}
+	if (!strcmp(p->key, "tls_identity")) {
+		p->used = true;
+		if (strcmp(p->val, "0") && strcmp(p->val, "1")) {
+			nvmf_err(err, errlen,
+				 "tls_identity: '%s' is not 0 (NVMe0R0x) or 1 "
+				 "(NVMe1R0x, with the PSK digest)",
+				 p->val);
+			return -EINVAL;
+		}
+		o->tls_identity = (uint8_t)(p->val[0] - '0');
+		return 0;
+	}
 	*taken = false;
 	return 0;
+tls_conflict:
+	nvmf_err(err, errlen, "tls=0 with tls_key=: TLS off, yet a key for it");
+	return -EINVAL;
 }
 
 const struct nvmf_transport_ops nvmf_tcp_transport = {

@@ -46,6 +46,7 @@ enum opt_id {
 	OPT_DHCHAP_CTRL_KEY,
 	OPT_DHCHAP_HASH,
 	OPT_DHCHAP_DHGROUP,
+	OPT_TLS_KEY,
 	OPT_HELP,
 };
 
@@ -86,6 +87,7 @@ static const struct opt opts[] = {
 	{ "dhchap-ctrl-key", 0, true, true, OPT_DHCHAP_CTRL_KEY },
 	{ "dhchap-hash", 0, true, true, OPT_DHCHAP_HASH },
 	{ "dhchap-dhgroup", 0, true, true, OPT_DHCHAP_DHGROUP },
+	{ "tls-key", 0, true, true, OPT_TLS_KEY },
 	{ "help", 'h', false, true, OPT_HELP },
 };
 
@@ -113,7 +115,10 @@ static void usage(FILE *f)
 		"  --listen ADDR:PORT     address to listen on: A.B.C.D:PORT "
 		"or [IPv6]:PORT;\n"
 		"                         rdma:ADDR:PORT for NVMe/RDMA (RDMA "
-		"CM); repeat for\n"
+		"CM); tls:ADDR:PORT\n"
+		"                         for NVMe/TCP with TLS 1.3 required "
+		"(PSKs: --tls-key);\n"
+		"                         repeat for"
 		"                         more ports (port IDs 1, 2, ... in "
 		"order), each a\n"
 		"                         path to the same subsystem\n"
@@ -146,6 +151,10 @@ static void usage(FILE *f)
 		"  --dhchap-dhgroup LIST  its DH groups: null, ffdhe2048, "
 		"3072, 4096, 6144,\n"
 		"                         8192 (default null, nvmet's)\n"
+		"  --tls-key KEY          the last --allow-host's TLS PSK "
+		"(nvme gen-tls-key's\n"
+		"                         NVMeTLSkey-1 form), or @FILE holding "
+		"it (mode 600)\n"
 		"  --allow-any-host       any host may connect\n"
 		"  --discovery-port PORT  also listen on PORT (same address) "
 		"for discovery only\n"
@@ -239,6 +248,7 @@ struct args {
 	unsigned nr_hosts;
 	/* per --allow-host: --dhchap-key, -ctrl-key, -hash, -dhgroup */
 	const char *(*dhchap)[4];
+	const char **tls_keys; /* per --allow-host: --tls-key */
 	const char **listens; /* --listen values, in order */
 	unsigned nr_listens;
 	const char **ana_groups; /* --ana-group values */
@@ -330,8 +340,9 @@ static int scan_args(int argc, char **argv, struct args *a, char *err,
 	a->listens = calloc((size_t)argc, sizeof(*a->listens));
 	a->ana_groups = calloc((size_t)argc, sizeof(*a->ana_groups));
 	a->anas = calloc((size_t)argc, sizeof(*a->anas));
+	a->tls_keys = calloc((size_t)argc, sizeof(*a->tls_keys));
 	if (!a->ns || !a->hosts || !a->listens || !a->ana_groups || !a->anas ||
-	    !a->dhchap)
+	    !a->dhchap || !a->tls_keys)
 		return tgt_err(err, errlen, "out of memory");
 
 	shortopts[s++] = '+';
@@ -385,6 +396,17 @@ static int scan_args(int argc, char **argv, struct args *a, char *err,
 					       o->name,
 					       a->hosts[a->nr_hosts - 1]);
 			*slot = optarg;
+		} else if (o->id == OPT_TLS_KEY) {
+			if (!a->nr_hosts)
+				return tgt_err(err, errlen,
+					       "--tls-key must follow the "
+					       "--allow-host it is for");
+			if (a->tls_keys[a->nr_hosts - 1])
+				return tgt_err(err, errlen,
+					       "--tls-key given twice for host "
+					       "%s",
+					       a->hosts[a->nr_hosts - 1]);
+			a->tls_keys[a->nr_hosts - 1] = optarg;
 		} else if (o->id == OPT_LISTEN)
 			a->listens[a->nr_listens++] = optarg;
 		else if (o->id == OPT_ANA_GROUP)
@@ -424,7 +446,7 @@ static int arg_uint(const char *name, const char *s, uint64_t min, uint64_t max,
 	return 0;
 }
 
-/* [rdma:|tcp:]A.B.C.D:PORT or [IPv6]:PORT into p. */
+/* [rdma:|tcp:|tls:]A.B.C.D:PORT or [IPv6]:PORT into p. */
 static int parse_listen(const char *s, struct tgt_port *p, char *err,
 			size_t errlen)
 {
@@ -440,6 +462,13 @@ static int parse_listen(const char *s, struct tgt_port *p, char *err,
 		s += 5;
 	} else if (!strncmp(s, "tcp:", 4)) {
 		p->trtype = NVMF_TRTYPE_TCP;
+		s += 4;
+	} else if (!strncmp(s, "tls:", 4)) {
+		/* NVMe/TCP over TLS 1.3, plaintext refused (nvmet's
+		 * addr_tsas tls1.3 with its default treq) */
+		p->trtype = NVMF_TRTYPE_TCP;
+		p->sectype = NVMF_TCP_SECTYPE_TLS13;
+		p->treq = NVMF_TREQ_REQUIRED;
 		s += 4;
 	}
 	if (s[0] == '[') {
@@ -700,6 +729,16 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 		s->nr_hosts++;
 		if (host_auth_args(&s->hosts[i], a->dhchap[i], err, errlen))
 			return -1;
+		if (a->tls_keys[i]) {
+			char why[160];
+
+			if (nvme_tls_key_load(a->tls_keys[i],
+					      &s->hosts[i].tls_key, why,
+					      sizeof(why)))
+				return tgt_err(err, errlen,
+					       "--tls-key (host %s): %s",
+					       s->hosts[i].nqn, why);
+		}
 	}
 
 	s->ns = calloc(a->nr_ns, sizeof(*s->ns));
@@ -968,6 +1007,7 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 			OPT_DHCHAP_CTRL_KEY,
 			OPT_DHCHAP_HASH,
 			OPT_DHCHAP_DHGROUP,
+			OPT_TLS_KEY,
 			OPT_DISCOVERY_PORT,
 			OPT_INLINE_DATA_SIZE,
 			OPT_MAX_QUEUE_SIZE,
@@ -1004,6 +1044,7 @@ out:
 	free(a.ns);
 	free(a.hosts);
 	free(a.dhchap);
+	free(a.tls_keys);
 	free(a.listens);
 	free(a.ana_groups);
 	free(a.anas);

@@ -161,6 +161,7 @@ void tgt_cfg_subsys_free(struct tgt_subsys *s)
 	for (i = 0; i < s->nr_hosts; i++) {
 		nvme_auth_key_clear(&s->hosts[i].key);
 		nvme_auth_key_clear(&s->hosts[i].ctrl_key);
+		nvme_tls_key_clear(&s->hosts[i].tls_key);
 	}
 	free(s->hosts);
 	pthread_mutex_destroy(&s->lock);
@@ -227,6 +228,7 @@ void tgt_cfg_free_model(struct tgt *t)
 	for (i = 0; i < t->nr_hosts; i++) {
 		nvme_auth_key_clear(&t->hosts[i].key);
 		nvme_auth_key_clear(&t->hosts[i].ctrl_key);
+		nvme_tls_key_clear(&t->hosts[i].tls_key);
 	}
 	free(t->hosts);
 	t->hosts = NULL;

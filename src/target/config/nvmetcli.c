@@ -84,30 +84,53 @@ static int load_port_addr(struct cfg *c, struct tgt_port *p,
 	snprintf(p->trsvcid, sizeof(p->trsvcid), "%u", (unsigned)u);
 	cfg_pop(c, old);
 
-	/* treq "required" / tsas "tls1.3": a secure channel (TLS) */
-	v = cj_get(addr, "treq");
-	if (v) {
-		old = cfg_push_key(c, "treq");
-		if (cfg_get_str(c, v, 64, &s, &len))
-			return -1;
-		if (len && strcmp(s, "not specified") &&
-		    strcmp(s, "not required")) {
-			cj_quote(q, sizeof(q), s, len);
-			return cfg_err(c,
-				       "%s: a secure channel (TLS) is not "
-				       "supported",
-				       q);
-		}
-		cfg_pop(c, old);
-	}
+	/* tsas "tls1.3" (nvmet's addr_tsas): the port takes TLS 1.3 with
+	 * PSKs; treq (addr_treq) says whether plaintext is refused there
+	 * ("required", the default with TLS, as nvmet sets it) or taken
+	 * too ("not required"). "required" without TLS is a contradiction. */
 	v = cj_get(addr, "tsas");
 	if (v) {
 		old = cfg_push_key(c, "tsas");
 		if (cfg_get_str(c, v, 64, &s, &len))
 			return -1;
-		if (len && strcmp(s, "none")) {
+		if (!strcmp(s, "tls1.3")) {
+			p->sectype = NVMF_TCP_SECTYPE_TLS13;
+		} else if (len && strcmp(s, "none")) {
 			cj_quote(q, sizeof(q), s, len);
-			return cfg_err(c, "%s: TLS is not supported", q);
+			return cfg_err(c,
+				       "%s: not a security type (none or "
+				       "tls1.3)",
+				       q);
+		}
+		if (p->sectype && p->trtype != NVMF_TRTYPE_TCP)
+			return cfg_err(c, "TLS is NVMe/TCP's: this port is "
+					  "not TCP");
+		cfg_pop(c, old);
+	}
+	p->treq = p->sectype ? NVMF_TREQ_REQUIRED : NVMF_TREQ_NOT_SPECIFIED;
+	v = cj_get(addr, "treq");
+	if (v) {
+		old = cfg_push_key(c, "treq");
+		if (cfg_get_str(c, v, 64, &s, &len))
+			return -1;
+		if (!strcmp(s, "required")) {
+			if (!p->sectype)
+				return cfg_err(c,
+					       "\"required\": a secure channel "
+					       "needs tsas \"tls1.3\"");
+			p->treq = NVMF_TREQ_REQUIRED;
+		} else if (!strcmp(s, "not required")) {
+			p->treq = NVMF_TREQ_NOT_REQUIRED;
+		} else if (!len || !strcmp(s, "not specified")) {
+			if (!p->sectype)
+				p->treq = NVMF_TREQ_NOT_SPECIFIED;
+		} else {
+			cj_quote(q, sizeof(q), s, len);
+			return cfg_err(c,
+				       "%s: not a secure channel requirement "
+				       "(not specified, required, not "
+				       "required)",
+				       q);
 		}
 		cfg_pop(c, old);
 	}

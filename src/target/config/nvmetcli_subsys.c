@@ -92,11 +92,37 @@ static int load_dhchap(struct cfg *c, const struct json_object *dh,
 	return 0;
 }
 
-/* "hosts": [{"nqn": ..., "dhchap": {...}}]: refs point into the tree. */
+/* A host's "tls_key": its TLS PSK in the NVMeTLSkey-1 interchange form
+ * (nvme gen-tls-key's), "" for none. nvmet keeps these in the kernel's
+ * keyring (tlshd); mqblk reads them from the file, which must then be
+ * readable by its owner alone like any file holding secrets. */
+static int load_tls_key(struct cfg *c, const struct json_object *v,
+			struct tgt_host *h)
+{
+	const char *s;
+	size_t len;
+	char why[160], *copy;
+	int ret;
+
+	if (cfg_get_str(c, v, 4096, &s, &len))
+		return -1;
+	if (!len)
+		return 0;
+	copy = strndup(s, len);
+	if (!copy)
+		return cfg_err(c, "out of memory");
+	ret = nvme_tls_key_parse(copy, &h->tls_key, why, sizeof(why));
+	OPENSSL_cleanse(copy, len);
+	free(copy);
+	return ret ? cfg_err(c, "%s", why) : 0;
+}
+
+/* "hosts": [{"nqn": ..., "dhchap": {...}, "tls_key": ...}]: refs point
+ * into the tree. */
 int cfg_load_hosts(struct cfg *c, const struct json_object *arr,
 		   struct name_ref **refs, size_t *nr, struct tgt_host **defs)
 {
-	static const char *const keys[] = { "nqn", "dhchap", NULL };
+	static const char *const keys[] = { "nqn", "dhchap", "tls_key", NULL };
 	size_t i, n = cj_count(arr), dup;
 
 	*refs = NULL;
@@ -127,6 +153,13 @@ int cfg_load_hosts(struct cfg *c, const struct json_object *arr,
 		if (dh) {
 			o2 = cfg_push_key(c, "dhchap");
 			if (load_dhchap(c, dh, &(*defs)[i]))
+				return -1;
+			cfg_pop(c, o2);
+		}
+		dh = cj_get(h, "tls_key");
+		if (dh) {
+			o2 = cfg_push_key(c, "tls_key");
+			if (load_tls_key(c, dh, &(*defs)[i]))
 				return -1;
 			cfg_pop(c, o2);
 		}

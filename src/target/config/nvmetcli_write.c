@@ -20,6 +20,7 @@
 #include <openssl/crypto.h>
 
 #include "config.h"
+#include "nvme/tls.h"
 
 /* NULL-safe adders: a failed allocation shows as a NULL child, which
  * the caller's final check catches (json-c takes no NULL values). */
@@ -154,7 +155,10 @@ static bool host_same(const struct tgt_host *a, const struct tgt_host *b)
 	       a->ctrl_key.len == b->ctrl_key.len &&
 	       a->ctrl_key.hash == b->ctrl_key.hash &&
 	       !CRYPTO_memcmp(a->ctrl_key.data, b->ctrl_key.data,
-			      a->ctrl_key.len);
+			      a->ctrl_key.len) &&
+	       a->tls_key.len == b->tls_key.len &&
+	       a->tls_key.hash == b->tls_key.hash &&
+	       !CRYPTO_memcmp(a->tls_key.data, b->tls_key.data, a->tls_key.len);
 }
 
 static int cmp_host(const void *a, const void *b)
@@ -237,6 +241,13 @@ static struct json_object *host_json(const struct tgt_host *h)
 	bool ok;
 
 	ok = add(o, "nqn", str(h->nqn));
+	if (h->tls_key.len) {
+		if (!nvme_tls_key_format(&h->tls_key, buf, sizeof(buf)))
+			ok &= add(o, "tls_key", str(buf));
+		else
+			ok = false;
+		OPENSSL_cleanse(buf, sizeof(buf));
+	}
 	if (!h->key.len && default_auth(h))
 		return ok ? o : (json_object_put(o), NULL);
 	dh = json_object_new_object();
@@ -347,7 +358,13 @@ static struct json_object *port_json(const struct tgt *t,
 		  str(p->adrfam == NVMF_ADDR_FAMILY_IP6 ? "ipv6" : "ipv4"));
 	ok &= add(addr, "traddr", str(p->traddr));
 	ok &= add(addr, "trsvcid", str(p->trsvcid));
-	ok &= add(addr, "treq", str("not specified"));
+	ok &= add(addr, "treq",
+		  str(p->treq == NVMF_TREQ_REQUIRED	? "required" :
+		      p->treq == NVMF_TREQ_NOT_REQUIRED ? "not required" :
+							  "not specified"));
+	ok &= add(addr, "tsas",
+		  str(p->sectype == NVMF_TCP_SECTYPE_TLS13 ? "tls1.3" :
+							     "none"));
 	ok &= add(o, "addr", addr);
 	ok &= add(param, "inline_data_size", ustr(p->inline_data));
 	ok &= add(param, "max_queue_size", ustr(p->max_queue_size));
@@ -499,12 +516,17 @@ void tgt_config_show(const struct tgt *t, FILE *f)
 			continue;
 		fprintf(f,
 			"port %u %s %s %s %s inline_data_size %u "
-			"max_queue_size %u\n",
+			"max_queue_size %u%s\n",
 			p->portid,
 			p->trtype == NVMF_TRTYPE_RDMA ? "rdma" : "tcp",
 			p->adrfam == NVMF_ADDR_FAMILY_IP6 ? "ipv6" : "ipv4",
 			p->traddr, p->trsvcid, p->inline_data,
-			p->max_queue_size);
+			p->max_queue_size,
+			p->sectype == NVMF_TCP_SECTYPE_TLS13 ?
+				(p->treq == NVMF_TREQ_NOT_REQUIRED ?
+					 " tls1.3 (not required)" :
+					 " tls1.3") :
+				"");
 		for (j = 0; j < p->nr_subsys; j++)
 			fprintf(f, "  subsystem %s\n", p->subsys[j]->nqn);
 		fprintf(f, "  ana");
@@ -554,7 +576,8 @@ void tgt_config_show(const struct tgt *t, FILE *f)
 	for (i = 0; i < nr_hosts; i++) {
 		const struct tgt_host *h = hosts[i];
 
-		fprintf(f, "host %s", h->nqn);
+		fprintf(f, "host %s%s", h->nqn,
+			h->tls_key.len ? " tls_key" : "");
 		if (h->key.len || !default_auth(h)) {
 			id_names(buf, sizeof(buf), h->hashes, h->nr_hashes,
 				 true);

@@ -288,6 +288,18 @@ static uint16_t do_connect(struct tgt_queue *q, struct tgt_req *cmd)
 		cmd->result = connect_ipo(DATA_OFF_SUBNQN, true);
 		return NVME_SC_CONNECT_INVALID_PARAM | NVME_SC_DNR;
 	}
+	/* the PSK proved who the host is: it connects as that host, to
+	 * the subsystem its identity named */
+	if (q->tls && (strncmp(d.hostnqn, q->tls_hostnqn, NVME_NQN_SIZE) ||
+		       strncmp(d.subsysnqn, q->tls_subnqn, NVME_NQN_SIZE))) {
+		tgt_log("connect from %s: host %.223s to %.223s over a TLS "
+			"connection whose PSK identity names host %s and %s: "
+			"refused",
+			q->peer, d.hostnqn, d.subsysnqn, q->tls_hostnqn,
+			q->tls_subnqn);
+		cmd->result = connect_ipo(DATA_OFF_HOSTNQN, true);
+		return NVME_SC_CONNECT_INVALID_HOST | NVME_SC_DNR;
+	}
 	if (!s->discovery && !tgt_host_allowed(s, d.hostnqn)) {
 		tgt_log("connect from %s: host %.223s not allowed to %s",
 			q->peer, d.hostnqn, s->nqn);

@@ -628,6 +628,8 @@ static int add_port(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		unsigned g;
 
 		p->adrfam = m->adrfam;
+		p->sectype = m->sectype;
+		p->treq = m->treq;
 		p->inline_data = m->inline_data;
 		p->max_queue_size = m->max_queue_size;
 		for (g = 1; g <= TGT_MAX_ANA_GROUPS; g++)
@@ -860,6 +862,7 @@ static int allow_host(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	for (i = 0; i < o + (add ? -1 : 1); i++) {
 		nvme_auth_key_clear(&h[i].key);
 		nvme_auth_key_clear(&h[i].ctrl_key);
+		nvme_tls_key_clear(&h[i].tls_key);
 	}
 	free(h);
 

@@ -133,6 +133,11 @@ struct tgt_queue {
 	/* DH-HMAC-CHAP (core/auth.c): set at Connect when the host has a
 	 * key; until it succeeds only Authentication Send/Receive run */
 	struct tgt_auth *auth;
+	/* TLS (the TCP transport's handshake): the NQNs its PSK identity
+	 * named; Connect must name the same */
+	bool tls;
+	char tls_hostnqn[TGT_NQN_MAX + 1];
+	char tls_subnqn[TGT_NQN_MAX + 1];
 	/* the transport's command slots, for the core to walk (stalls,
 	 * AERs): nr_reqs of them, req_stride bytes apart from reqs */
 	struct tgt_req *reqs;

@@ -114,7 +114,10 @@ static bool same_host(const struct tgt_host *a, const struct tgt_host *b)
 	       a->nr_hashes == b->nr_hashes &&
 	       !memcmp(a->hashes, b->hashes, a->nr_hashes) &&
 	       a->nr_dhgroups == b->nr_dhgroups &&
-	       !memcmp(a->dhgroups, b->dhgroups, a->nr_dhgroups);
+	       !memcmp(a->dhgroups, b->dhgroups, a->nr_dhgroups) &&
+	       a->tls_key.len == b->tls_key.len &&
+	       a->tls_key.hash == b->tls_key.hash &&
+	       !memcmp(a->tls_key.data, b->tls_key.data, a->tls_key.len);
 }
 
 static bool same_subsys_attrs(const struct tgt_subsys *a,
@@ -142,7 +145,8 @@ static bool same_port(const struct tgt_port *a, const struct tgt_port *b)
 	       !strcmp(a->traddr, b->traddr) &&
 	       !strcmp(a->trsvcid, b->trsvcid) &&
 	       a->inline_data == b->inline_data &&
-	       a->max_queue_size == b->max_queue_size;
+	       a->max_queue_size == b->max_queue_size &&
+	       a->sectype == b->sectype && a->treq == b->treq;
 }
 
 static void add_ns(struct reload *rl, const char *nqn, const struct tgt_ns *m)
@@ -363,6 +367,7 @@ static int take_hosts(struct tgt *t, const struct tgt *nt)
 	for (i = 0; i < t->nr_hosts; i++) {
 		nvme_auth_key_clear(&t->hosts[i].key);
 		nvme_auth_key_clear(&t->hosts[i].ctrl_key);
+		nvme_tls_key_clear(&t->hosts[i].tls_key);
 	}
 	free(t->hosts);
 	t->hosts = h;

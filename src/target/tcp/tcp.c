@@ -77,8 +77,12 @@ static struct tgt_queue *tcp_queue_create(struct tgt_reactor *r, intptr_t conn,
 	q->sq.req_stride = sizeof(struct tcp_cmd);
 	q->sq.nr_reqs = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* a TLS port: the first byte decides (tcp_tls.c); TLS records are
+	 * written from a copy, never zero-copy */
+	if (port->sectype == NVMF_TCP_SECTYPE_TLS13)
+		q->tls_state = TCP_TLS_PEEK;
 	/* without SO_ZEROCOPY (an old kernel) sends simply copy */
-	if (q->sq.t->zerocopy != TGT_ZC_OFF &&
+	if (q->sq.t->zerocopy != TGT_ZC_OFF && !q->tls_state &&
 	    !setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)))
 		q->zc = true;
 	if (!getpeername(fd, (struct sockaddr *)&ss, &sl)) {
@@ -171,6 +175,7 @@ static void tcp_queue_destroy(struct tgt_queue *sq)
 	struct tcp_queue *q = tcp_q(sq);
 	unsigned i;
 
+	tcp_tls_free(q);
 	if (q->fd >= 0)
 		close(q->fd);
 	for (i = 0; i < q->nr_cmds; i++) {
@@ -480,7 +485,9 @@ static void queue_rx(struct tcp_queue *q)
 		bool direct;
 		ssize_t n;
 
-		if (rounds == 32) {
+		/* (TLS: records OpenSSL already holds are not the socket's
+		 * to report again: they are read before returning) */
+		if (rounds >= 32 && !(q->ssl && SSL_has_pending(q->ssl))) {
 			rx_process(q);
 			return;
 		}
@@ -488,7 +495,7 @@ static void queue_rx(struct tcp_queue *q)
 			return;
 		/* a big data section straight into its buffer, else staged */
 		dst = nvme_tcp_rx_room(&q->rx, &want, &direct);
-		n = recv(q->fd, dst, want, MSG_DONTWAIT);
+		n = tcp_io_recv(q, dst, want);
 		if (n > 0) {
 			nvme_tcp_rx_got(&q->rx, (uint32_t)n, direct);
 			continue;
@@ -552,6 +559,18 @@ static void tcp_queue_event(struct tgt_queue *sq, uint32_t events)
 			tcp_queue_quiesce(&q->sq);
 			return;
 		}
+	}
+	if (q->tls_state == TCP_TLS_PEEK || q->tls_state == TCP_TLS_HANDSHAKE) {
+		int ret = tcp_tls_start(q);
+
+		if (ret < 0) {
+			tcp_queue_quiesce(&q->sq);
+			return;
+		}
+		if (!ret)
+			return;
+		/* the host's first PDU may have come with its Finished */
+		events |= EPOLLIN;
 	}
 	if (events & EPOLLOUT)
 		tcp_queue_flush(&q->sq);

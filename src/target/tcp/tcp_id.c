@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * What the NVMe/TCP transport says of itself in the discovery log:
- * secure channel not specified, SQ flow control may be disabled, no
- * security type. The same fields nvmet puts in a TCP port's entries.
+ * SQ flow control may be disabled; the secure channel not specified and
+ * no security type, or on a TLS port TLS 1.3, required or not. The same
+ * fields nvmet puts in a TCP port's entries.
  */
 #include "tcp.h"
 
 static void tcp_fill_tsas(const struct tgt_port *p,
 			  struct nvmf_disc_log_entry *e)
 {
-	(void)p;
-	e->tsas.tcp.sectype = NVMF_TCP_SECTYPE_NONE;
+	e->tsas.tcp.sectype = p->sectype;
+	/* a TLS port: the secure channel required or not, as configured */
+	if (p->sectype)
+		e->treq = (uint8_t)((e->treq & ~3u) | p->treq);
 }
 
 const struct tgt_transport_id tgt_tcp_id = {

@@ -8,9 +8,11 @@
 #define MQBLK_TARGET_TCP_TCP_QUEUE_H
 
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include "nvme/tcp.h"
+#include "nvme/tls_ssl.h"
 #include "target/core/nvmet.h"
 
 #define TGT_RXBUF 65536 /* a queue's receive buffer */
@@ -40,6 +42,11 @@ struct tcp_queue {
 	struct tgt_queue sq;
 	int fd;
 	bool want_out; /* EPOLLOUT armed */
+	/* TLS (a TLS port): the handshake comes before ICReq, then every
+	 * byte goes through ssl (tcp_tls.c); no MSG_ZEROCOPY then */
+	uint8_t tls_state; /* TCP_TLS_* */
+	SSL *ssl;
+	struct nvme_tls_wbuf *tls_w; /* a record the socket pushed back */
 
 	struct nvme_tcp_conn conn;
 	uint8_t icreq[128];
@@ -114,6 +121,41 @@ void tcp_queue_fatal(struct tcp_queue *q, uint16_t fes, uint32_t fei,
  * when every slot waits on one. */
 unsigned tcp_zc_reap(struct tcp_queue *q);
 void tcp_zc_wait_some(struct tcp_queue *q);
+
+/* tcp_tls.c */
+enum {
+	TCP_TLS_OFF, /* plaintext NVMe/TCP */
+	TCP_TLS_PEEK, /* a TLS port: the first byte decides */
+	TCP_TLS_HANDSHAKE,
+	TCP_TLS_UP,
+};
+/* Run the queue's TLS start (first byte, handshake): 1 when NVMe/TCP may
+ * go on (TLS up, or plaintext allowed), 0 to wait for the socket, -1 to
+ * close (logged). */
+int tcp_tls_start(struct tcp_queue *q);
+void tcp_tls_free(struct tcp_queue *q);
+/* EPOLLOUT on or off (EPOLLIN unless stopping) */
+void tcp_tls_want_out(struct tcp_queue *q, bool on);
+
+/* The queue's socket I/O, plaintext or through TLS: recv/sendmsg's
+ * conventions (-1 with errno, EAGAIN to wait). */
+static inline ssize_t tcp_io_recv(struct tcp_queue *q, void *buf, size_t len)
+{
+	if (q->ssl)
+		return nvme_tls_read(q->ssl, buf, len);
+	return recv(q->fd, buf, len, MSG_DONTWAIT);
+}
+
+static inline ssize_t tcp_io_send(struct tcp_queue *q, const struct iovec *iov,
+				  unsigned niov, int zc_flag)
+{
+	struct msghdr mh = { .msg_iov = (struct iovec *)iov,
+			     .msg_iovlen = niov };
+
+	if (q->ssl)
+		return nvme_tls_writev(q->ssl, q->tls_w, iov, niov);
+	return sendmsg(q->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL | zc_flag);
+}
 
 /* tcp.c */
 void tcp_cmd_free(struct tcp_cmd *cmd);

@@ -41,14 +41,7 @@ void tcp_tx_enqueue(struct tcp_cmd *cmd)
 
 static void set_want_out(struct tcp_queue *q, bool on)
 {
-	struct epoll_event ev = { .events = (q->sq.stopping ? 0 : EPOLLIN) |
-					    (on ? EPOLLOUT : 0),
-				  .data.ptr = &q->sq };
-
-	if (q->want_out == on || q->sq.closing)
-		return;
-	q->want_out = on;
-	epoll_ctl(q->sq.r->epfd, EPOLL_CTL_MOD, q->fd, &ev);
+	tcp_tls_want_out(q, on);
 }
 
 /* ---- MSG_ZEROCOPY ------------------------------------------------------ */
@@ -249,9 +242,9 @@ bool tcp_queue_hold(struct tgt_queue *sq, uint64_t now, uint64_t *deadline_ns)
 static int send_ctl(struct tcp_queue *q)
 {
 	while (q->ctl_off < q->ctl_len) {
-		ssize_t n = send(q->fd, q->ctl + q->ctl_off,
-				 q->ctl_len - q->ctl_off,
-				 MSG_DONTWAIT | MSG_NOSIGNAL);
+		struct iovec iov = { q->ctl + q->ctl_off,
+				     q->ctl_len - q->ctl_off };
+		ssize_t n = tcp_io_send(q, &iov, 1, 0);
 
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -290,7 +283,6 @@ void tcp_queue_flush(struct tgt_queue *sq)
 	}
 	while (q->tx_head) {
 		struct tcp_cmd *c;
-		struct msghdr mh = { .msg_iov = iov };
 		size_t skip = q->tx_off;
 		unsigned n = 0;
 		ssize_t sent;
@@ -299,16 +291,13 @@ void tcp_queue_flush(struct tgt_queue *sq)
 		for (c = q->tx_head; c && n + 4 <= 64; c = c->tx_next)
 			n += nvme_tcp_iov_append(iov + n, 64 - n, c->iov,
 						 c->niov, &skip);
-		mh.msg_iovlen = n;
 		zc = q->zc && nvme_tcp_iov_len(iov, n) >= TGT_ZC_MIN;
-		sent = sendmsg(q->fd, &mh,
-			       MSG_DONTWAIT | MSG_NOSIGNAL |
-				       (zc ? MSG_ZEROCOPY : 0));
+		sent = tcp_io_send(q, iov, n, zc ? MSG_ZEROCOPY : 0);
 		if (sent < 0 && zc && errno == ENOBUFS) {
 			/* past the socket's optmem for notifications: this
 			 * one copies */
 			zc = false;
-			sent = sendmsg(q->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+			sent = tcp_io_send(q, iov, n, 0);
 		}
 		if (sent < 0) {
 			if (errno == EINTR)
@@ -380,6 +369,10 @@ void tcp_queue_fatal(struct tcp_queue *q, uint16_t fes, uint32_t fei,
 	nvme_tcp_rx_reset(&q->rx);
 	n = nvme_tcp_build_term(&q->conn, q->ctl, sizeof(q->ctl), fes, fei, hdr,
 				hdr_len);
+	/* TLS: a record the socket pushed back must go first, whole, and
+	 * it is not the TermReq: close without one */
+	if (n > 0 && q->tls_w && q->tls_w->pending)
+		n = 0;
 	if (n <= 0) {
 		tcp_queue_quiesce(&q->sq);
 		return;
