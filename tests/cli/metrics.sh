@@ -26,7 +26,7 @@ failed metrics-not-an-address '^mqblk target: --metrics: .*not an IPv4 address'
 # any connection
 run ctl "$CTL" stats -o yaml
 check stats-bad-format [ "$RC" = 2 ] &&
-	check stats-bad-format-said grep -q '^mqblk ctl: stats: -o yaml: not an output format' "$ERR"
+	check stats-bad-format-said grep -q '^mqblk ctl: -o yaml: not an output format' "$ERR"
 
 # M: the build serves --metrics; without libmicrohttpd the rest still runs
 M=1
@@ -227,7 +227,7 @@ s.connect(sys.argv[1])
 s.sendall(b"\n")
 s.shutdown(socket.SHUT_WR)
 print(s.recv(256).decode().splitlines()[0])' "$TMP/stats.sock")
-check empty-command-refused [ "$ans" = "error: empty command (ana, port-down, port-up, stats)" ]
+check empty-command-refused grep -q '^error: empty command (ana, port-down, port-up, stats, add-subsys' <<<"$ans"
 run ctl "$CTL" bogus
 check unknown-command-exit-2 [ "$RC" = 2 ]
 # a peer that is no target: it answers junk and closes without reading

@@ -199,7 +199,7 @@ static int snap_subsys(struct tgt_snap *snap, struct tgt_snap_subsys *ss,
 		if (!ss->ns)
 			return -1;
 		for (k = 0; k < s->nr_ns; k++)
-			snap_ns(&ss->ns[k], &s->ns[k]);
+			snap_ns(&ss->ns[k], s->ns[k]);
 		ss->nr_ns = s->nr_ns;
 	}
 	pthread_mutex_lock(&s->lock);
