@@ -18,6 +18,15 @@
  * refers to it; the last closes the device), a removed port stays a
  * slot of t->ports, a removed subsystem waits until its controllers
  * are gone. The sweep frees them while paused, and at exit.
+ *
+ * The --metrics thread reads the model too (core/stats.c's snapshot,
+ * under the stats lock): every swap and every free here happens with
+ * that lock held as well (model_pause), so a snapshot sees the model
+ * before or after a change, never half of it nor freed memory. The
+ * main thread's own readers (ctl stats, save, show) run between two
+ * commands. Removed objects drop out of the statistics with the swap:
+ * a subsystem's and a namespace's counters go with them (their
+ * Prometheus series end), a removed port's slot is not reported.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -27,6 +36,7 @@
 
 #include "mqblk/mqblk.h"
 #include "reactor.h"
+#include "stats.h"
 #include "target/config/config.h"
 
 /* Ports that may be added over a target's life (t->ports cannot move). */
@@ -45,16 +55,37 @@ int tgt_live_init(struct tgt *t)
 	return 0;
 }
 
+/*
+ * Every reactor parked, then the stats lock: what the reactors and the
+ * metrics thread read may change. In that order: a reactor closing a
+ * queue takes the stats lock, and could not park while it waits for it.
+ */
+static void model_pause(void)
+{
+	tgt_reactors_pause();
+	tgt_stats_lock();
+}
+
+static void model_resume(void)
+{
+	tgt_stats_unlock();
+	tgt_reactors_resume();
+}
+
+/* Stats lock held: no reactor refers to ns any more (no request of its
+ * has cmd->ns, hence cmd->nst, on it), nor does the model. */
 static void free_gone_ns(struct tgt_ns *ns)
 {
 	if (ns->dev)
 		mqblk_dev_close(ns->dev);
 	free(ns->q);
+	free(ns->st);
+	ns->st = NULL;
 	tgt_cfg_ns_free(ns);
 }
 
 /* Free what nothing refers to any more: reactors paused or ended (then
- * all is, their device queues closed). */
+ * all is, their device queues closed), the stats lock held. */
 static void sweep(struct tgt *t, bool all)
 {
 	unsigned i = 0;
@@ -90,7 +121,9 @@ static void sweep(struct tgt *t, bool all)
 
 void tgt_live_fini(struct tgt *t)
 {
+	tgt_stats_lock();
 	sweep(t, true);
+	tgt_stats_unlock();
 	free(t->gone_ns);
 	free(t->gone_subsys);
 	t->gone_ns = NULL;
@@ -293,13 +326,8 @@ static int add_subsys(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		return tgt_err(err, errlen, "add-subsys: %s exists already",
 			       cmd->nqn);
 	s = tgt_cfg_subsys_new();
-	list = s ? realloc(t->subsys, (t->nr_subsys + 1) * sizeof(*list)) :
-		   NULL;
-	if (!list) {
-		tgt_cfg_subsys_free(s);
+	if (!s)
 		return tgt_err(err, errlen, "add-subsys: out of memory");
-	}
-	t->subsys = list; /* read by the main thread only */
 	snprintf(s->nqn, sizeof(s->nqn), "%s", cmd->nqn);
 	tgt_cfg_subsys_defaults(s);
 	if (cmd->serial[0])
@@ -318,7 +346,18 @@ static int add_subsys(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		s->allow_any_host = m->allow_any_host;
 	}
 	s->next_cntlid = s->cntlid_min;
+	/* reactors do not read t->subsys (ports list theirs); the metrics
+	 * thread does, under the stats lock */
+	tgt_stats_lock();
+	list = realloc(t->subsys, (t->nr_subsys + 1) * sizeof(*list));
+	if (!list) {
+		tgt_stats_unlock();
+		tgt_cfg_subsys_free(s);
+		return tgt_err(err, errlen, "add-subsys: out of memory");
+	}
+	t->subsys = list;
 	t->subsys[t->nr_subsys++] = s;
+	tgt_stats_unlock();
 	tgt_log("subsystem %s added (link it to a port: link PORT NQN)",
 		s->nqn);
 	snprintf(text, sizeof(text), "subsystem %s added", s->nqn);
@@ -355,7 +394,7 @@ static int remove_subsys(struct tgt *t, const struct tgt_ctl_cmd *cmd,
 				       "remove-subsys: out of memory");
 		}
 
-	tgt_reactors_pause();
+	model_pause();
 	for (i = 0; i < t->nr_ports; i++) {
 		struct tgt_port *p = &t->ports[i];
 		int k = linked_at(p, s);
@@ -379,7 +418,7 @@ static int remove_subsys(struct tgt *t, const struct tgt_ctl_cmd *cmd,
 	if (linked)
 		disc_changed(t);
 	sweep(t, false);
-	tgt_reactors_resume();
+	model_resume();
 
 	tgt_log("subsystem %s removed: %u controllers disconnected", cmd->nqn,
 		killed);
@@ -406,9 +445,9 @@ static int allow_any_host(struct tgt *t, const struct tgt_ctl_cmd *cmd,
 			       "allow-any-host: %s has %u allowed hosts: "
 			       "disallow them first",
 			       s->nqn, s->nr_hosts);
-	tgt_reactors_pause();
+	model_pause();
 	s->allow_any_host = cmd->allow_any;
-	tgt_reactors_resume();
+	model_resume();
 	tgt_log("subsystem %s: allow_any_host %d", s->nqn, cmd->allow_any);
 	snprintf(text, sizeof(text), "subsystem %s: allow_any_host %d", s->nqn,
 		 cmd->allow_any);
@@ -475,14 +514,14 @@ static int add_ns(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	for (; i < s->nr_ns; i++)
 		list[o++] = s->ns[i];
 
-	tgt_reactors_pause();
+	model_pause();
 	free(s->ns);
 	s->ns = list;
 	s->nr_ns++;
 	t->ana_group_used[ns->anagrpid] = true;
 	if (ns->enabled)
 		ns_changed(s, ns->nsid);
-	tgt_reactors_resume();
+	model_resume();
 
 	tgt_log("%s namespace %u: %s added%s", s->nqn, ns->nsid, ns->uri,
 		ns->enabled ? "" : " (disabled)");
@@ -520,7 +559,7 @@ static int remove_ns(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	}
 	visible = ns->enabled;
 
-	tgt_reactors_pause();
+	model_pause();
 	free(s->ns);
 	s->ns = list;
 	s->nr_ns--;
@@ -529,7 +568,7 @@ static int remove_ns(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	if (visible)
 		ns_changed(s, ns->nsid);
 	sweep(t, false);
-	tgt_reactors_resume();
+	model_resume();
 
 	tgt_log("%s namespace %u removed", s->nqn, cmd->nsid);
 	snprintf(text, sizeof(text), "%s namespace %u removed", s->nqn,
@@ -564,10 +603,10 @@ static int enable_ns(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	 * flight finishes there, and enabling it again is instant */
 	if (on && !ns->dev && tgt_ns_attach(t, s, ns, why, sizeof(why)))
 		return tgt_err(err, errlen, "%s: %s: %s", verb, ns->uri, why);
-	tgt_reactors_pause();
+	model_pause();
 	ns->enabled = on;
 	ns_changed(s, ns->nsid);
-	tgt_reactors_resume();
+	model_resume();
 	tgt_log("%s namespace %u %s", s->nqn, ns->nsid,
 		on ? "enabled" : "disabled");
 	snprintf(text, sizeof(text), "%s namespace %u %s", s->nqn, ns->nsid,
@@ -648,12 +687,12 @@ static int add_port(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		return tgt_err(err, errlen, "add-port: cannot listen on %s: %s",
 			       name, strerror(errno));
 
-	tgt_reactors_pause();
+	model_pause();
 	t->nr_ports++;
 	ret = tgt_reactors_watch_port(p);
 	if (ret) {
 		t->nr_ports--;
-		tgt_reactors_resume();
+		model_resume();
 		ops->port_close(p, p->listen_fd);
 		p->listen_fd = -1;
 		return tgt_err(err, errlen,
@@ -661,7 +700,7 @@ static int add_port(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 			       strerror(-ret));
 	}
 	disc_changed(t);
-	tgt_reactors_resume();
+	model_resume();
 
 	tgt_log("port %u added: listening on %s", p->portid, name);
 	snprintf(text, sizeof(text), "port %u %s added", p->portid, name);
@@ -691,13 +730,13 @@ static int remove_port(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		job.port = p;
 		tgt_ctl_job_post(&job);
 	}
-	tgt_reactors_pause();
+	model_pause();
 	free(p->subsys);
 	p->subsys = NULL;
 	p->nr_subsys = 0;
 	p->removed = true;
 	disc_changed(t);
-	tgt_reactors_resume();
+	model_resume();
 
 	tgt_log("port %u (%s) removed: %u connections closed", cmd->portid,
 		name, job.closed);
@@ -742,14 +781,14 @@ static int link_port(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	if (!list)
 		return tgt_err(err, errlen, "%s: out of memory", verb);
 
-	tgt_reactors_pause();
+	model_pause();
 	free(p->subsys);
 	p->subsys = list;
 	p->nr_subsys += add ? 1 : -1;
 	if (!add)
 		killed = ctrls_kill(s, p);
 	disc_changed(t);
-	tgt_reactors_resume();
+	model_resume();
 
 	tgt_log("%s %s port %u (%s)%s", s->nqn,
 		add ? "linked to" : "unlinked from", p->portid, name,
@@ -854,11 +893,11 @@ static int allow_host(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		o++;
 	}
 
-	tgt_reactors_pause();
+	model_pause();
 	h = s->hosts;
 	s->hosts = list;
 	s->nr_hosts = o;
-	tgt_reactors_resume();
+	model_resume();
 	for (i = 0; i < o + (add ? -1 : 1); i++) {
 		nvme_auth_key_clear(&h[i].key);
 		nvme_auth_key_clear(&h[i].ctrl_key);

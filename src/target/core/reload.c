@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "reactor.h"
+#include "stats.h"
 #include "target/config/config.h"
 
 struct reload {
@@ -399,11 +400,15 @@ void tgt_live_reload(struct tgt *t)
 			"stays");
 		goto out;
 	}
-	/* groups the file names exist from now on (as at start) */
+	/* groups the file names exist from now on (as at start); the
+	 * discovery NQN is the metrics thread's to read too (core/live.c:
+	 * parked reactors, then the stats lock) */
 	tgt_reactors_pause();
+	tgt_stats_lock();
 	for (g = 1; g <= TGT_MAX_ANA_GROUPS; g++)
 		t->ana_group_used[g] |= nt.ana_group_used[g];
 	memcpy(t->disc.nqn, nt.disc.nqn, sizeof(t->disc.nqn));
+	tgt_stats_unlock();
 	tgt_reactors_resume();
 
 	for (i = t->nr_subsys; i-- > 0;) {
