@@ -1916,6 +1916,35 @@ static void test_ctl_lines(void **state)
 	assert_ptr_equal(tgt_ctl_port(&t, &cmd, e, sizeof(e)), &t.ports[2]);
 	assert_int_equal(tgt_ctl_parse("stats", 5, &cmd, e, sizeof(e)), 0);
 	assert_int_equal(cmd.op, TGT_CTL_STATS);
+	assert_int_equal(cmd.format, TGT_CTL_TEXT);
+	assert_false(cmd.json);
+	/* -o FORMAT: any command, anywhere on the line, three spellings */
+	assert_int_equal(
+		tgt_ctl_parse("stats -o table", 14, &cmd, e, sizeof(e)), 0);
+	assert_int_equal(cmd.op, TGT_CTL_STATS);
+	assert_int_equal(cmd.format, TGT_CTL_TABLE);
+	assert_false(cmd.json);
+	assert_int_equal(tgt_ctl_parse("-ojson stats", 12, &cmd, e, sizeof(e)),
+			 0);
+	assert_int_equal(cmd.format, TGT_CTL_JSON);
+	assert_true(cmd.json);
+	assert_int_equal(tgt_ctl_parse("ana -o json 7 [::1]:4421 change", 31,
+				       &cmd, e, sizeof(e)),
+			 0);
+	assert_int_equal(cmd.op, TGT_CTL_ANA);
+	assert_int_equal(cmd.grp, 7);
+	assert_string_equal(cmd.port, "[::1]:4421");
+	assert_true(cmd.json);
+	assert_int_equal(tgt_ctl_parse("port-down 1 --output-format=json", 32,
+				       &cmd, e, sizeof(e)),
+			 0);
+	assert_int_equal(cmd.op, TGT_CTL_PORT_DOWN);
+	assert_string_equal(cmd.port, "1");
+	assert_true(cmd.json);
+	assert_int_equal(
+		tgt_ctl_parse("port-up 3 -o text", 17, &cmd, e, sizeof(e)), 0);
+	assert_int_equal(cmd.op, TGT_CTL_PORT_UP);
+	assert_false(cmd.json);
 
 	ctl_bad(&t, "", "empty command");
 	ctl_bad(&t, "ana 1 1", "usage: ana GROUP PORT STATE");
@@ -1928,6 +1957,9 @@ static void test_ctl_lines(void **state)
 	ctl_bad(&t, "ana 1 10.0.0.1:4420 optimized", "no such port");
 	ctl_bad(&t, "port-down", "usage: port-down PORT");
 	ctl_bad(&t, "stats now", "usage: stats");
+	ctl_bad(&t, "stats -o yaml", "-o yaml: not an output format");
+	ctl_bad(&t, "stats -o", "-o: missing the output format");
+	ctl_bad(&t, "port-down 1 -o table", "-o table: only stats has a table");
 	ctl_bad(&t, "reboot", "reboot: unknown command");
 	ctl_bad(&t, "ana\x01 1", "ana\\x01");
 	tgt_config_free(&t);

@@ -259,9 +259,12 @@ struct tgt_port *tgt_ctl_port(struct tgt *t, const struct tgt_ctl_cmd *cmd,
 static void ctl_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: mqblk ctl SOCKET COMMAND [ARGS]\n"
+		"usage: mqblk ctl SOCKET COMMAND [ARGS] [-o FORMAT]\n"
 		"\n"
 		"Send one command to a target started with --ctl SOCKET.\n"
+		"-o FORMAT, anywhere: text (the default), json (stats: its "
+		"document; the others:\n"
+		"one object), table (stats alone).\n"
 		"\n"
 		"  ana GROUP PORT STATE  set ANA group GROUP's state on PORT "
 		"(a port ID or\n"

@@ -283,15 +283,15 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* "ok", then what changed: text, or {"command": ..., fields} */
-static void answer(FILE *out, const struct tgt_ctl_cmd *cmd, const char *verb,
-		   const char *text, const char *k1, const char *v1,
-		   const char *k2, const char *v2, const char *knum,
-		   long long num)
+void tgt_live_answer(FILE *out, const struct tgt_ctl_cmd *cmd, const char *verb,
+		     const char *text, const char *k1, const char *v1,
+		     const char *k2, const char *v2, const char *knum,
+		     long long num)
 {
 	fprintf(out, "ok\n");
 	if (!cmd->json) {
-		fprintf(out, "%s\n", text);
+		if (text)
+			fprintf(out, "%s\n", text);
 		return;
 	}
 	fprintf(out, "{\"command\": ");
@@ -361,8 +361,8 @@ static int add_subsys(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	tgt_log("subsystem %s added (link it to a port: link PORT NQN)",
 		s->nqn);
 	snprintf(text, sizeof(text), "subsystem %s added", s->nqn);
-	answer(out, cmd, "add-subsys", text, "nqn", s->nqn, "serial", s->serial,
-	       NULL, 0);
+	tgt_live_answer(out, cmd, "add-subsys", text, "nqn", s->nqn, "serial",
+			s->serial, NULL, 0);
 	return 0;
 }
 
@@ -425,8 +425,8 @@ static int remove_subsys(struct tgt *t, const struct tgt_ctl_cmd *cmd,
 	snprintf(text, sizeof(text),
 		 "subsystem %s removed: %u controllers disconnected", cmd->nqn,
 		 killed);
-	answer(out, cmd, "remove-subsys", text, "nqn", cmd->nqn, NULL, NULL,
-	       "controllers_disconnected", killed);
+	tgt_live_answer(out, cmd, "remove-subsys", text, "nqn", cmd->nqn, NULL,
+			NULL, "controllers_disconnected", killed);
 	return 0;
 }
 
@@ -451,8 +451,8 @@ static int allow_any_host(struct tgt *t, const struct tgt_ctl_cmd *cmd,
 	tgt_log("subsystem %s: allow_any_host %d", s->nqn, cmd->allow_any);
 	snprintf(text, sizeof(text), "subsystem %s: allow_any_host %d", s->nqn,
 		 cmd->allow_any);
-	answer(out, cmd, "allow-any-host", text, "nqn", s->nqn, NULL, NULL,
-	       "allow_any_host", cmd->allow_any);
+	tgt_live_answer(out, cmd, "allow-any-host", text, "nqn", s->nqn, NULL,
+			NULL, "allow_any_host", cmd->allow_any);
 	return 0;
 }
 
@@ -528,8 +528,8 @@ static int add_ns(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	snprintf(text, sizeof(text), "%s namespace %u: %s, %llu bytes%s",
 		 s->nqn, ns->nsid, ns->uri, (unsigned long long)ns->size,
 		 ns->enabled ? "" : ", disabled");
-	answer(out, cmd, "add-ns", text, "nqn", s->nqn, "uri", ns->uri, "nsid",
-	       ns->nsid);
+	tgt_live_answer(out, cmd, "add-ns", text, "nqn", s->nqn, "uri", ns->uri,
+			"nsid", ns->nsid);
 	return 0;
 }
 
@@ -573,8 +573,8 @@ static int remove_ns(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	tgt_log("%s namespace %u removed", s->nqn, cmd->nsid);
 	snprintf(text, sizeof(text), "%s namespace %u removed", s->nqn,
 		 cmd->nsid);
-	answer(out, cmd, "remove-ns", text, "nqn", s->nqn, NULL, NULL, "nsid",
-	       cmd->nsid);
+	tgt_live_answer(out, cmd, "remove-ns", text, "nqn", s->nqn, NULL, NULL,
+			"nsid", cmd->nsid);
 	return 0;
 }
 
@@ -611,8 +611,8 @@ static int enable_ns(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		on ? "enabled" : "disabled");
 	snprintf(text, sizeof(text), "%s namespace %u %s", s->nqn, ns->nsid,
 		 on ? "enabled" : "disabled");
-	answer(out, cmd, verb, text, "nqn", s->nqn, NULL, NULL, "nsid",
-	       ns->nsid);
+	tgt_live_answer(out, cmd, verb, text, "nqn", s->nqn, NULL, NULL, "nsid",
+			ns->nsid);
 	return 0;
 }
 
@@ -704,8 +704,8 @@ static int add_port(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 
 	tgt_log("port %u added: listening on %s", p->portid, name);
 	snprintf(text, sizeof(text), "port %u %s added", p->portid, name);
-	answer(out, cmd, "add-port", text, "address", name, NULL, NULL,
-	       "portid", p->portid);
+	tgt_live_answer(out, cmd, "add-port", text, "address", name, NULL, NULL,
+			"portid", p->portid);
 	return 0;
 }
 
@@ -743,8 +743,8 @@ static int remove_port(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	snprintf(text, sizeof(text),
 		 "port %u %s removed: %u connections closed", cmd->portid, name,
 		 job.closed);
-	answer(out, cmd, "remove-port", text, "address", name, NULL, NULL,
-	       "connections_closed", job.closed);
+	tgt_live_answer(out, cmd, "remove-port", text, "address", name, NULL,
+			NULL, "connections_closed", job.closed);
 	return 0;
 }
 
@@ -795,9 +795,9 @@ static int link_port(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		add ? "" : ": its controllers there disconnected");
 	snprintf(text, sizeof(text), "%s %s port %u %s", s->nqn,
 		 add ? "linked to" : "unlinked from", p->portid, name);
-	answer(out, cmd, verb, text, "nqn", s->nqn, "address", name,
-	       add ? "portid" : "controllers_disconnected",
-	       add ? p->portid : killed);
+	tgt_live_answer(out, cmd, verb, text, "nqn", s->nqn, "address", name,
+			add ? "portid" : "controllers_disconnected",
+			add ? p->portid : killed);
 	return 0;
 }
 
@@ -841,8 +841,8 @@ static int add_host(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		cmd->dhchap_key[0] ? " with a DH-HMAC-CHAP key" : "");
 	snprintf(text, sizeof(text), "host %s added%s", cmd->nqn,
 		 cmd->dhchap_key[0] ? " with a DH-HMAC-CHAP key" : "");
-	answer(out, cmd, "add-host", text, "hostnqn", cmd->nqn, NULL, NULL,
-	       "dhchap", cmd->dhchap_key[0] != 0);
+	tgt_live_answer(out, cmd, "add-host", text, "hostnqn", cmd->nqn, NULL,
+			NULL, "dhchap", cmd->dhchap_key[0] != 0);
 	return 0;
 }
 
@@ -909,8 +909,8 @@ static int allow_host(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		add ? "allowed" : "no longer allowed (its controllers stay)");
 	snprintf(text, sizeof(text), "%s: host %s %s", s->nqn, cmd->hostnqn,
 		 add ? "allowed" : "disallowed");
-	answer(out, cmd, verb, text, "nqn", s->nqn, "hostnqn", cmd->hostnqn,
-	       NULL, 0);
+	tgt_live_answer(out, cmd, verb, text, "nqn", s->nqn, "hostnqn",
+			cmd->hostnqn, NULL, 0);
 	return 0;
 }
 
@@ -935,7 +935,8 @@ static int save(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		return tgt_err(err, errlen, "save: %s", why);
 	tgt_log("configuration saved to %s", path);
 	snprintf(text, sizeof(text), "saved to %s", path);
-	answer(out, cmd, "save", text, "file", path, NULL, NULL, NULL, 0);
+	tgt_live_answer(out, cmd, "save", text, "file", path, NULL, NULL, NULL,
+			0);
 	return 0;
 }
 

@@ -62,6 +62,13 @@ void tgt_reactors_unwatch_port(struct tgt_port *p);
 int tgt_live_init(struct tgt *t);
 /* After they ended: free what was removed while running. */
 void tgt_live_fini(struct tgt *t);
+/* A control command's answer: "ok", then text (a line; NULL: none) or,
+ * with -o json, {"command": verb, k1: v1, k2: v2, knum: num} (each key
+ * NULL to leave it out; the values strings but num). */
+void tgt_live_answer(FILE *out, const struct tgt_ctl_cmd *cmd, const char *verb,
+		     const char *text, const char *k1, const char *v1,
+		     const char *k2, const char *v2, const char *knum,
+		     long long num);
 /* SIGHUP (core/reload.c): re-read --config and apply the difference;
  * a file that does not load changes nothing. Logged either way. */
 void tgt_live_reload(struct tgt *t);

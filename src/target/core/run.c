@@ -316,7 +316,7 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 {
 	struct tgt_ctl_job job;
 	struct tgt_port *p;
-	char name[128];
+	char name[128], text[256];
 
 	if (cmd->op == TGT_CTL_STATS && cmd->format == TGT_CTL_TABLE) {
 		fprintf(out, "ok\n");
@@ -360,7 +360,9 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		tgt_ctl_job_post(&job);
 		tgt_log("port %u (%s): ANA group %u %s", p->portid, name,
 			cmd->grp, nvme_ana_state_name(cmd->state));
-		fprintf(out, "ok\n");
+		tgt_live_answer(out, cmd, "ana", NULL, "address", name, "state",
+				nvme_ana_state_name(cmd->state), "group",
+				cmd->grp);
 		return 0;
 	case TGT_CTL_PORT_DOWN:
 		if (atomic_load(&p->down)) {
@@ -375,8 +377,11 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		tgt_ctl_job_post(&job);
 		tgt_log("port %u (%s): down, %u connections closed", p->portid,
 			name, job.closed);
-		fprintf(out, "ok\nport %u %s down: %u connections closed\n",
-			p->portid, name, job.closed);
+		snprintf(text, sizeof(text),
+			 "port %u %s down: %u connections closed", p->portid,
+			 name, job.closed);
+		tgt_live_answer(out, cmd, "port-down", text, "address", name,
+				NULL, NULL, "connections_closed", job.closed);
 		return 0;
 	case TGT_CTL_PORT_UP:
 		if (!atomic_load(&p->down)) {
@@ -397,7 +402,9 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		atomic_fetch_add(&t->disc.genctr, 1);
 		tgt_ctl_job_post(&job);
 		tgt_log("port %u (%s): up", p->portid, name);
-		fprintf(out, "ok\nport %u %s up\n", p->portid, name);
+		snprintf(text, sizeof(text), "port %u %s up", p->portid, name);
+		tgt_live_answer(out, cmd, "port-up", text, "address", name,
+				NULL, NULL, "portid", p->portid);
 		return 0;
 	default:
 		break;
