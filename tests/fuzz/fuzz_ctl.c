@@ -173,6 +173,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   NULL);
 		check_error(err, sizeof(err));
 		break;
+	case TGT_CTL_SAVE:
+	case TGT_CTL_SHOW:
+		/* save: FILE or "" (--config's), terminated; show: nothing */
+		FUZZ_CHECK(terminated(cmd.path, sizeof(cmd.path)));
+		FUZZ_CHECK(cmd.op == TGT_CTL_SAVE || !cmd.path[0]);
+		FUZZ_CHECK(!cmd.nqn[0] && !cmd.port[0]);
+		break;
 	default:
 		FUZZ_CHECK(!"unknown op");
 	}
