@@ -140,7 +140,9 @@ unmount_all()
 	mounts=()
 	fpids=()
 }
-trap 'unmount_all; on_exit' EXIT
+# on_exit takes the script's status from $?: hand it the one the script
+# exited with, not unmount_all's
+trap 'rc_=$?; unmount_all; (exit "$rc_"); on_exit' EXIT
 if ((EUID == 0)); then
 	fuse_opts=allow_other,default_permissions
 else
@@ -194,11 +196,15 @@ for op in write write-zeroes discard; do
 	io "vwc-off-$op-durable-or-fault" fault --vwc-off 1 "$op"
 	io "vwc-off-$op-flushing-fs-ok" ok --vwc-off 2 "$op"
 done
-# the shutdown flush of nsid 1 fails and says so
+# the shutdown flush of nsid 1 fails: said, and the exit status is not 0
 stop_target_log=$TLOG
 kill -TERM "$TPID" 2>/dev/null
-wait "$TPID" 2>/dev/null
+stop_rc=0
+wait "$TPID" 2>/dev/null || stop_rc=$?
 TPID=
-check shutdown-flush-failure-logged grep -q 'namespace 1: flush at shutdown failed' "$stop_target_log"
+check shutdown-flush-failure-logged grep -q 'namespace 1: flush of its cache failed' "$stop_target_log"
+check "shutdown-flush-failure: stopped, not cleanly ($(grep -m1 'stopped' "$stop_target_log"))" \
+	grep -q 'stopped: 1 namespace cache flush(es) failed' "$stop_target_log"
+check "shutdown-flush-failure: exit status 1 ($stop_rc)" test "$stop_rc" = 1
 unmount_all
 finish

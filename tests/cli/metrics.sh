@@ -26,7 +26,7 @@ failed metrics-not-an-address '^mqblk target: --metrics: .*not an IPv4 address'
 # any connection
 run ctl "$CTL" stats -o yaml
 check stats-bad-format [ "$RC" = 2 ] &&
-	check stats-bad-format-said grep -q '^mqblk ctl: stats: -o yaml: not an output format' "$ERR"
+	check stats-bad-format-said grep -q '^mqblk ctl: -o yaml: not an output format' "$ERR"
 
 # M: the build serves --metrics; without libmicrohttpd the rest still runs
 M=1
@@ -209,6 +209,92 @@ if ((M)); then
 		--metrics "127.0.0.1:$MPORT"
 	failed metrics-address-in-use "--metrics 127\.0\.0\.1:$MPORT: cannot listen: Address already in use"
 fi
+
+# ---- live changes while /metrics is scraped and stats -o json read in
+# a loop, I/O running: subsystems, namespaces and ports added and removed
+# (core/live.c swaps and frees under the stats lock the snapshot holds).
+# Every change accepted, every scrape and JSON answer whole; under TSan or
+# ASan the target's log must stay free of reports (reap_target). ~3-6 s
+if ((M)); then
+	L2=nqn.2026-12.io.mqblk:metrics-live
+	rm -f "$TMP/live.done"
+	: >"$TMP/readers.bad"
+	# readers: a scrape, then a JSON stats, until the changes are done
+	(
+		n=0
+		while [[ ! -e $TMP/live.done ]] && ((n < 2000)); do
+			curl -sf "$MURL" >"$TMP/scrape.txt" &&
+				grep -q '^mqblk_port_up{port="1"} 1' "$TMP/scrape.txt" ||
+				echo "scrape $n: failed or without port 1" >>"$TMP/readers.bad"
+			"$MQBLK" ctl "$CTL" stats -o json >"$TMP/sj.json" 2>&1 &&
+				python3 -m json.tool "$TMP/sj.json" >/dev/null ||
+				echo "stats -o json $n: $(head -c 200 "$TMP/sj.json")" >>"$TMP/readers.bad"
+			n=$((n + 1))
+		done
+		echo "$n" >"$TMP/readers.count"
+	) &
+	rpid=$!
+	run_bg bench --name=lv --filename="$(uri)" --rw=randread --bs=4k \
+		--size=64m --time_based --runtime=30
+	live_ok=1
+	for i in 1 2 3 4 5 6; do
+		lp=$(free_port)
+		for c in "add-subsys $L2 allow_any_host=1" \
+			"add-ns $L2 1 null:size=1m" "add-ns $NQN 2 null:size=1m" \
+			"add-port $((20 + i)) tcp 127.0.0.1 $lp" \
+			"link $((20 + i)) $L2" "link 1 $L2" "disable-ns $NQN 2" \
+			"unlink $((20 + i)) $L2" "remove-ns $NQN 2" \
+			"remove-ns $L2 1" "add-ns $L2 2 null:size=1m" \
+			"remove-subsys $L2" "remove-port $((20 + i))"; do
+			# shellcheck disable=SC2086 # the words of the command
+			if ! "$MQBLK" ctl "$CTL" $c >/dev/null 2>"$TMP/lv.err"; then
+				live_ok=0
+				fail "live-under-readers: ctl $c (round $i)" "$(head -n 1 "$TMP/lv.err")"
+			fi
+		done
+	done
+	touch "$TMP/live.done"
+	wait "$rpid"
+	kill "$BPID" 2>/dev/null
+	wait "$BPID" 2>/dev/null
+	((live_ok)) && pass "live-under-readers: 78 changes accepted"
+	check live-readers-ran [ "$(cat "$TMP/readers.count")" -ge 2 ]
+	check live-readers-whole [ ! -s "$TMP/readers.bad" ] ||
+		head -n 3 "$TMP/readers.bad"
+	# what was removed is gone from both views; port 1 stays
+	curl -sf "$MURL" >"$TMP/scrape.txt"
+	check live-removed-not-scraped [ "$(grep -c -e metrics-live -e 'port="2[1-6]"' "$TMP/scrape.txt")" = 0 ]
+	run ctl "$CTL" stats -o json
+	ok live-stats-json-after && check live-removed-not-in-json python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [p["portid"] for p in d["ports"]] == [1], d["ports"]
+nqns = [s["nqn"] for s in d["subsystems"]]
+assert "nqn.2026-12.io.mqblk:metrics-live" not in nqns, nqns
+s = [s for s in d["subsystems"] if s["nqn"] == sys.argv[2]][0]
+assert [n["nsid"] for n in s["namespaces"]] == [1], s["namespaces"]' "$OUT" "$NQN"
+fi
+
+# ---- ana, port-down and port-up answer JSON with -o json, as the live
+# commands do
+run ctl "$CTL" -o json ana 1 1 optimized
+ok ana-json && check ana-json-object python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d == {"command": "ana", "address": sys.argv[2], "state": "optimized", "group": 1}, d' "$OUT" "127.0.0.1:$PORT"
+run ctl "$CTL" port-down 1 --output-format=json
+ok port-down-json && check port-down-json-object python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["command"] == "port-down" and d["address"] == sys.argv[2] and d["connections_closed"] >= 0, d' "$OUT" "127.0.0.1:$PORT"
+run ctl "$CTL" -ojson port-up 1
+ok port-up-json && check port-up-json-object python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d == {"command": "port-up", "address": sys.argv[2], "portid": 1}, d' "$OUT" "127.0.0.1:$PORT"
+run ctl "$CTL" port-up 1 -o table
+check port-up-table-refused [ "$RC" = 2 ] &&
+	check port-up-table-said grep -q '^mqblk ctl: -o table: only stats has a table' "$ERR"
 
 # ---- one protocol on every socket, misuse refused in a line ----
 # (the target above serves --ctl $CTL and --stats-socket $TMP/stats.sock)

@@ -36,10 +36,12 @@ reads()
 run ctl "$CTL" ns-set "$NQN" 1 completion_nsec=300000000
 ok "ns-set: completion_nsec raised to 300 ms"
 reads
-# a lower bound: no request can complete before its timer
+# a lower bound: no request can complete before its timer. 285 ms, not
+# 300: host and target each calibrate their TSC clock apart, and the
+# host's 300 ms has read as 299.6 (0.14 % apart, seen here)
 ok "slow: reads complete" &&
-	check "slow: no read faster than 300 ms (min $(clat min) ns)" \
-		test "$(clat min)" -ge 300000000
+	check "slow: no read faster than 300 ms, to 5 % (min $(clat min) ns)" \
+		test "$(clat min)" -ge 285000000
 check "the target logs the change" grep -q "$NQN namespace 1: completion_nsec=300000000" "$TLOG"
 run ctl "$CTL" ns-set "$NQN" 1 completion_nsec=10000
 ok "ns-set: back to 10 us"

@@ -45,6 +45,7 @@ struct fixture {
 	struct tgt_snap_queue queue;
 	struct tgt_snap snap;
 	int ctrl_tag; /* what ctrl and queue point at: only compared */
+	char uri[32]; /* what ns.uri points at (a snapshot owns its copy) */
 };
 
 static struct fixture *fixture_new(void)
@@ -60,7 +61,8 @@ static struct fixture *fixture_new(void)
 	f->sport.c.v[TGT_C_READ_BYTES] = 12288;
 	f->ns.nsid = 7;
 	f->ns.enabled = true;
-	f->ns.uri = "null:size=1m";
+	f->ns.uri = f->uri;
+	snprintf(f->uri, sizeof(f->uri), "null:size=1m");
 	f->ns.read_cmds = 3;
 	f->ns.lat_hist[0] = 1; /* < 1.024 us */
 	f->ns.lat_hist[2] = 2; /* < 4.096 us */
@@ -71,7 +73,8 @@ static struct fixture *fixture_new(void)
 	f->ctrl.portid = 3;
 	snprintf(f->ctrl.hostnqn, sizeof(f->ctrl.hostnqn), "nqn.h");
 	f->ctrl.c.v[TGT_C_CMDS] = 9;
-	f->subsys.nqn = "nqn.2026-01.io.mqblk:\"q\"\\";
+	snprintf(f->subsys.nqn, sizeof(f->subsys.nqn), "%s",
+		 "nqn.2026-01.io.mqblk:\"q\"\\");
 	f->subsys.ctrls = &f->ctrl;
 	f->subsys.nr_ctrls = 1;
 	f->subsys.ns = &f->ns;

@@ -20,13 +20,10 @@
 
 #include "target/target.h"
 
-#define CTL_MAX_WORDS 4
+#define CTL_MAX_WORDS 12 /* add-ns NQN NSID URI and its key=value pairs */
 #define CTL_TIMEOUT_MS 10000 /* a port-down waits for every reactor */
 
-struct word {
-	const char *s;
-	size_t len;
-};
+#define word tgt_ctl_word
 
 static bool is_space(char c)
 {
@@ -169,10 +166,67 @@ int tgt_ctl_parse(const char *line, size_t len, struct tgt_ctl_cmd *cmd,
 		w[n].len = (size_t)(line + i - w[n].s);
 		n++;
 	}
+	/* -o FORMAT (or -oFORMAT, --output-format=FORMAT) anywhere, for
+	 * every command: taken out of the words */
+	for (i = 0; i < n; i++) {
+		struct word f;
+		size_t drop = 1;
+
+		if (word_is(&w[i], "-o") && i + 1 < n) {
+			f = w[i + 1];
+			drop = 2;
+		} else if (word_is(&w[i], "-o")) {
+			return tgt_err(err, errlen,
+				       "-o: missing the output format (text, "
+				       "json; stats: table)");
+		} else if (w[i].len > 16 &&
+			   !memcmp(w[i].s, "--output-format=", 16)) {
+			f.s = w[i].s + 16;
+			f.len = w[i].len - 16;
+		} else if (w[i].len > 2 && !memcmp(w[i].s, "-o", 2)) {
+			f.s = w[i].s + 2;
+			f.len = w[i].len - 2;
+		} else {
+			continue;
+		}
+		if (word_is(&f, "text")) {
+			cmd->format = TGT_CTL_TEXT;
+		} else if (word_is(&f, "json")) {
+			cmd->format = TGT_CTL_JSON;
+		} else if (word_is(&f, "table")) {
+			cmd->format = TGT_CTL_TABLE;
+		} else {
+			word_quote(q, sizeof(q), &f);
+			return tgt_err(err, errlen,
+				       "-o %s: not an output format (text, "
+				       "json; stats: table)",
+				       q);
+		}
+		memmove(&w[i], &w[i + drop], (n - i - drop) * sizeof(w[0]));
+		n -= drop;
+		i--;
+	}
+	cmd->json = cmd->format == TGT_CTL_JSON;
 	if (!n)
-		return tgt_err(
-			err, errlen,
-			"empty command (ana, port-down, port-up, stats, ns-set)");
+		return tgt_err(err, errlen,
+			       "empty command (ana, port-down, port-up, "
+			       "stats, ns-set, %s)",
+			       tgt_ctl_config_names());
+	if (cmd->format == TGT_CTL_TABLE && !word_is(&w[0], "stats")) {
+		word_quote(q, sizeof(q), &w[0]);
+		return tgt_err(err, errlen,
+			       "-o table: only stats has a table (%s: text "
+			       "or json)",
+			       q);
+	}
+	switch (tgt_ctl_config_parse(w, n, cmd, err, errlen)) {
+	case 0:
+		return 0;
+	case 1:
+		break;
+	default:
+		return -1;
+	}
 	if (word_is(&w[0], "ana")) {
 		if (n != 4)
 			return tgt_err(err, errlen,
@@ -203,33 +257,19 @@ int tgt_ctl_parse(const char *line, size_t len, struct tgt_ctl_cmd *cmd,
 				errlen);
 	}
 	if (word_is(&w[0], "stats")) {
-		cmd->op = TGT_CTL_STATS;
-		if (n == 1)
-			return 0;
-		if (n == 3 && word_is(&w[1], "-o")) {
-			if (word_is(&w[2], "text"))
-				return 0;
-			cmd->format = word_is(&w[2], "json")  ? TGT_CTL_JSON :
-				      word_is(&w[2], "table") ? TGT_CTL_TABLE :
-								TGT_CTL_TEXT;
-			if (cmd->format != TGT_CTL_TEXT)
-				return 0;
-			word_quote(q, sizeof(q), &w[2]);
+		if (n != 1)
 			return tgt_err(err, errlen,
-				       "stats: -o %s: not an output format "
-				       "(text, json, table)",
-				       q);
-		}
-		return tgt_err(err, errlen,
-			       "usage: stats [-o text|json|table]");
+				       "usage: stats [-o text|json|table]");
+		cmd->op = TGT_CTL_STATS;
+		return 0;
 	}
 	if (word_is(&w[0], "ns-set"))
 		return parse_ns_set(w, n, cmd, err, errlen);
 	word_quote(q, sizeof(q), &w[0]);
-	return tgt_err(
-		err, errlen,
-		"%s: unknown command (ana, port-down, port-up, stats, ns-set)",
-		q);
+	return tgt_err(err, errlen,
+		       "%s: unknown command (ana, port-down, port-up, stats, "
+		       "ns-set, %s)",
+		       q, tgt_ctl_config_names());
 }
 
 struct tgt_port *tgt_ctl_port(struct tgt *t, const struct tgt_ctl_cmd *cmd,
@@ -237,9 +277,9 @@ struct tgt_port *tgt_ctl_port(struct tgt *t, const struct tgt_ctl_cmd *cmd,
 {
 	struct tgt_port *p;
 
-	if (cmd->op == TGT_CTL_STATS || cmd->op == TGT_CTL_NS_SET) {
-		tgt_err(err, errlen, "%s names no port",
-			cmd->op == TGT_CTL_STATS ? "stats" : "ns-set");
+	if (cmd->op != TGT_CTL_ANA && cmd->op != TGT_CTL_PORT_DOWN &&
+	    cmd->op != TGT_CTL_PORT_UP) {
+		tgt_err(err, errlen, "the command names no port of its own");
 		return NULL;
 	}
 	p = tgt_port_find(t, cmd->port, strlen(cmd->port), err, errlen);
@@ -269,9 +309,12 @@ struct tgt_port *tgt_ctl_port(struct tgt *t, const struct tgt_ctl_cmd *cmd,
 static void ctl_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: mqblk ctl SOCKET COMMAND [ARGS]\n"
+		"usage: mqblk ctl SOCKET COMMAND [ARGS] [-o FORMAT]\n"
 		"\n"
 		"Send one command to a target started with --ctl SOCKET.\n"
+		"-o FORMAT, anywhere: text (the default), json (stats: its "
+		"document; the others:\n"
+		"one object), table (stats alone).\n"
 		"\n"
 		"  ana GROUP PORT STATE  set ANA group GROUP's state on PORT "
 		"(a port ID or\n"
@@ -298,6 +341,31 @@ static void ctl_usage(FILE *f)
 		"(null's\n"
 		"                        completion_nsec, irqmode=2: a slow "
 		"device)\n"
+		"\n"
+		"Live configuration:\n"
+		"  add-subsys NQN [allow_any_host=0|1] [serial=S] [model=M]\n"
+		"  remove-subsys NQN     its controllers are disconnected\n"
+		"  add-ns NQN NSID URI [uuid=U] [nguid=G] [ana_grpid=N] "
+		"[enable=0|1]\n"
+		"  remove-ns NQN NSID    I/O in flight completes; the device "
+		"closes after it\n"
+		"  enable-ns NQN NSID\n"
+		"  disable-ns NQN NSID\n"
+		"  add-port ID tcp|rdma ADDR PORT\n"
+		"  remove-port ID        its connections are closed\n"
+		"  link PORT NQN         export subsystem NQN on PORT\n"
+		"  unlink PORT NQN       its controllers on PORT are "
+		"disconnected\n"
+		"  add-host HOSTNQN [dhchap_key=KEY]\n"
+		"  allow-host NQN HOSTNQN\n"
+		"  disallow-host NQN HOSTNQN\n"
+		"  allow-any-host NQN 0|1  nvmetcli's attr_allow_any_host\n"
+		"  save [FILE]           the running configuration as "
+		"nvmetcli JSON into FILE\n"
+		"                        (default: --config's file), "
+		"atomically\n"
+		"  show                  the running configuration (-o json: "
+		"as save writes it)\n"
 		"\n"
 		"A target serves the same commands on --ctl PATH and "
 		"--stats-socket PATH, or\n"
@@ -403,6 +471,7 @@ int tgt_ctl_client(int argc, char **argv)
 {
 	struct tgt_ctl_cmd cmd;
 	char line[TGT_CTL_LINE_MAX], err[256];
+	char abs_path[TGT_CTL_LINE_MAX];
 	size_t len = 0, n;
 	int i;
 
@@ -418,14 +487,33 @@ int tgt_ctl_client(int argc, char **argv)
 		return 2;
 	}
 	for (i = 2; i < argc; i++) {
-		n = strlen(argv[i]);
+		const char *word = argv[i];
+
+		/* save FILE: the target's cwd is not ours */
+		if (i == argc - 1 && i > 2 && !strcmp(argv[i - 1], "save") &&
+		    word[0] != '/' && word[0] != '-') {
+			char cwd[TGT_CTL_LINE_MAX];
+
+			if (!getcwd(cwd, sizeof(cwd)) ||
+			    (size_t)snprintf(abs_path, sizeof(abs_path),
+					     "%s/%s", cwd,
+					     word) >= sizeof(abs_path)) {
+				fprintf(stderr,
+					"mqblk ctl: save: %s: path too "
+					"long\n",
+					word);
+				return 2;
+			}
+			word = abs_path;
+		}
+		n = strlen(word);
 		if (len + n + 2 > sizeof(line)) {
 			fprintf(stderr, "mqblk ctl: command too long\n");
 			return 2;
 		}
 		if (i > 2)
 			line[len++] = ' ';
-		memcpy(line + len, argv[i], n);
+		memcpy(line + len, word, n);
 		len += n;
 	}
 	/* refused here already: no round trip for a typo */

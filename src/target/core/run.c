@@ -169,7 +169,7 @@ out_close:
 /* Hand job to every reactor and wait until each has run it. The main
  * thread's (tgt_run): not for tgt_local_*, whose one reactor is the
  * caller. */
-static void ctl_job_post(struct tgt_ctl_job *job)
+void tgt_ctl_job_post(struct tgt_ctl_job *job)
 {
 	unsigned i, n = tgt_reactors_count();
 	uint64_t one = 1;
@@ -260,6 +260,8 @@ static void ctl_stats(struct tgt *t, FILE *f)
 		struct tgt_port *p = &t->ports[i];
 		unsigned conns = 0;
 
+		if (p->removed)
+			continue;
 		for (k = 0; k < tgt_reactors_count(); k++) {
 			struct tgt_reactor *r = tgt_reactor_at(k);
 			struct tgt_queue *q;
@@ -324,7 +326,7 @@ static int ctl_ns_set(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		if (s->discovery || strcmp(s->nqn, cmd->nqn))
 			continue;
 		for (k = 0; k < s->nr_ns; k++) {
-			struct tgt_ns *ns = &s->ns[k];
+			struct tgt_ns *ns = s->ns[k];
 
 			if (ns->nsid != cmd->nsid)
 				continue;
@@ -342,7 +344,8 @@ static int ctl_ns_set(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 			}
 			tgt_log("%s namespace %u: %s=%s", cmd->nqn, cmd->nsid,
 				cmd->key, cmd->val);
-			fprintf(out, "ok\n");
+			tgt_live_answer(out, cmd, "ns-set", NULL, "nqn", s->nqn,
+					"set", cmd->key, "nsid", cmd->nsid);
 			return 0;
 		}
 		snprintf(err, errlen, "ns-set: %.100s has no namespace %u",
@@ -359,7 +362,7 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 {
 	struct tgt_ctl_job job;
 	struct tgt_port *p;
-	char name[128];
+	char name[128], text[256];
 
 	if (cmd->op == TGT_CTL_STATS && cmd->format == TGT_CTL_TABLE) {
 		fprintf(out, "ok\n");
@@ -386,6 +389,8 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	}
 	if (cmd->op == TGT_CTL_NS_SET)
 		return ctl_ns_set(t, cmd, out, err, errlen);
+	if (cmd->op > TGT_CTL_STATS)
+		return tgt_live_exec(t, cmd, out, err, errlen);
 	p = tgt_ctl_port(t, cmd, err, errlen);
 	if (!p)
 		return -1;
@@ -400,10 +405,12 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		atomic_fetch_add(&t->ana_chgcnt, 1);
 		job.aen_dw0 = NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
 					   NVME_AER_NOTICE_ANA, NVME_LOG_ANA);
-		ctl_job_post(&job);
+		tgt_ctl_job_post(&job);
 		tgt_log("port %u (%s): ANA group %u %s", p->portid, name,
 			cmd->grp, nvme_ana_state_name(cmd->state));
-		fprintf(out, "ok\n");
+		tgt_live_answer(out, cmd, "ana", NULL, "address", name, "state",
+				nvme_ana_state_name(cmd->state), "group",
+				cmd->grp);
 		return 0;
 	case TGT_CTL_PORT_DOWN:
 		if (atomic_load(&p->down)) {
@@ -415,11 +422,14 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		}
 		atomic_store(&p->down, true);
 		atomic_fetch_add(&t->disc.genctr, 1);
-		ctl_job_post(&job);
+		tgt_ctl_job_post(&job);
 		tgt_log("port %u (%s): down, %u connections closed", p->portid,
 			name, job.closed);
-		fprintf(out, "ok\nport %u %s down: %u connections closed\n",
-			p->portid, name, job.closed);
+		snprintf(text, sizeof(text),
+			 "port %u %s down: %u connections closed", p->portid,
+			 name, job.closed);
+		tgt_live_answer(out, cmd, "port-down", text, "address", name,
+				NULL, NULL, "connections_closed", job.closed);
 		return 0;
 	case TGT_CTL_PORT_UP:
 		if (!atomic_load(&p->down)) {
@@ -438,12 +448,13 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		 * discovery controllers (the port is back in the log) */
 		atomic_store(&p->down, false);
 		atomic_fetch_add(&t->disc.genctr, 1);
-		ctl_job_post(&job);
+		tgt_ctl_job_post(&job);
 		tgt_log("port %u (%s): up", p->portid, name);
-		fprintf(out, "ok\nport %u %s up\n", p->portid, name);
+		snprintf(text, sizeof(text), "port %u %s up", p->portid, name);
+		tgt_live_answer(out, cmd, "port-up", text, "address", name,
+				NULL, NULL, "portid", p->portid);
 		return 0;
-	case TGT_CTL_STATS:
-	case TGT_CTL_NS_SET:
+	default:
 		break;
 	}
 	snprintf(err, errlen, "internal: unhandled command");
@@ -523,7 +534,7 @@ static unsigned subsys_nr_enabled(const struct tgt_subsys *s)
 	unsigned i, n = 0;
 
 	for (i = 0; i < s->nr_ns; i++)
-		n += s->ns[i].enabled;
+		n += s->ns[i]->enabled;
 	return n;
 }
 
@@ -540,9 +551,16 @@ int tgt_run(struct tgt *t)
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP); /* reload (core/reload.c) */
 	sigaddset(&sigs, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	sigdelset(&sigs, SIGPIPE);
+	/* t->ports takes its spare slots before the metrics thread may
+	 * read it */
+	if (tgt_live_init(t)) {
+		tgt_log("out of memory");
+		return 1;
+	}
 	/* before the devices open: a busy address is said at once */
 	if (t->metrics && tgt_metrics_bind(t, err, sizeof(err))) {
 		tgt_log("%s", err);
@@ -628,7 +646,11 @@ int tgt_run(struct tgt *t)
 		if (n > 0 && (pfd[0].revents & POLLIN)) {
 			struct signalfd_siginfo si;
 
-			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			if (read(sfd, &si, sizeof(si)) != sizeof(si)) {
+				/* nothing read: nothing to do */
+			} else if (si.ssi_signo == SIGHUP) {
+				tgt_live_reload(t);
+			} else {
 				tgt_log("%s: shutting down",
 					strsignal((int)si.ssi_signo));
 				break;
@@ -650,7 +672,16 @@ out:
 			"out, %llu to make room for newer ones",
 			(unsigned long long)atomic_load(&t->conn_timeouts),
 			(unsigned long long)atomic_load(&t->conn_evictions));
-	if (!status)
+	tgt_live_fini(t);
+	if (atomic_load(&t->close_flush_failed)) {
+		/* written data may sit in a cache that would not flush: not
+		 * a clean stop, and the exit status says so */
+		tgt_log("stopped: %llu namespace cache flush(es) failed: "
+			"data written may not be durable",
+			(unsigned long long)atomic_load(
+				&t->close_flush_failed));
+		status = 1;
+	} else if (!status)
 		tgt_log("stopped: every connection closed, caches flushed");
 	else if (started)
 		tgt_log("stopped with I/O still outstanding at a device");

@@ -133,14 +133,18 @@ static int snap_queues(struct tgt_snap *snap)
 	return 0;
 }
 
+/* The ports configured now (a removed one's slot stays, unreported). */
 static void snap_ports(struct tgt_snap *snap, struct tgt *t)
 {
 	unsigned i, k;
 
 	for (i = 0; i < t->nr_ports; i++) {
-		struct tgt_snap_port *sp = &snap->ports[i];
+		struct tgt_snap_port *sp = &snap->ports[snap->nr_ports];
 		struct tgt_port *p = &t->ports[i];
 
+		if (p->removed)
+			continue;
+		snap->nr_ports++;
 		sp->port = p;
 		tgt_port_name(p, sp->name, sizeof(sp->name));
 		sp->down = atomic_load(&p->down);
@@ -153,16 +157,17 @@ static void snap_ports(struct tgt_snap *snap, struct tgt *t)
 			counters_add(&sp->c, &snap->queues[k].c);
 		}
 	}
-	snap->nr_ports = t->nr_ports;
 }
 
-static void snap_ns(struct tgt_snap_ns *sn, const struct tgt_ns *ns)
+static int snap_ns(struct tgt_snap_ns *sn, const struct tgt_ns *ns)
 {
 	unsigned r, b;
 
 	sn->nsid = ns->nsid;
 	sn->enabled = ns->enabled;
-	sn->uri = ns->uri;
+	sn->uri = strdup(ns->uri ? ns->uri : "");
+	if (!sn->uri)
+		return -1;
 	/* ns->st is set while the devices are open (the reactors' life) */
 	for (r = 0; ns->st && r < tgt_reactors_count(); r++) {
 		struct tgt_ns_stats *st = &ns->st[r];
@@ -181,6 +186,7 @@ static void snap_ns(struct tgt_snap_ns *sn, const struct tgt_ns *ns)
 	}
 	for (b = 0; b < TGT_LAT_BUCKETS; b++)
 		sn->lat_count += sn->lat_hist[b];
+	return 0;
 }
 
 /* s's namespaces and controllers (with their live queues' counters). */
@@ -190,7 +196,8 @@ static int snap_subsys(struct tgt_snap *snap, struct tgt_snap_subsys *ss,
 	struct tgt_ctrl *c;
 	unsigned n = 0, k;
 
-	ss->nqn = s->nqn;
+	memcpy(ss->nqn, s->nqn, sizeof(ss->nqn));
+	ss->nqn[sizeof(ss->nqn) - 1] = 0;
 	ss->discovery = s->discovery;
 	ss->ctrls_gone = s->ctrls_gone;
 	ss->c = s->gone;
@@ -199,7 +206,7 @@ static int snap_subsys(struct tgt_snap *snap, struct tgt_snap_subsys *ss,
 		if (!ss->ns)
 			return -1;
 		for (k = 0; k < s->nr_ns; k++)
-			snap_ns(&ss->ns[k], &s->ns[k]);
+			snap_ns(&ss->ns[k], s->ns[k]);
 		ss->nr_ns = s->nr_ns;
 	}
 	pthread_mutex_lock(&s->lock);
@@ -238,12 +245,13 @@ struct tgt_snap *tgt_stats_collect(struct tgt *t)
 
 	if (!snap)
 		return NULL;
+	snap->ana_chgcnt = atomic_load(&t->ana_chgcnt);
+	/* the counts too: a live change moves them under this lock */
+	tgt_stats_lock();
 	snap->ports = calloc(t->nr_ports + 1, sizeof(*snap->ports));
 	snap->subsys = calloc(t->nr_subsys + 1, sizeof(*snap->subsys));
 	if (!snap->ports || !snap->subsys)
-		goto out_free;
-	snap->ana_chgcnt = atomic_load(&t->ana_chgcnt);
-	tgt_stats_lock();
+		goto out_unlock;
 	if (snap_queues(snap))
 		goto out_unlock;
 	snap_ports(snap, t);
@@ -259,18 +267,19 @@ struct tgt_snap *tgt_stats_collect(struct tgt *t)
 	return snap;
 out_unlock:
 	tgt_stats_unlock();
-out_free:
 	tgt_stats_free(snap);
 	return NULL;
 }
 
 void tgt_stats_free(struct tgt_snap *snap)
 {
-	unsigned i;
+	unsigned i, k;
 
 	if (!snap)
 		return;
 	for (i = 0; i < snap->nr_subsys; i++) {
+		for (k = 0; k < snap->subsys[i].nr_ns; k++)
+			free(snap->subsys[i].ns[k].uri);
 		free(snap->subsys[i].ctrls);
 		free(snap->subsys[i].ns);
 	}

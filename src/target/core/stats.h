@@ -60,7 +60,7 @@ struct tgt_snap_ctrl {
 struct tgt_snap_ns {
 	uint32_t nsid;
 	bool enabled;
-	const char *uri; /* the configuration's */
+	char *uri; /* a copy: the namespace may be removed once unlocked */
 	uint64_t read_cmds, write_cmds, other_cmds;
 	uint64_t read_bytes, write_bytes, errors;
 	uint64_t lat_ns_sum, lat_count;
@@ -68,7 +68,7 @@ struct tgt_snap_ns {
 };
 
 struct tgt_snap_subsys {
-	const char *nqn;
+	char nqn[TGT_NQN_MAX + 1]; /* a copy, as uri */
 	bool discovery;
 	uint64_t ctrls_gone;
 	struct tgt_counters c; /* every controller's, live and gone */
@@ -79,6 +79,9 @@ struct tgt_snap_subsys {
 };
 
 struct tgt_snap_port {
+	/* read after the lock for its portid, transport, discovery_only:
+	 * set once, and a port's slot lives as long as the target (a port
+	 * removed live stays an unreported slot) */
 	const struct tgt_port *port;
 	char name[128]; /* ADDR:PORT as --listen takes it */
 	bool down;
@@ -97,7 +100,11 @@ struct tgt_snap {
 	unsigned nr_queues;
 };
 
-/* A snapshot of t's counters (reactors running or not), or NULL (memory). */
+/* A snapshot of t's counters (reactors running or not), or NULL (memory).
+ * Any thread: it walks the model under the stats lock, which the control
+ * socket's live changes hold while they swap or free (core/live.c). Only
+ * what is configured now is in it: a subsystem or namespace removed live
+ * is gone from it with its counters, a removed port too. */
 struct tgt_snap *tgt_stats_collect(struct tgt *t);
 void tgt_stats_free(struct tgt_snap *snap);
 
