@@ -209,9 +209,14 @@ coalesce_run()
 	start_target --ns null:size=256m,irqmode=2,completion_nsec=50000 \
 		--allow-host "$HOST" "$@"
 	run_bg bench --name=co --filename="$(uri)" --rw=randread --bs=4k \
-		--iodepth=16 --runtime=2 --time_based
-	sleep 1.2
-	read -r RATIO CQES HELD <<<"$(sends_per_cqe)"
+		--iodepth=16 --runtime=4 --time_based
+	# mid-run, once 2,000 completions went out (the job's device may
+	# take a while to open on a loaded machine: counted, not slept)
+	for _ in $(seq 300); do
+		sleep 0.05
+		read -r RATIO CQES HELD <<<"$(sends_per_cqe)"
+		((CQES >= 2000)) && break
+	done
 	wait "$BPID" || RC=$?
 	if ((RC)); then
 		fail "coalescing $*: the run completes" "exit $RC: $(tail -n 3 "$ERR" | tr "\n" " ")"
