@@ -406,7 +406,12 @@ static void retire_pass(struct tgt_reactor *r)
 int tgt_reactors_retire_reserve(unsigned n)
 {
 	unsigned i;
+	int rc = 0;
 
+	/* the reactors parked: each one's retire_pass writes nr_retiring
+	 * and walks the list this may move (TSan saw the race in
+	 * cli-metrics' live-under-readers) */
+	tgt_reactors_pause();
 	for (i = 0; i < nr_reactors; i++) {
 		struct reactor_priv *p = &rpriv[i];
 		unsigned cap = p->cap_retiring ? p->cap_retiring : 8;
@@ -417,12 +422,15 @@ int tgt_reactors_retire_reserve(unsigned n)
 		if (cap == p->cap_retiring)
 			continue;
 		list = realloc(p->retiring, cap * sizeof(*list));
-		if (!list)
-			return -ENOMEM;
+		if (!list) {
+			rc = -ENOMEM;
+			break;
+		}
 		p->retiring = list;
 		p->cap_retiring = cap;
 	}
-	return 0;
+	tgt_reactors_resume();
+	return rc;
 }
 
 void tgt_reactors_retire_ns(struct tgt_ns *ns)
