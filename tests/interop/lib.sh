@@ -19,6 +19,7 @@ IOP_IO_PORT=4420        # guest-side I/O port
 IOP_DISC_PORT=8009      # guest-side discovery port
 IOP_IO_PORT2=4421       # guest-side second I/O port (multipath)
 IOP_IO_PORT3=4422       # guest-side port of a second target (many namespaces)
+IOP_QEMU_EXTRA=()       # more QEMU arguments (iop_boot_net)
 
 iop_log() { printf '[interop] %s\n' "$*" >&2; }
 iop_die() { iop_log "error: $1"; exit "${2:-2}"; }
@@ -297,7 +298,8 @@ iop_boot_hostfwd() {
 }
 
 # iop_boot_net NETDEV: QEMU with -netdev NETDEV (the user network of
-# iop_boot or iop_boot_hostfwd).
+# iop_boot or iop_boot_hostfwd), and the arguments in the array
+# IOP_QEMU_EXTRA if the caller set one (a disk, for bench/blktests).
 # shellcheck disable=SC2034 # IOP_T0 is for the caller
 iop_boot_net() {
 	local net=$1
@@ -313,7 +315,8 @@ iop_boot_net() {
 		-append "console=ttyS0 loglevel=4 panic=-1 mitigations=off ${INTEROP_APPEND:-}"
 		-netdev "$net" -device virtio-net-pci,netdev=n0,romfile=
 		-fsdev "local,id=fs0,path=$IOP_RUN/share,security_model=none"
-		-device virtio-9p-pci,fsdev=fs0,mount_tag=interop)
+		-device virtio-9p-pci,fsdev=fs0,mount_tag=interop
+		"${IOP_QEMU_EXTRA[@]}")
 	: >"$IOP_RUN/console.log"
 	printf '%q ' "${IOP_QEMU[@]}" >"$IOP_RUN/qemu.cmd"
 	IOP_T0=$(iop_now)
@@ -368,9 +371,10 @@ iop_boot_local() {
 	iop_boot_net "user,id=n0,restrict=on,net=10.0.2.0/24"
 }
 
-# iop_guest_job SCRIPT LIMIT_S: run SCRIPT (a guest job, sourcing
+# iop_guest_job SCRIPT LIMIT_S [NETDEV]: run SCRIPT (a guest job, sourcing
 # /job/rdma.sh for the helpers) in one guest and wait for it, at most
-# LIMIT_S seconds (then the VM is killed). Sets IOP_JOB_RC: the job's exit
+# LIMIT_S seconds (then the VM is killed). NETDEV replaces iop_boot_local's
+# network (forwards of the caller's own). Sets IOP_JOB_RC: the job's exit
 # status, or 124 for a timeout and 125 for a guest that gave none. The
 # console is in $IOP_RUN/console.log, the job's output in
 # $IOP_RUN/share/out/job.log.
@@ -378,7 +382,7 @@ iop_guest_job() {
 	local script=$1 limit=$2 t0
 	cp "$script" "$IOP_RUN/share/job.sh" || return 1
 	cp "$IOP_DIR/guest/rdma.sh" "$IOP_RUN/share/rdma.sh" || return 1
-	iop_boot_local
+	if [ -n "${3:-}" ]; then iop_boot_net "$3"; else iop_boot_local; fi
 	if [ "${INTEROP_VERBOSE:-0}" = 1 ]; then
 		tail -s 0.2 -n +1 -F --pid="$IOP_QEMU_PID" "$IOP_RUN/console.log" 2>/dev/null |
 			sed -u 's/\r$//' >&2 &
