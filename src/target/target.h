@@ -6,9 +6,12 @@
  * the transport ops are the core's (core/nvmet.h).
  *
  * Threads: the configuration (ports, subsystems, namespaces, hosts) is
- * built before any reactor starts and never changes after, but for what
- * the control socket changes: a port's ANA states and down flag
- * (atomics) and its listener (reactor 0's). Controllers
+ * built before any reactor starts; reactors read it without a lock. What
+ * the control socket changes while running is a port's ANA states and
+ * down flag (atomics) and its listener (reactor 0's), and the model
+ * itself (core/live.c): swapped in while every reactor is parked between
+ * two passes, with what a reactor may still point at kept until it lets
+ * go. Controllers
  * are created and destroyed at Connect/teardown under their subsystem's
  * lock; a controller's admin state (registers, features, AER slots,
  * logs) belongs to the reactor that owns its admin queue, except the few
@@ -21,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "nvme/auth.h"
 #include "nvme/nvme.h"
@@ -71,6 +75,10 @@ struct tgt_ns {
 	uint32_t lba_shift; /* log2 of the logical block size */
 	bool vwc; /* a volatile write cache to flush (files, block devices) */
 	struct mqblk_queue **q; /* per reactor, opened by that reactor */
+	/* removed by the control socket (core/live.c): reactors that have
+	 * not yet let go of it (no request of theirs refers to it, their
+	 * device queue closed); the last one closes the device */
+	_Atomic unsigned retire_refs;
 };
 
 /* An allowed host (nvmetcli "hosts" / "allowed_hosts"), with its
@@ -97,7 +105,10 @@ struct tgt_subsys {
 	bool allow_any_host; /* attr_allow_any_host */
 	struct tgt_host *hosts; /* allowed hosts */
 	unsigned nr_hosts;
-	struct tgt_ns *ns; /* sorted by nsid */
+	/* sorted by nsid; each its own allocation, so a request or a
+	 * reactor's device queue may keep pointing at one while the
+	 * control socket adds or removes others */
+	struct tgt_ns **ns;
 	unsigned nr_ns;
 
 	pthread_mutex_t lock; /* controllers (Connect, teardown) */
@@ -132,6 +143,9 @@ struct tgt_port {
 	_Atomic uint8_t ana_state[TGT_MAX_ANA_GROUPS + 1];
 	_Atomic bool down; /* `mqblk ctl port-down`: not listening */
 	_Atomic uint64_t rejects; /* RDMA: connect requests refused */
+	/* `mqblk ctl remove-port`: a slot left so that pointers to it
+	 * stay good (queues, controllers, epoll); listed nowhere */
+	bool removed;
 };
 
 /* Per-ctrl I/O counters for SMART (updated by each reactor, atomics). */
@@ -242,6 +256,21 @@ struct tgt {
 	uint32_t rdma_signal_every;
 	uint32_t rdma_cqm_count, rdma_cqm_usecs;
 	bool rdma_srq; /* one shared receive queue per reactor */
+
+	/* The control socket's live changes (core/live.c, main thread
+	 * only): room for ports added while running (t->ports does not
+	 * move: queues and epoll point into it), hosts add-host defined,
+	 * subsystems and namespaces removed and not yet freed. */
+	unsigned ports_cap;
+	/* hosts defined apart from a subsystem (nvmetcli's "hosts",
+	 * add-host): allow-host and save take them from here */
+	struct tgt_host *hosts;
+	unsigned nr_hosts;
+	char *config_path; /* --config, absolute: save and SIGHUP */
+	struct tgt_subsys **gone_subsys;
+	unsigned nr_gone_subsys;
+	struct tgt_ns **gone_ns;
+	unsigned nr_gone_ns;
 };
 
 /* ---- Admin commands (core/admin_cmd.c) -------------------------------- */
@@ -276,6 +305,12 @@ int tgt_admin_data_dir(const union nvme_command *sqe);
  * reactor only.
  */
 void tgt_ctrl_aen(struct tgt_ctrl *ctrl, uint32_t dw0);
+
+/* Namespace nsid of ctrl's subsystem changed (added, removed, enabled,
+ * disabled): into the Changed Namespace List (nvmet's rules), then the
+ * Namespace Attribute Changed notice if enabled. Admin queue's reactor,
+ * or the main thread with the reactors paused (core/live.c). */
+void tgt_ctrl_ns_changed(struct tgt_ctrl *ctrl, uint32_t nsid);
 
 /* Record a failed command in ctrl's Error Information log. */
 void tgt_ctrl_log_error(struct tgt_ctrl *ctrl, uint16_t sqid, uint16_t cid,
@@ -337,6 +372,21 @@ int tgt_config_load_buf(struct tgt *t, const char *name, const char *buf,
 int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 		    size_t errlen);
 
+/* The model as nvmetcli's saved JSON into *out (malloc'd, pretty, one
+ * trailing newline), what tgt_config_load reads back the same. 0, or -1
+ * with a one-line reason. */
+int tgt_config_to_json(const struct tgt *t, char **out, char *err,
+		       size_t errlen);
+
+/* tgt_config_to_json into path, atomically (a 0600 file beside it, then
+ * renamed over it). 0, or -1 with a one-line reason. */
+int tgt_config_save(const struct tgt *t, const char *path, char *err,
+		    size_t errlen);
+
+/* The model as text, one line per port, subsystem, namespace and host
+ * (no secrets): `mqblk ctl show`. */
+void tgt_config_show(const struct tgt *t, FILE *f);
+
 /* Free what the two above allocated and zero t. Safe on a zeroed t, after
  * a failure, and twice. */
 void tgt_config_free(struct tgt *t);
@@ -361,15 +411,64 @@ enum tgt_ctl_op {
 	TGT_CTL_PORT_DOWN, /* port-down PORT */
 	TGT_CTL_PORT_UP, /* port-up PORT */
 	TGT_CTL_STATS, /* stats */
+	/* live configuration (config/ctl_config.c, core/live.c) */
+	TGT_CTL_ADD_SUBSYS, /* add-subsys NQN [allow_any_host=] [serial=]
+			     * [model=] */
+	TGT_CTL_REMOVE_SUBSYS, /* remove-subsys NQN */
+	TGT_CTL_ADD_NS, /* add-ns NQN NSID URI [uuid=] [nguid=]
+			 * [ana_grpid=] [enable=] */
+	TGT_CTL_REMOVE_NS, /* remove-ns NQN NSID */
+	TGT_CTL_ENABLE_NS, /* enable-ns NQN NSID */
+	TGT_CTL_DISABLE_NS, /* disable-ns NQN NSID */
+	TGT_CTL_ADD_PORT, /* add-port ID tcp|rdma ADDR PORT */
+	TGT_CTL_REMOVE_PORT, /* remove-port ID */
+	TGT_CTL_LINK, /* link PORT NQN */
+	TGT_CTL_UNLINK, /* unlink PORT NQN */
+	TGT_CTL_ADD_HOST, /* add-host HOSTNQN [dhchap_key=] */
+	TGT_CTL_ALLOW_HOST, /* allow-host NQN HOSTNQN */
+	TGT_CTL_DISALLOW_HOST, /* disallow-host NQN HOSTNQN */
+	TGT_CTL_ALLOW_ANY_HOST, /* allow-any-host NQN 0|1 */
+	TGT_CTL_SAVE, /* save [FILE] */
+	TGT_CTL_SHOW, /* show */
 };
 
 #define TGT_CTL_LINE_MAX 512 /* a command line, with its newline */
 
+/* A word of a control line: len bytes at s, not terminated. */
+struct tgt_ctl_word {
+	const char *s;
+	size_t len;
+};
+
 struct tgt_ctl_cmd {
 	enum tgt_ctl_op op;
+	bool json; /* -o json: the answer as one JSON object */
 	uint32_t grp; /* ana: 1..TGT_MAX_ANA_GROUPS */
 	uint8_t state; /* ana: NVME_ANA_* */
-	char port[128]; /* ana, port-*: the PORT word */
+	char port[128]; /* ana, port-*, link, unlink: the PORT word */
+	/* live configuration: what the command names and sets */
+	char nqn[TGT_NQN_MAX + 1]; /* the subsystem (add-host: the host) */
+	char hostnqn[TGT_NQN_MAX + 1]; /* allow-host, disallow-host */
+	uint32_t nsid; /* 1..TGT_MAX_NS */
+	char uri[TGT_CTL_LINE_MAX]; /* add-ns: the device */
+	bool has_uuid, has_nguid;
+	uint8_t uuid[16], nguid[16];
+	uint32_t anagrpid; /* add-ns: 0 = the default group */
+	int enable; /* add-ns: -1 unset (enabled), 0, 1 */
+	int allow_any; /* add-subsys, allow-any-host: -1 unset, 0, 1 */
+	char serial[21], model[41]; /* add-subsys: "" = the default */
+	uint16_t portid; /* add-port, remove-port */
+	uint8_t trtype; /* add-port: NVMF_TRTYPE_* */
+	char traddr[64], trsvcid[32]; /* add-port */
+	char dhchap_key[TGT_CTL_LINE_MAX]; /* add-host: "" = none */
+	char path[TGT_CTL_LINE_MAX]; /* save: "" = --config's file */
+	/* not from a line: a SIGHUP reload's new configuration gives the
+	 * whole object to copy (what a line cannot say: firmware, cntlid
+	 * range, EUI-64, port parameters, a host's key set) */
+	const struct tgt_subsys *subsys_tmpl; /* add-subsys */
+	const struct tgt_ns *ns_tmpl; /* add-ns */
+	const struct tgt_port *port_tmpl; /* add-port */
+	const struct tgt_host *host_tmpl; /* allow-host */
 };
 
 /*
@@ -378,6 +477,22 @@ struct tgt_ctl_cmd {
  * err. Syntax only: tgt_ctl_port() finds the port.
  */
 int tgt_ctl_parse(const char *line, size_t len, struct tgt_ctl_cmd *cmd,
+		  char *err, size_t errlen);
+
+/* The live configuration commands (config/ctl_config.c): the n words
+ * of a line whose first word is w[0] into cmd. 0, -1 with a one-line
+ * reason, or 1 when w[0] names none of them. */
+int tgt_ctl_config_parse(const struct tgt_ctl_word *w, size_t n,
+			 struct tgt_ctl_cmd *cmd, char *err, size_t errlen);
+
+/* "add-subsys, remove-subsys, ..." for messages. */
+const char *tgt_ctl_config_names(void);
+
+/* Apply a live configuration command to a running target (core/live.c,
+ * the main thread's): "ok" and what changed to out (text, or one JSON
+ * object with cmd->json), or -1 with a one-line reason in err and
+ * nothing changed. */
+int tgt_live_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		  char *err, size_t errlen);
 
 /* The port cmd names, checked for what cmd does with it (not the

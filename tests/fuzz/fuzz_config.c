@@ -8,6 +8,7 @@
  * tgt_config_args.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -159,11 +160,11 @@ static void check_subsys(const struct tgt_subsys *s)
 	FUZZ_CHECK(s->nr_ns <= TGT_MAX_NS);
 	FUZZ_CHECK(s->nr_ns == 0 || s->ns != NULL);
 	for (i = 0; i < s->nr_ns; i++) {
-		struct tgt_ns *ns = &s->ns[i];
+		struct tgt_ns *ns = s->ns[i];
 
 		FUZZ_CHECK(ns->nsid >= 1 && ns->nsid <= TGT_MAX_NS);
 		if (i)
-			FUZZ_CHECK(s->ns[i - 1].nsid < ns->nsid);
+			FUZZ_CHECK(s->ns[i - 1]->nsid < ns->nsid);
 		if (ns->enabled)
 			FUZZ_CHECK(ns->uri && ns->uri[0]);
 		FUZZ_CHECK(tgt_subsys_ns((struct tgt_subsys *)s, ns->nsid) ==
@@ -220,6 +221,36 @@ static void check_failed(const struct tgt *t)
 	FUZZ_CHECK(!t->disc.discovery);
 }
 
+/* save's JSON of t loads back into a model whose JSON is the same bytes
+ * (`mqblk ctl save`, a restart with the file, save again). */
+static void check_round_trip(const struct tgt *t)
+{
+	char *j1 = NULL, *j2 = NULL, err[256];
+	struct tgt t2;
+
+	memset(err, 0, sizeof(err));
+	if (tgt_config_to_json(t, &j1, err, sizeof(err))) {
+		/* the command line takes bytes JSON cannot hold */
+		check_error(err, sizeof(err));
+		FUZZ_CHECK(strstr(err, "UTF-8") != NULL);
+		return;
+	}
+	memset(&t2, 0, sizeof(t2));
+	if (tgt_config_load_buf(&t2, "saved.json", j1, strlen(j1), err,
+				sizeof(err))) {
+		fprintf(stderr, "saved JSON refused: %s\n%s", err, j1);
+		FUZZ_CHECK(!"the saved JSON loads");
+	}
+	FUZZ_CHECK(tgt_config_to_json(&t2, &j2, err, sizeof(err)) == 0);
+	if (strcmp(j1, j2)) {
+		fprintf(stderr, "first:\n%s\nsecond:\n%s", j1, j2);
+		FUZZ_CHECK(!"a second save is the same");
+	}
+	tgt_config_free(&t2);
+	free(j1);
+	free(j2);
+}
+
 static void fuzz_args(const uint8_t *data, size_t size)
 {
 	char *buf, *argv[MAX_ARGS + 1], *p, *end;
@@ -234,8 +265,13 @@ static void fuzz_args(const uint8_t *data, size_t size)
 	argv[argc++] = (char *)"target";
 	for (p = buf; p < end && argc < MAX_ARGS; p += strlen(p) + 1) {
 		/* no files read, no usage printed: the parser only */
-		if (!strncmp(p, "--config", 8) || !strcmp(p, "-h") ||
-		    !strncmp(p, "--help", 6))
+		/* getopt_long takes an unambiguous prefix ("--he") and
+		 * clustered short options ("-vh") */
+		if (!strncmp(p, "--config", 8) ||
+		    (p[0] == '-' && p[1] != '-' && strchr(p, 'h')) ||
+		    !strncmp(p, "--help", 6) ||
+		    (strlen(p) >= 3 && (!strncmp("--help", p, strlen(p)) ||
+					!strncmp("--config", p, strlen(p)))))
 			goto out;
 		argv[argc++] = p;
 	}
@@ -254,6 +290,7 @@ static void fuzz_args(const uint8_t *data, size_t size)
 		FUZZ_CHECK(t.nr_ports == 1 || t.nr_ports == 2);
 		FUZZ_CHECK(t.subsys[0]->nr_ns >= 1);
 		FUZZ_CHECK(t.ports[0].nr_subsys == 1);
+		check_round_trip(&t);
 	}
 	tgt_config_free(&t);
 	check_failed(&t);
@@ -293,6 +330,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_failed(&t);
 	} else {
 		check_tgt(&t);
+		check_round_trip(&t);
 	}
 	tgt_config_free(&t);
 	return 0;

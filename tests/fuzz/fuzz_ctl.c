@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "target/config/config.h"
 #include "target/target.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -25,6 +26,61 @@ static void check_error(const char *err, size_t errlen)
 	FUZZ_CHECK(memchr(err, 0, errlen) != NULL);
 	FUZZ_CHECK(err[0] != 0);
 	FUZZ_CHECK(strchr(err, '\n') == NULL);
+}
+
+static bool terminated(const char *s, size_t size)
+{
+	return memchr(s, 0, size) != NULL;
+}
+
+/* What tgt_ctl_config_parse promised of a live configuration command. */
+static void check_live(const struct tgt_ctl_cmd *c)
+{
+	FUZZ_CHECK(terminated(c->nqn, sizeof(c->nqn)));
+	FUZZ_CHECK(terminated(c->hostnqn, sizeof(c->hostnqn)));
+	FUZZ_CHECK(terminated(c->uri, sizeof(c->uri)));
+	FUZZ_CHECK(terminated(c->serial, sizeof(c->serial)));
+	FUZZ_CHECK(terminated(c->model, sizeof(c->model)));
+	FUZZ_CHECK(terminated(c->traddr, sizeof(c->traddr)));
+	FUZZ_CHECK(terminated(c->trsvcid, sizeof(c->trsvcid)));
+	FUZZ_CHECK(terminated(c->dhchap_key, sizeof(c->dhchap_key)));
+	FUZZ_CHECK(c->enable >= -1 && c->enable <= 1);
+	FUZZ_CHECK(c->allow_any >= -1 && c->allow_any <= 1);
+	FUZZ_CHECK(c->anagrpid <= TGT_MAX_ANA_GROUPS);
+	switch (c->op) {
+	case TGT_CTL_ADD_PORT:
+		FUZZ_CHECK(c->trtype == NVMF_TRTYPE_TCP ||
+			   c->trtype == NVMF_TRTYPE_RDMA);
+		FUZZ_CHECK(c->traddr[0] && c->trsvcid[0]);
+		break;
+	case TGT_CTL_REMOVE_PORT:
+		break;
+	case TGT_CTL_LINK:
+	case TGT_CTL_UNLINK:
+		FUZZ_CHECK(c->port[0] && c->nqn[0]);
+		break;
+	case TGT_CTL_ALLOW_HOST:
+	case TGT_CTL_DISALLOW_HOST:
+		FUZZ_CHECK(c->nqn[0] && c->hostnqn[0]);
+		break;
+	case TGT_CTL_ALLOW_ANY_HOST:
+		FUZZ_CHECK(c->nqn[0] && c->allow_any >= 0);
+		break;
+	case TGT_CTL_ADD_NS:
+		FUZZ_CHECK(c->uri[0]);
+		/* fallthrough */
+	case TGT_CTL_REMOVE_NS:
+	case TGT_CTL_ENABLE_NS:
+	case TGT_CTL_DISABLE_NS:
+		FUZZ_CHECK(c->nsid >= 1 && c->nsid <= TGT_MAX_NS);
+		/* fallthrough */
+	default:
+		FUZZ_CHECK(c->nqn[0]);
+		FUZZ_CHECK(tgt_cfg_nqn_problem(c->nqn, strlen(c->nqn)) == NULL);
+		break;
+	}
+	if (c->op != TGT_CTL_ADD_NS)
+		FUZZ_CHECK(!c->has_uuid && !c->has_nguid && !c->anagrpid);
 }
 
 static void make_target(void)
@@ -89,6 +145,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		break;
 	case TGT_CTL_STATS:
+		FUZZ_CHECK(!cmd.json);
+		break;
+	case TGT_CTL_ADD_SUBSYS:
+	case TGT_CTL_REMOVE_SUBSYS:
+	case TGT_CTL_ADD_NS:
+	case TGT_CTL_REMOVE_NS:
+	case TGT_CTL_ENABLE_NS:
+	case TGT_CTL_DISABLE_NS:
+	case TGT_CTL_ADD_PORT:
+	case TGT_CTL_REMOVE_PORT:
+	case TGT_CTL_LINK:
+	case TGT_CTL_UNLINK:
+	case TGT_CTL_ADD_HOST:
+	case TGT_CTL_ALLOW_HOST:
+	case TGT_CTL_DISALLOW_HOST:
+	case TGT_CTL_ALLOW_ANY_HOST:
+		check_live(&cmd);
+		/* not a port command: tgt_ctl_port refuses it */
+		memset(err, 0, sizeof(err));
+		FUZZ_CHECK(tgt_ctl_port(&target, &cmd, err, sizeof(err)) ==
+			   NULL);
+		check_error(err, sizeof(err));
 		break;
 	default:
 		FUZZ_CHECK(!"unknown op");

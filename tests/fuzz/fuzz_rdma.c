@@ -41,6 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct tgt t;
 	static struct tgt_subsys s;
 	static struct tgt_ns ns;
+	static struct tgt_ns *nsp = &ns;
 	static struct tgt_ctrl ctrl;
 	static struct tgt_port port;
 	static struct tgt_reactor r;
@@ -66,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ns.lba_shift = 9;
 	ns.size = (uint64_t)1 << 30;
 	memset(&s, 0, sizeof(s));
-	s.ns = &ns;
+	s.ns = &nsp;
 	s.nr_ns = 1;
 	memset(&port, 0, sizeof(port));
 	port.trtype = NVMF_TRTYPE_RDMA;

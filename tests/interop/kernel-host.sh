@@ -10,7 +10,9 @@
 # KATO, the target must drop the controller, the host must reconnect);
 # multipath (two paths through the target's two --listen ports, one set
 # ANA inaccessible through `mqblk ctl`: the kernel's per-path ana_state
-# follows and I/O goes on through the other path); nvme-cli's read-only
+# follows and I/O goes on through the other path); a namespace added and
+# removed through `mqblk ctl` (its /dev/nvmeXn2 appears and goes, no
+# reconnect); nvme-cli's read-only
 # commands (each must exit 0, as against nvmet); a second target with 300
 # namespaces in two ANA groups, connected and disconnected (the shutdown
 # must be answered, not ended by the keep-alive teardown).
@@ -24,7 +26,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-ALL_SCENARIOS=discover,connect,fio,ext4,keepalive,multipath,nvmecli,manyns
+ALL_SCENARIOS=discover,connect,fio,ext4,keepalive,multipath,livens,nvmecli,manyns
 ONLY=${INTEROP_ONLY:-all}
 [ "$ONLY" = all ] || for s in ${ONLY//,/ }; do
 	case ",$ALL_SCENARIOS," in *",$s,"*) ;; *) iop_die "INTEROP_ONLY: unknown scenario '$s' (known: $ALL_SCENARIOS)" ;; esac
@@ -41,6 +43,8 @@ EXTERNAL=0
 MP=0 # the target has a second path (and a control socket)
 PORT2=
 ana_done=0
+ns_add_done=0
+ns_remove_done=0
 if [[ ${INTEROP_TARGET:-} == external:* ]]; then
 	# The NQN has colons of its own: SIZE is a trailing :N[KMG] if any.
 	rest=${INTEROP_TARGET#external:}
@@ -233,6 +237,19 @@ ana_change() {
 	touch "$RUN/share/ana-done"
 }
 
+# live_ctl NAME ARGS...: the guest asked for NAME: mqblk ctl ARGS, then
+# NAME-done in the share
+live_ctl() {
+	local name=$1
+	shift
+	if "$MQBLK" ctl "$RUN/ctl.sock" "$@" >"$RUN/ctl-$name.log" 2>&1; then
+		hpass "live-ctl-$name" "mqblk ctl $*"
+	else
+		hfail "live-ctl-$name" "mqblk ctl $*: $(head -n 1 "$RUN/ctl-$name.log")"
+	fi
+	touch "$RUN/share/$name-done"
+}
+
 # Watchdog: a hung guest (e.g. I/O the target never completes leaves
 # nvme-cli in D state) would otherwise wait for the whole LIMIT. The guest
 # logs each step to out/job.log; no new line for STALL_S seconds = stuck.
@@ -250,6 +267,14 @@ while kill -0 "$IOP_QEMU_PID" 2>/dev/null; do
 	if [ $ana_done = 0 ] && [ -e "$RUN/share/ana-request" ]; then
 		ana_done=1
 		ana_change
+	fi
+	if [ $ns_add_done = 0 ] && [ -e "$RUN/share/ns-add-request" ]; then
+		ns_add_done=1
+		live_ctl ns-add add-ns "$NQN" 2 null:size=64m
+	fi
+	if [ $ns_remove_done = 0 ] && [ -e "$RUN/share/ns-remove-request" ]; then
+		ns_remove_done=1
+		live_ctl ns-remove remove-ns "$NQN" 2
 	fi
 	size=$(stat -c %s "$RUN/share/out/job.log" 2>/dev/null || echo 0)
 	if [ "$size" != "$last_size" ]; then

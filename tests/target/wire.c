@@ -3162,6 +3162,277 @@ static void scenario_i(void)
 	ctl("ana 1 2 optimized");
 }
 
+/* ---- Scenario L: live configuration through the control socket ---------- */
+
+#define LIVE_NQN "nqn.2026-12.io.mqblk:wire-live"
+
+/* A read of one 512-byte block of nsid on w with status want. */
+static int read_nsid(struct wc *w, uint32_t nsid, uint16_t want)
+{
+	union nvme_command cmd;
+	uint8_t buf[512];
+
+	rw_cmd(&cmd, nvme_cmd_read, nsid, 0, 1);
+	return wc_expect(w, &cmd, buf, sizeof(buf), DIR_C2H, XFER_AUTO, want,
+			 NULL);
+}
+
+/* The Changed Namespace List through x (rae: keep it): its NSIDs into
+ * list (up to 8), their count into *n. */
+static int changed_ns(struct ctrl *x, bool rae, uint32_t *list, unsigned *n)
+{
+	union nvme_command cmd;
+	uint8_t log[4096];
+	uint32_t numd = sizeof(log) / 4 - 1;
+	unsigned i;
+	int ret;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.get_log_page.opcode = nvme_admin_get_log_page;
+	cmd.get_log_page.lid = NVME_LOG_CHANGED_NS;
+	cmd.get_log_page.lsp = rae ? 0x80 : 0;
+	cmd.get_log_page.numdl = cpu_to_le16((uint16_t)numd);
+	cmd.get_log_page.nsid = cpu_to_le32(0xffffffff);
+	ret = wc_expect(&x->admin, &cmd, log, sizeof(log), DIR_C2H, XFER_AUTO,
+			0, NULL);
+	if (ret)
+		return ctx(ret, "Get Log Page 04h");
+	*n = 0;
+	for (i = 0; i < sizeof(log) / 4 && nvme_get_le32(log + 4 * i); i++)
+		if (*n < 8)
+			list[(*n)++] = nvme_get_le32(log + 4 * i);
+	return 0;
+}
+
+/* The AER completes with Namespace Attribute Changed; the log lists
+ * exactly nsid, and is empty when read again. Another AER goes out. */
+static int ns_notice(struct ctrl *x, uint16_t *cid, uint32_t nsid)
+{
+	const uint32_t dw0 = NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
+					  NVME_AER_NOTICE_NS_CHANGED,
+					  NVME_LOG_CHANGED_NS);
+	uint32_t list[8];
+	unsigned n;
+	int ret = expect_aen(x, *cid, dw0);
+
+	if (!ret)
+		ret = changed_ns(x, true, list, &n);
+	if (!ret && (n != 1 || list[0] != nsid))
+		ret = fail(W_ERR, "RAE read: %u NSIDs, first %u, expected %u",
+			   n, n ? list[0] : 0, nsid);
+	if (!ret)
+		ret = changed_ns(x, false, list, &n);
+	if (!ret && (n != 1 || list[0] != nsid))
+		ret = fail(W_ERR, "after RAE: %u NSIDs, expected %u kept", n,
+			   nsid);
+	if (!ret)
+		ret = changed_ns(x, false, list, &n);
+	if (!ret && n)
+		ret = fail(W_ERR, "%u NSIDs (first %u) after a clearing read",
+			   n, list[0]);
+	if (!ret)
+		ret = send_aer(x, cid);
+	return ret;
+}
+
+/* Is nsid in x's active namespace list? */
+static int ns_active(struct ctrl *x, uint32_t nsid, bool *yes)
+{
+	uint8_t list[4096];
+	unsigned i;
+	int ret = identify(&x->admin, NVME_ID_CNS_NS_ACTIVE_LIST, 0, list);
+
+	*yes = false;
+	for (i = 0; !ret && i < 1024 && nvme_get_le32(list + 4 * i); i++)
+		*yes |= nvme_get_le32(list + 4 * i) == nsid;
+	return ret;
+}
+
+static void scenario_l(void)
+{
+	char words[1536];
+	struct ctrl x, d, y;
+	uint16_t cid = 0, disc_cid = 0, st;
+	uint64_t gen = 0, t0;
+	uint32_t dw0;
+	bool active;
+	int ret, dret;
+
+	ret = ctrl_open(&x, 0, 1);
+	if (!ret)
+		ret = set_features(&x.admin, NVME_FEAT_ASYNC_EVENT,
+				   NVME_CTRL_OAES_NS_ATTR, &dw0);
+	if (!ret)
+		ret = send_aer(&x, &cid);
+	tap("L: a controller with namespace change notices and an AER", ret);
+	if (ret) {
+		ctrl_close(&x);
+		return;
+	}
+
+	ret = ctl("add-ns " SUBNQN " 7 null:size=1m") ?
+		      fail(W_ERR, "add-ns: exit status") :
+		      0;
+	if (!ret)
+		ret = ns_notice(&x, &cid, 7);
+	if (!ret)
+		ret = ns_active(&x, 7, &active);
+	if (!ret && !active)
+		ret = fail(W_ERR, "NSID 7 not in the active list");
+	if (!ret)
+		ret = ctx(read_nsid(&x.io[1], 7, 0), "read of NSID 7");
+	tap("L: add-ns: Namespace Attribute Changed (DW0 040002h), the "
+	    "Changed Namespace List holds NSID 7 (kept with RAE, cleared "
+	    "without), NSID 7 is active and reads",
+	    ret);
+
+	ret = ctl("disable-ns " SUBNQN " 7") ? fail(W_ERR, "disable-ns") : 0;
+	if (!ret)
+		ret = ns_notice(&x, &cid, 7);
+	if (!ret)
+		ret = ctx(read_nsid(&x.io[1], 7,
+				    NVME_SC_INVALID_NS | NVME_SC_DNR),
+			  "read of disabled NSID 7");
+	if (!ret)
+		ret = ctl("enable-ns " SUBNQN " 7") ? fail(W_ERR, "enable-ns") :
+						      0;
+	if (!ret)
+		ret = ns_notice(&x, &cid, 7);
+	if (!ret)
+		ret = ctx(read_nsid(&x.io[1], 7, 0), "read of NSID 7 again");
+	tap("L: disable-ns / enable-ns: a notice each; reads fail with "
+	    "Invalid Namespace (0Bh, DNR) while disabled, read again after",
+	    ret);
+
+	/* the removal while a read is at the (1.2 s) device: the read
+	 * completes, later ones fail, the device closes after the read */
+	ret = ctl("add-ns " SUBNQN
+		  " 8 null:size=1m,irqmode=2,completion_nsec=" STR(
+			  STALL_NS_MS) "000000") ?
+		      fail(W_ERR, "add-ns 8") :
+		      0;
+	if (!ret)
+		ret = ns_notice(&x, &cid, 8);
+	if (!ret) {
+		snprintf(words, sizeof(words),
+			 "(sleep 0.3; '%s' ctl '%s' remove-ns " SUBNQN
+			 " 8) >>'%s' 2>&1 &",
+			 mqblk_bin, ctl_path, log_path);
+		t0 = now_ms();
+		ret = system(words) ? fail(W_ERR, "%s", words) : 0;
+		if (!ret)
+			ret = ctx(read_nsid(&x.io[1], 8, 0),
+				  "the read in flight at the removal");
+		if (!ret && now_ms() - t0 < STALL_NS_MS / 2)
+			ret = fail(W_ERR, "the slow read took %llu ms",
+				   (unsigned long long)(now_ms() - t0));
+	}
+	if (!ret)
+		ret = ns_notice(&x, &cid, 8);
+	if (!ret)
+		ret = ctx(read_nsid(&x.io[1], 8,
+				    NVME_SC_INVALID_NS | NVME_SC_DNR),
+			  "a read after the removal");
+	for (t0 = now_ms(); !ret && now_ms() - t0 < TIMEOUT_MS;) {
+		if (log_has("namespace 8 (null:size=1m,irqmode=2"))
+			break;
+		usleep(20000);
+	}
+	if (!ret && !log_has("namespace 8 (null:size=1m,irqmode=2"))
+		ret = fail(W_ERR, "no \"namespace 8 ...: removed, device "
+				  "closed\" in the log");
+	tap("L: remove-ns with a read at the device: the read completes "
+	    "with success, the notice comes, a later read fails with Invalid "
+	    "Namespace, the device closes after",
+	    ret);
+
+	{
+		/* a Flush of every namespace (NSID FFFFFFFFh) walks them by
+		 * NSID, the list having changed under it */
+		union nvme_command fl;
+
+		memset(&fl, 0, sizeof(fl));
+		fl.common.opcode = nvme_cmd_flush;
+		fl.common.nsid = cpu_to_le32(0xffffffff);
+		tap("L: a Flush of all namespaces after the changes succeeds",
+		    ctx(wc_expect(&x.io[1], &fl, NULL, 0, DIR_NONE, XFER_AUTO,
+				  0, NULL),
+			"Flush FFFFFFFFh"));
+	}
+	ret = ctl("remove-ns " SUBNQN " 7") ? fail(W_ERR, "remove-ns 7") : 0;
+	if (!ret)
+		ret = ns_notice(&x, &cid, 7);
+	if (!ret)
+		ret = ns_active(&x, 7, &active);
+	if (!ret && active)
+		ret = fail(W_ERR, "NSID 7 still active");
+	tap("L: remove-ns: the notice, NSID 7 no longer active", ret);
+
+	ret = ctl("add-ns " SUBNQN " 1 null:size=1m") == 1 &&
+			      ctl("remove-ns " SUBNQN " 77") == 1 &&
+			      ctl("add-ns nqn.2026-12.io.mqblk:nope 5 "
+				  "null:size=1m") == 1 &&
+			      ctl("add-ns " SUBNQN " 9 /nonexistent/x") == 1 &&
+			      ctl("add-ns " SUBNQN " 0 null:size=1m") == 2 &&
+			      ctl("add-ns " SUBNQN " 9 null: bogus=1") == 2 &&
+			      ctl("add-ns " SUBNQN) == 2 &&
+			      ctl("link 99 " SUBNQN) == 1 &&
+			      ctl("enable-ns " SUBNQN " 1") == 1 ?
+		      0 :
+		      fail(W_ERR, "a bad live command was not refused (or "
+				  "with the wrong exit status)");
+	if (!ret)
+		ret = ns_active(&x, 9, &active);
+	if (!ret && active)
+		ret = fail(W_ERR, "a refused add-ns left NSID 9 active");
+	tap("L: refused: an NSID in use, an unknown NSID or subsystem, a "
+	    "device that cannot open, NSID 0, an unknown key, too few "
+	    "words, an unknown port, enabling an enabled namespace",
+	    ret);
+
+	dret = disc_watch(&d, &disc_cid, &gen);
+	ret = ctl("add-subsys " LIVE_NQN " allow_any_host=1") ||
+			      ctl("add-ns " LIVE_NQN " 1 null:size=1m") ||
+			      ctl("link 1 " LIVE_NQN) ?
+		      fail(W_ERR, "add-subsys, add-ns, link") :
+		      0;
+	if (!ret && !dret)
+		ret = disc_changed(&d, &disc_cid, gen + 1);
+	if (!ret) {
+		ret = ctrl_admin(&y, port, LIVE_NQN, HOST_OTHER, 0, &st);
+		if (!ret && st)
+			ret = fail(W_ERR,
+				   "Connect to the new subsystem: "
+				   "status %#x",
+				   st);
+		if (!ret)
+			ret = ctx(wc_enable(&y.admin), "enable");
+	}
+	tap("L: add-subsys + add-ns + link: the discovery change notice, the "
+	    "generation moves; any host connects to the new subsystem",
+	    ret);
+	ret = ctl("unlink 1 " LIVE_NQN) ? fail(W_ERR, "unlink") : 0;
+	if (!ret && !dret)
+		ret = disc_changed(&d, &disc_cid, gen + 2);
+	if (!ret)
+		ret = ctx(wc_expect_eof(&y.admin), "the new subsystem's "
+						   "controller after unlink");
+	if (!ret)
+		ret = ctl("remove-subsys " LIVE_NQN) ?
+			      fail(W_ERR, "remove-subsys") :
+			      0;
+	if (!ret && ctl("remove-subsys " LIVE_NQN) != 1)
+		ret = fail(W_ERR, "a second remove-subsys was not refused");
+	tap("L: unlink: the notice again, the subsystem's controller on the "
+	    "port is disconnected; remove-subsys",
+	    ret);
+	ctrl_close(&y);
+	ctrl_close(&d);
+	ctrl_close(&x);
+	tap("L: the first connection still reads after all that",
+	    ctx(read_status(&good, 1, 0), "nsid 1"));
+}
+
 static void cleanup(void)
 {
 	if (tgt_pid > 0) {
@@ -3269,6 +3540,7 @@ int main(int argc, char **argv)
 				 "each queue reads right, one stats row each, all freed on close",
 	    scale());
 	scenario_i();
+	scenario_l();
 	tap("J: KATO expired before the host's shutdown: the I/O queue "
 	    "closes, the admin queue answers the shutdown, then closes",
 	    ka_then_shutdown());

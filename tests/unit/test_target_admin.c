@@ -31,8 +31,8 @@ struct tgt_ns *tgt_subsys_ns(struct tgt_subsys *s, uint32_t nsid)
 	unsigned i;
 
 	for (i = 0; i < s->nr_ns; i++)
-		if (s->ns[i].nsid == nsid && s->ns[i].enabled)
-			return &s->ns[i];
+		if (s->ns[i]->nsid == nsid && s->ns[i]->enabled)
+			return s->ns[i];
 	return NULL;
 }
 
@@ -68,6 +68,7 @@ struct fix {
 	struct tgt t;
 	struct tgt_subsys io, io2;
 	struct tgt_ns ns[3];
+	struct tgt_ns *ns_list[3]; /* the subsystem's list: &ns[i] */
 	struct tgt_host hosts[1];
 	struct tgt_port ports[3];
 	struct tgt_subsys *p1_subsys[2], *p3_subsys[1];
@@ -107,7 +108,9 @@ static int setup(void **state)
 	snprintf(f->io.serial, sizeof(f->io.serial), "SN0001");
 	snprintf(f->io.model, sizeof(f->io.model), "mqblk target");
 	f->io.allow_any_host = true;
-	f->io.ns = f->ns;
+	for (i = 0; i < 3; i++)
+		f->ns_list[i] = &f->ns[i];
+	f->io.ns = f->ns_list;
 	f->io.nr_ns = 3;
 	for (i = 0; i < 3; i++) {
 		f->ns[i].nsid = i + 1;
@@ -671,6 +674,45 @@ static void test_log_changed_ns(void **state)
 	assert_int_equal(run(f, &f->ctrl, &c, 4096, &res), NVME_SC_SUCCESS);
 	assert_int_equal(nvme_get_le32(f->buf), NVME_NSID_ALL);
 	assert_true(all_zero(f->buf + 4, 4096 - 4));
+}
+
+/* The list as nvmet keeps it: each NSID once, the 1025th overflows it
+ * (FFFFFFFFh, nothing more added) until a read clears it; the event only
+ * when enabled, once until the log is read. */
+static void test_ns_changed_list(void **state)
+{
+	struct fix *f = *state;
+	union nvme_command c;
+	uint32_t res, i;
+
+	tgt_ctrl_ns_changed(&f->ctrl, 7); /* events off: listed, no event */
+	assert_int_equal(f->ctrl.nr_changed_ns, 1);
+	assert_int_equal(f->ctrl.aen_masked, 0);
+	assert_int_equal(f->ctrl.nr_aen_pending, 0);
+	f->ctrl.aec = NVME_CTRL_OAES_NS_ATTR;
+	tgt_ctrl_ns_changed(&f->ctrl, 7);
+	tgt_ctrl_ns_changed(&f->ctrl, 9);
+	assert_int_equal(f->ctrl.nr_changed_ns, 2);
+	assert_int_equal(f->ctrl.changed_ns[0], 7);
+	assert_int_equal(f->ctrl.changed_ns[1], 9);
+	assert_int_equal(f->ctrl.nr_aen_pending, 1); /* masked after one */
+	assert_int_equal(f->ctrl.aen_pending[0],
+			 NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
+				      NVME_AER_NOTICE_NS_CHANGED,
+				      NVME_LOG_CHANGED_NS));
+	for (i = 1; i <= NVME_MAX_CHANGED_NAMESPACES + 5; i++)
+		tgt_ctrl_ns_changed(&f->ctrl, i);
+	assert_int_equal(f->ctrl.nr_changed_ns,
+			 NVME_MAX_CHANGED_NAMESPACES + 1);
+	c = get_log(NVME_LOG_CHANGED_NS, NVME_NSID_ALL, 4096, 0, false);
+	assert_int_equal(run(f, &f->ctrl, &c, 4096, &res), NVME_SC_SUCCESS);
+	assert_int_equal(nvme_get_le32(f->buf), NVME_NSID_ALL);
+	assert_true(all_zero(f->buf + 4, 4096 - 4));
+	assert_int_equal(f->ctrl.nr_changed_ns, 0);
+	assert_int_equal(f->ctrl.aen_masked, 0);
+	tgt_ctrl_ns_changed(&f->ctrl, 3);
+	assert_int_equal(f->ctrl.nr_changed_ns, 1);
+	assert_int_equal(f->ctrl.nr_aen_pending, 2); /* the next event */
 }
 
 static void test_log_cmd_effects(void **state)
@@ -1292,6 +1334,7 @@ static void test_log_ana(void **state)
 static void check_big_ana_log(struct fix *f, unsigned n, uint32_t piece)
 {
 	struct tgt_ns *ns = calloc(n, sizeof(*ns));
+	struct tgt_ns **list = calloc(n, sizeof(*list));
 	size_t size = 16 + 3 * 32 + 4 * (size_t)n, off, got;
 	uint8_t *whole = malloc(size), *pieces = malloc(size);
 	uint8_t *seen = calloc(n + 1, 1);
@@ -1299,6 +1342,7 @@ static void check_big_ana_log(struct fix *f, unsigned n, uint32_t piece)
 	unsigned i, g, k;
 
 	assert_non_null(ns);
+	assert_non_null(list);
 	assert_non_null(whole);
 	assert_non_null(pieces);
 	assert_non_null(seen);
@@ -1309,8 +1353,9 @@ static void check_big_ana_log(struct fix *f, unsigned n, uint32_t piece)
 		ns[i].anagrpid = (i + 1) % 3 + 1;
 		ns[i].size = 1 << 20;
 		ns[i].lba_shift = 9;
+		list[i] = &ns[i];
 	}
-	f->io.ns = ns;
+	f->io.ns = list;
 	f->io.nr_ns = n;
 	f->t.ana_group_used[1] = f->t.ana_group_used[2] = true;
 	f->t.ana_group_used[3] = true;
@@ -1354,8 +1399,9 @@ static void check_big_ana_log(struct fix *f, unsigned n, uint32_t piece)
 	for (i = 1; i <= n; i++)
 		assert_int_equal(seen[i], 1);
 
-	f->io.ns = f->ns;
+	f->io.ns = f->ns_list;
 	f->io.nr_ns = 3;
+	free(list);
 	free(ns);
 	free(whole);
 	free(pieces);
@@ -1434,6 +1480,7 @@ int main(void)
 		T(test_log_smart),
 		T(test_log_fw_slot),
 		T(test_log_changed_ns),
+		T(test_ns_changed_list),
 		T(test_log_cmd_effects),
 		T(test_log_unknown),
 		T(test_log_discovery),

@@ -686,10 +686,10 @@ static void test_nvmetcli_saved(void **state)
 
 	/* sorted by nsid; the disabled one kept but not visible */
 	assert_int_equal(s->nr_ns, 3);
-	assert_int_equal(s->ns[0].nsid, 1);
-	assert_int_equal(s->ns[1].nsid, 2);
-	assert_int_equal(s->ns[2].nsid, 7);
-	ns = &s->ns[0];
+	assert_int_equal(s->ns[0]->nsid, 1);
+	assert_int_equal(s->ns[1]->nsid, 2);
+	assert_int_equal(s->ns[2]->nsid, 7);
+	ns = s->ns[0];
 	assert_string_equal(ns->uri, "/dev/shm/disk1.img");
 	assert_true(ns->enabled);
 	assert_true(ns->has_uuid);
@@ -698,17 +698,17 @@ static void test_nvmetcli_saved(void **state)
 	assert_uuid(ns->nguid, "ef90689c6c46d44c89c14067801309a8");
 	assert_false(ns->has_eui64);
 	assert_false(ns->readonly);
-	assert_string_equal(s->ns[1].uri, "/dev/shm/disk2.img");
-	assert_false(s->ns[1].has_nguid); /* all zero: none, as nvmet */
+	assert_string_equal(s->ns[1]->uri, "/dev/shm/disk2.img");
+	assert_false(s->ns[1]->has_nguid); /* all zero: none, as nvmet */
 	/* "-1" (not yet enabled) and "16384": nvmet-tcp's default both */
 	for (unsigned i = 0; i < t.nr_ports; i++) {
 		assert_int_equal(t.ports[i].inline_data, 16384);
 		assert_int_equal(t.ports[i].max_queue_size,
 				 TGT_MAX_QUEUE_DEPTH);
 	}
-	assert_false(s->ns[2].enabled);
-	assert_ptr_equal(tgt_subsys_ns(s, 1), &s->ns[0]);
-	assert_ptr_equal(tgt_subsys_ns(s, 2), &s->ns[1]);
+	assert_false(s->ns[2]->enabled);
+	assert_ptr_equal(tgt_subsys_ns(s, 1), s->ns[0]);
+	assert_ptr_equal(tgt_subsys_ns(s, 2), s->ns[1]);
 	assert_null(tgt_subsys_ns(s, 7)); /* disabled */
 	assert_null(tgt_subsys_ns(s, 3));
 	assert_null(tgt_subsys_ns(s, 0));
@@ -718,7 +718,7 @@ static void test_nvmetcli_saved(void **state)
 	assert_true(open->allow_any_host);
 	assert_true(tgt_host_allowed(open, "nqn.whoever"));
 	assert_int_equal(open->nr_ns, 1);
-	assert_string_equal(open->ns[0].uri, "null:size=1g");
+	assert_string_equal(open->ns[0]->uri, "null:size=1g");
 
 	assert_int_equal(t.nr_ports, 2);
 	p = &t.ports[0];
@@ -761,8 +761,8 @@ static void test_nvmetcli_example(void **state)
 	assert_int_equal(s->cntlid_min, 1);
 	assert_int_equal(s->cntlid_max, 0xffef);
 	assert_int_equal(s->nr_ns, 1);
-	assert_string_equal(s->ns[0].uri, "/dev/nvme0n1");
-	assert_uuid(s->ns[0].uuid, "d592cdf35d1c44e084123fcf7d99df27");
+	assert_string_equal(s->ns[0]->uri, "/dev/nvme0n1");
+	assert_uuid(s->ns[0]->uuid, "d592cdf35d1c44e084123fcf7d99df27");
 	assert_int_equal(t.nr_ports, 1);
 	assert_string_equal(t.ports[0].traddr, "192.168.122.33");
 	assert_ptr_equal(t.ports[0].subsys[0], s);
@@ -792,17 +792,17 @@ static void test_minimal_defaults(void **state)
 	assert_int_equal(strlen(s->serial), 16);
 	assert_int_equal(s->cntlid_min, 1);
 	assert_int_equal(s->cntlid_max, 0xffef);
-	assert_int_equal(s->ns[0].nsid, 1);
-	assert_int_equal(s->ns[1].nsid, 3);
-	assert_true(s->ns[0].has_eui64);
-	assert_memory_equal(s->ns[0].eui64, "\x00\x11\x22\x33\x44\x55\x66\x77",
+	assert_int_equal(s->ns[0]->nsid, 1);
+	assert_int_equal(s->ns[1]->nsid, 3);
+	assert_true(s->ns[0]->has_eui64);
+	assert_memory_equal(s->ns[0]->eui64, "\x00\x11\x22\x33\x44\x55\x66\x77",
 			    8);
-	assert_true(s->ns[0].has_nguid);
-	assert_int_equal(s->ns[0].nguid[15], 0xff);
+	assert_true(s->ns[0]->has_nguid);
+	assert_int_equal(s->ns[0]->nguid[15], 0xff);
 	/* no uuid in the file: derived, stable, a version 8 UUID */
-	assert_true(s->ns[1].has_uuid);
-	assert_int_equal(s->ns[1].uuid[6] >> 4, 8);
-	assert_int_equal(s->ns[1].uuid[8] >> 6, 2);
+	assert_true(s->ns[1]->has_uuid);
+	assert_int_equal(s->ns[1]->uuid[6] >> 4, 8);
+	assert_int_equal(s->ns[1]->uuid[8] >> 6, 2);
 	assert_int_equal(t.ports[0].trsvcid[0], '4');
 
 	load_ok(&t2, q("{'ports':[{'portid':1,'addr':{'trtype':'tcp',"
@@ -810,7 +810,7 @@ static void test_minimal_defaults(void **state)
 		       "'subsystems':[{'nqn':'nqn.2024-01.io.mqblk:a',"
 		       "'namespaces':[{'nsid':3,'enable':1,"
 		       "'device':{'path':'x'}}]}]}"));
-	assert_memory_equal(t2.subsys[0]->ns[0].uuid, s->ns[1].uuid, 16);
+	assert_memory_equal(t2.subsys[0]->ns[0]->uuid, s->ns[1]->uuid, 16);
 	assert_string_equal(t2.subsys[0]->serial, s->serial);
 	/* namespace without "enable": disabled, as nvmet leaves it */
 	tgt_config_free(&t2);
@@ -819,7 +819,7 @@ static void test_minimal_defaults(void **state)
 		       "'subsystems':[{'nqn':'n1','namespaces':[{'nsid':1,"
 		       "'device':{'path':'x'}}]}],'discovery':{'nqn':"
 		       "'nqn.2024-01.io.mqblk:discovery'}}"));
-	assert_false(t2.subsys[0]->ns[0].enabled);
+	assert_false(t2.subsys[0]->ns[0]->enabled);
 	assert_null(tgt_subsys_ns(t2.subsys[0], 1));
 	assert_string_equal(t2.disc.nqn, "nqn.2024-01.io.mqblk:discovery");
 	tgt_config_free(&t2);
@@ -1311,15 +1311,15 @@ static void test_args_issue_form(void **state)
 	assert_int_equal(s->cntlid_min, 1);
 	assert_int_equal(s->cntlid_max, 0xffef);
 	assert_int_equal(s->nr_ns, 2);
-	assert_int_equal(s->ns[0].nsid, 1);
-	assert_string_equal(s->ns[0].uri, "/dev/shm/a.img");
-	assert_int_equal(s->ns[1].nsid, 2);
-	assert_string_equal(s->ns[1].uri, "null:size=1g");
-	assert_true(s->ns[0].enabled && s->ns[1].enabled);
-	assert_true(s->ns[0].has_uuid && s->ns[0].has_nguid);
-	assert_memory_not_equal(s->ns[0].uuid, s->ns[1].uuid, 16);
-	assert_memory_not_equal(s->ns[0].nguid, s->ns[1].nguid, 16);
-	assert_ptr_equal(tgt_subsys_ns(s, 2), &s->ns[1]);
+	assert_int_equal(s->ns[0]->nsid, 1);
+	assert_string_equal(s->ns[0]->uri, "/dev/shm/a.img");
+	assert_int_equal(s->ns[1]->nsid, 2);
+	assert_string_equal(s->ns[1]->uri, "null:size=1g");
+	assert_true(s->ns[0]->enabled && s->ns[1]->enabled);
+	assert_true(s->ns[0]->has_uuid && s->ns[0]->has_nguid);
+	assert_memory_not_equal(s->ns[0]->uuid, s->ns[1]->uuid, 16);
+	assert_memory_not_equal(s->ns[0]->nguid, s->ns[1]->nguid, 16);
+	assert_ptr_equal(tgt_subsys_ns(s, 2), s->ns[1]);
 
 	assert_int_equal(t.nr_ports, 2);
 	p = &t.ports[0];
@@ -1355,12 +1355,12 @@ static void test_args_stable_ids(void **state)
 		    "--ns a --ns b --allow-any-host");
 	args_ok(&b, "target --ns=c --ns=d --nqn=nqn.2024-01.x:y "
 		    "--listen=127.0.0.1:4421");
-	assert_memory_equal(a.subsys[0]->ns[1].uuid, b.subsys[0]->ns[1].uuid,
+	assert_memory_equal(a.subsys[0]->ns[1]->uuid, b.subsys[0]->ns[1]->uuid,
 			    16);
-	assert_memory_equal(a.subsys[0]->ns[1].nguid, b.subsys[0]->ns[1].nguid,
-			    16);
+	assert_memory_equal(a.subsys[0]->ns[1]->nguid,
+			    b.subsys[0]->ns[1]->nguid, 16);
 	assert_string_equal(a.subsys[0]->serial, b.subsys[0]->serial);
-	assert_int_equal(a.subsys[0]->ns[0].uuid[6] >> 4, 8);
+	assert_int_equal(a.subsys[0]->ns[0]->uuid[6] >> 4, 8);
 	assert_true(a.subsys[0]->allow_any_host);
 	assert_false(b.subsys[0]->allow_any_host);
 	assert_int_equal(b.subsys[0]->nr_hosts, 0);
@@ -1370,8 +1370,8 @@ static void test_args_stable_ids(void **state)
 	/* another subsystem: other IDs */
 	args_ok(&a, "target --listen 127.0.0.1:4420 --nqn nqn.2024-01.x:z "
 		    "--ns a --ns b");
-	assert_memory_not_equal(a.subsys[0]->ns[1].uuid,
-				b.subsys[0]->ns[1].uuid, 16);
+	assert_memory_not_equal(a.subsys[0]->ns[1]->uuid,
+				b.subsys[0]->ns[1]->uuid, 16);
 	assert_string_not_equal(a.subsys[0]->serial, b.subsys[0]->serial);
 	tgt_config_free(&a);
 	tgt_config_free(&b);
@@ -1695,9 +1695,9 @@ static void test_args_ana(void **state)
 		assert_ptr_equal(t.ports[i].subsys[0], s);
 		assert_int_equal(t.ports[i].inline_data, 0);
 	}
-	assert_int_equal(s->ns[0].anagrpid, 1);
-	assert_int_equal(s->ns[1].anagrpid, 5);
-	assert_int_equal(s->ns[2].anagrpid, 5);
+	assert_int_equal(s->ns[0]->anagrpid, 1);
+	assert_int_equal(s->ns[1]->anagrpid, 5);
+	assert_int_equal(s->ns[2]->anagrpid, 5);
 	assert_true(t.ana_group_used[1]);
 	assert_true(t.ana_group_used[5]);
 	assert_false(t.ana_group_used[2]);
@@ -1770,8 +1770,8 @@ static void test_json_ana(void **state)
 		      "'device':{'path':'null:'}},"
 		      "{'nsid':2,'enable':1,'device':{'path':'null:'}}]}]}"));
 	s = t.subsys[0];
-	assert_int_equal(s->ns[0].anagrpid, 2);
-	assert_int_equal(s->ns[1].anagrpid, 1);
+	assert_int_equal(s->ns[0]->anagrpid, 2);
+	assert_int_equal(s->ns[1]->anagrpid, 1);
 	assert_true(t.ana_group_used[1]);
 	assert_true(t.ana_group_used[2]);
 	assert_true(t.ana_group_used[9]); /* named by a port: exists */

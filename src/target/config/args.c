@@ -6,6 +6,7 @@
  * zero copy) either way.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -530,11 +531,11 @@ static int parse_ana_group_arg(struct tgt_subsys *s, const char *arg, char *err,
 			       "--ana-group: %s: ANA group %" PRIu64
 			       " out of range (1..%u)",
 			       q, grp, TGT_MAX_ANA_GROUPS);
-	if (s->ns[nsid - 1].anagrpid)
+	if (s->ns[nsid - 1]->anagrpid)
 		return tgt_err(err, errlen,
 			       "--ana-group: namespace %" PRIu64 " given twice",
 			       nsid);
-	s->ns[nsid - 1].anagrpid = (uint32_t)grp;
+	s->ns[nsid - 1]->anagrpid = (uint32_t)grp;
 	return 0;
 }
 
@@ -705,14 +706,17 @@ static int build_from_args(struct tgt *t, const struct args *a, char *err,
 	if (!s->ns)
 		return tgt_err(err, errlen, "out of memory");
 	for (i = 0; i < a->nr_ns; i++) {
-		struct tgt_ns *ns = &s->ns[i];
+		struct tgt_ns *ns;
 
 		if (!a->ns[i][0])
 			return tgt_err(err, errlen, "--ns: empty device");
+		ns = calloc(1, sizeof(*ns));
+		if (!ns)
+			return tgt_err(err, errlen, "out of memory");
+		s->ns[s->nr_ns++] = ns;
 		ns->uri = strdup(a->ns[i]);
 		if (!ns->uri)
 			return tgt_err(err, errlen, "out of memory");
-		s->nr_ns++;
 		ns->nsid = i + 1;
 		ns->enabled = true;
 		tgt_cfg_derive_uuid(s->nqn, ns->nsid, ns->uuid);
@@ -983,6 +987,13 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 		}
 		if (tgt_config_load(t, a.val[OPT_CONFIG], err, errlen))
 			goto out;
+		/* absolute: save and SIGHUP find it whatever the cwd is */
+		t->config_path = realpath(a.val[OPT_CONFIG], NULL);
+		if (!t->config_path) {
+			tgt_err(err, errlen, "--config %s: %s",
+				a.val[OPT_CONFIG], strerror(errno));
+			goto out;
+		}
 	} else if (build_from_args(t, &a, err, errlen)) {
 		goto out;
 	}

@@ -49,6 +49,11 @@ void tgt_cfg_subsys_defaults(struct tgt_subsys *s);
 /* A new subsystem, its lock ready; NULL if out of memory. */
 struct tgt_subsys *tgt_cfg_subsys_new(void);
 
+/* A namespace's uri and itself; a subsystem, its namespaces and hosts
+ * (not its controllers: it has none left). NULL is fine. */
+void tgt_cfg_ns_free(struct tgt_ns *ns);
+void tgt_cfg_subsys_free(struct tgt_subsys *s);
+
 /* The discovery subsystem with its defaults: 0, or -1 (out of memory). */
 int tgt_cfg_disc_init(struct tgt *t);
 

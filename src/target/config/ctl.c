@@ -20,13 +20,10 @@
 
 #include "target/target.h"
 
-#define CTL_MAX_WORDS 4
+#define CTL_MAX_WORDS 12 /* add-ns NQN NSID URI and its key=value pairs */
 #define CTL_TIMEOUT_MS 10000 /* a port-down waits for every reactor */
 
-struct word {
-	const char *s;
-	size_t len;
-};
+#define word tgt_ctl_word
 
 static bool is_space(char c)
 {
@@ -121,10 +118,51 @@ int tgt_ctl_parse(const char *line, size_t len, struct tgt_ctl_cmd *cmd,
 		w[n].len = (size_t)(line + i - w[n].s);
 		n++;
 	}
+	/* -o json (or -ojson, --output-format=json) anywhere: the answer
+	 * as JSON; taken out of the words */
+	for (i = 0; i < n; i++) {
+		size_t drop = 0;
+
+		if (word_is(&w[i], "-ojson") ||
+		    word_is(&w[i], "--output-format=json"))
+			drop = 1;
+		else if (word_is(&w[i], "-o") && i + 1 < n &&
+			 word_is(&w[i + 1], "json"))
+			drop = 2;
+		else if (word_is(&w[i], "-o") ||
+			 (w[i].len > 2 && !memcmp(w[i].s, "-o", 2)) ||
+			 (w[i].len > 16 &&
+			  !memcmp(w[i].s, "--output-format=", 16)))
+			return tgt_err(err, errlen,
+				       "-o: the output format is json (or "
+				       "text: no -o)");
+		if (!drop)
+			continue;
+		cmd->json = true;
+		memmove(&w[i], &w[i + drop], (n - i - drop) * sizeof(w[0]));
+		n -= drop;
+		i--;
+	}
 	if (!n)
-		return tgt_err(
-			err, errlen,
-			"empty command (ana, port-down, port-up, stats)");
+		return tgt_err(err, errlen,
+			       "empty command (ana, port-down, port-up, "
+			       "stats, %s)",
+			       tgt_ctl_config_names());
+	if (cmd->json &&
+	    (word_is(&w[0], "ana") || word_is(&w[0], "stats") ||
+	     word_is(&w[0], "port-down") || word_is(&w[0], "port-up"))) {
+		word_quote(q, sizeof(q), &w[0]);
+		return tgt_err(err, errlen, "-o json: %s answers in text only",
+			       q);
+	}
+	switch (tgt_ctl_config_parse(w, n, cmd, err, errlen)) {
+	case 0:
+		return 0;
+	case 1:
+		break;
+	default:
+		return -1;
+	}
 	if (word_is(&w[0], "ana")) {
 		if (n != 4)
 			return tgt_err(err, errlen,
@@ -162,8 +200,9 @@ int tgt_ctl_parse(const char *line, size_t len, struct tgt_ctl_cmd *cmd,
 	}
 	word_quote(q, sizeof(q), &w[0]);
 	return tgt_err(err, errlen,
-		       "%s: unknown command (ana, port-down, port-up, stats)",
-		       q);
+		       "%s: unknown command (ana, port-down, port-up, stats, "
+		       "%s)",
+		       q, tgt_ctl_config_names());
 }
 
 struct tgt_port *tgt_ctl_port(struct tgt *t, const struct tgt_ctl_cmd *cmd,
@@ -171,8 +210,9 @@ struct tgt_port *tgt_ctl_port(struct tgt *t, const struct tgt_ctl_cmd *cmd,
 {
 	struct tgt_port *p;
 
-	if (cmd->op == TGT_CTL_STATS) {
-		tgt_err(err, errlen, "stats names no port");
+	if (cmd->op != TGT_CTL_ANA && cmd->op != TGT_CTL_PORT_DOWN &&
+	    cmd->op != TGT_CTL_PORT_UP) {
+		tgt_err(err, errlen, "the command names no port of its own");
 		return NULL;
 	}
 	p = tgt_port_find(t, cmd->port, strlen(cmd->port), err, errlen);
@@ -218,7 +258,32 @@ static void ctl_usage(FILE *f)
 		"  port-up PORT          listen on PORT again\n"
 		"  stats                 ports with their ANA states and "
 		"connections, then the\n"
-		"                        per-queue table (as target --stats)\n");
+		"                        per-queue table (as target --stats)\n"
+		"\n"
+		"Live configuration (-o json anywhere: the answer as JSON):\n"
+		"  add-subsys NQN [allow_any_host=0|1] [serial=S] [model=M]\n"
+		"  remove-subsys NQN     its controllers are disconnected\n"
+		"  add-ns NQN NSID URI [uuid=U] [nguid=G] [ana_grpid=N] "
+		"[enable=0|1]\n"
+		"  remove-ns NQN NSID    I/O in flight completes; the device "
+		"closes after it\n"
+		"  enable-ns NQN NSID\n"
+		"  disable-ns NQN NSID\n"
+		"  add-port ID tcp|rdma ADDR PORT\n"
+		"  remove-port ID        its connections are closed\n"
+		"  link PORT NQN         export subsystem NQN on PORT\n"
+		"  unlink PORT NQN       its controllers on PORT are "
+		"disconnected\n"
+		"  add-host HOSTNQN [dhchap_key=KEY]\n"
+		"  allow-host NQN HOSTNQN\n"
+		"  disallow-host NQN HOSTNQN\n"
+		"  allow-any-host NQN 0|1  nvmetcli's attr_allow_any_host\n"
+		"  save [FILE]           the running configuration as "
+		"nvmetcli JSON into FILE\n"
+		"                        (default: --config's file), "
+		"atomically\n"
+		"  show                  the running configuration (-o json: "
+		"as save writes it)\n");
 }
 
 int tgt_ctl_client(int argc, char **argv)
@@ -226,6 +291,7 @@ int tgt_ctl_client(int argc, char **argv)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct tgt_ctl_cmd cmd;
 	char line[TGT_CTL_LINE_MAX], err[256], buf[4096];
+	char abs_path[TGT_CTL_LINE_MAX];
 	size_t len = 0, n, total = 0;
 	bool first = true, ok = false;
 	struct pollfd pfd;
@@ -244,14 +310,33 @@ int tgt_ctl_client(int argc, char **argv)
 		return 2;
 	}
 	for (i = 2; i < argc; i++) {
-		n = strlen(argv[i]);
+		const char *word = argv[i];
+
+		/* save FILE: the target's cwd is not ours */
+		if (i == argc - 1 && i > 2 && !strcmp(argv[i - 1], "save") &&
+		    word[0] != '/' && word[0] != '-') {
+			char cwd[TGT_CTL_LINE_MAX];
+
+			if (!getcwd(cwd, sizeof(cwd)) ||
+			    (size_t)snprintf(abs_path, sizeof(abs_path),
+					     "%s/%s", cwd,
+					     word) >= sizeof(abs_path)) {
+				fprintf(stderr,
+					"mqblk ctl: save: %s: path too "
+					"long\n",
+					word);
+				return 2;
+			}
+			word = abs_path;
+		}
+		n = strlen(word);
 		if (len + n + 2 > sizeof(line)) {
 			fprintf(stderr, "mqblk ctl: command too long\n");
 			return 2;
 		}
 		if (i > 2)
 			line[len++] = ' ';
-		memcpy(line + len, argv[i], n);
+		memcpy(line + len, word, n);
 		len += n;
 	}
 	/* refused here already: no round trip for a typo */

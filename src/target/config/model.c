@@ -141,14 +141,22 @@ struct tgt_subsys *tgt_cfg_subsys_new(void)
 	return s;
 }
 
-static void subsys_free(struct tgt_subsys *s)
+void tgt_cfg_ns_free(struct tgt_ns *ns)
+{
+	if (!ns)
+		return;
+	free(ns->uri);
+	free(ns);
+}
+
+void tgt_cfg_subsys_free(struct tgt_subsys *s)
 {
 	unsigned i;
 
 	if (!s)
 		return;
 	for (i = 0; i < s->nr_ns; i++)
-		free(s->ns[i].uri);
+		tgt_cfg_ns_free(s->ns[i]);
 	free(s->ns);
 	for (i = 0; i < s->nr_hosts; i++) {
 		nvme_auth_key_clear(&s->hosts[i].key);
@@ -193,7 +201,7 @@ void tgt_cfg_ana_finish(struct tgt *t)
 	t->ana_group_used[TGT_DEFAULT_ANA_GROUP] = true;
 	for (i = 0; i < t->nr_subsys; i++)
 		for (j = 0; j < t->subsys[i]->nr_ns; j++) {
-			struct tgt_ns *ns = &t->subsys[i]->ns[j];
+			struct tgt_ns *ns = t->subsys[i]->ns[j];
 
 			if (!ns->anagrpid)
 				ns->anagrpid = TGT_DEFAULT_ANA_GROUP;
@@ -212,10 +220,17 @@ void tgt_cfg_free_model(struct tgt *t)
 	t->ports = NULL;
 	t->nr_ports = 0;
 	for (i = 0; i < t->nr_subsys; i++)
-		subsys_free(t->subsys[i]);
+		tgt_cfg_subsys_free(t->subsys[i]);
 	free(t->subsys);
 	t->subsys = NULL;
 	t->nr_subsys = 0;
+	for (i = 0; i < t->nr_hosts; i++) {
+		nvme_auth_key_clear(&t->hosts[i].key);
+		nvme_auth_key_clear(&t->hosts[i].ctrl_key);
+	}
+	free(t->hosts);
+	t->hosts = NULL;
+	t->nr_hosts = 0;
 	if (t->disc.discovery)
 		pthread_mutex_destroy(&t->disc.lock);
 	memset(&t->disc, 0, sizeof(t->disc));
@@ -229,6 +244,7 @@ void tgt_config_free(struct tgt *t)
 	tgt_cfg_free_model(t);
 	free(t->stats_path);
 	free(t->ctl_path);
+	free(t->config_path);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -241,7 +257,7 @@ struct tgt_ns *tgt_subsys_ns(struct tgt_subsys *s, uint32_t nsid)
 	hi = s->nr_ns;
 	while (lo < hi) {
 		unsigned mid = lo + (hi - lo) / 2;
-		struct tgt_ns *ns = &s->ns[mid];
+		struct tgt_ns *ns = s->ns[mid];
 
 		if (ns->nsid == nsid)
 			return ns->enabled ? ns : NULL;
@@ -411,7 +427,7 @@ static bool tcp_port_at(const struct tgt *t, const char *spec, size_t len)
 	for (i = 0; i < t->nr_ports; i++) {
 		const struct tgt_port *p = &t->ports[i];
 
-		if (p->trtype == NVMF_TRTYPE_RDMA)
+		if (p->trtype == NVMF_TRTYPE_RDMA || p->removed)
 			continue;
 		if (p->adrfam == NVMF_ADDR_FAMILY_IP6)
 			snprintf(name, sizeof(name), "[%s]:%s", p->traddr,
@@ -436,13 +452,16 @@ struct tgt_port *tgt_port_find(struct tgt *t, const char *spec, size_t len,
 	if (all_digits(spec, len)) {
 		if (!tgt_cfg_parse_dec(spec, len, 65535, &id))
 			for (i = 0; i < t->nr_ports; i++)
-				if (t->ports[i].portid == id)
+				if (t->ports[i].portid == id &&
+				    !t->ports[i].removed)
 					return &t->ports[i];
 		snprintf(err, errlen, "%s: no port with that ID", q);
 		return NULL;
 	}
 	for (i = 0; i < t->nr_ports; i++) {
 		const struct tgt_port *p = &t->ports[i];
+		if (p->removed)
+			continue;
 		/* an RDMA port as --listen gave it (rdma:ADDR:PORT); its bare
 		 * ADDR:PORT too when no TCP port has that address */
 		const char *tr = p->trtype == NVMF_TRTYPE_RDMA ? "rdma:" : "";

@@ -479,6 +479,16 @@ static int load_root(struct cfg *c, const struct json_object *root)
 		goto out;
 	}
 	ret = check_ports(c);
+	if (!ret && nr_hosts) {
+		/* kept: allow-host and save take the definitions from here */
+		t->hosts = calloc(nr_hosts, sizeof(*t->hosts));
+		if (!t->hosts) {
+			ret = cfg_err(c, "out of memory");
+			goto out;
+		}
+		memcpy(t->hosts, host_defs, nr_hosts * sizeof(*t->hosts));
+		t->nr_hosts = (unsigned)nr_hosts;
+	}
 out:
 	free(hosts);
 	free(subsys);

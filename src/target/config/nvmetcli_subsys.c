@@ -288,7 +288,8 @@ ids:
 
 static int cmp_ns(const void *pa, const void *pb)
 {
-	const struct tgt_ns *a = pa, *b = pb;
+	const struct tgt_ns *a = *(struct tgt_ns *const *)pa;
+	const struct tgt_ns *b = *(struct tgt_ns *const *)pb;
 
 	return (a->nsid > b->nsid) - (a->nsid < b->nsid);
 }
@@ -312,11 +313,15 @@ static int load_namespaces(struct cfg *c, struct tgt_subsys *s,
 		return cfg_err(c, "out of memory");
 	}
 	for (i = 0; i < n; i++) {
-		struct tgt_ns *ns = &s->ns[i];
+		struct tgt_ns *ns = calloc(1, sizeof(*ns));
 		size_t old = cfg_push_idx(c, i);
 
+		if (!ns) {
+			cfg_err(c, "out of memory");
+			goto out_free;
+		}
 		/* counted first: a half-loaded one still has its uri freed */
-		s->nr_ns++;
+		s->ns[s->nr_ns++] = ns;
 		if (load_ns(c, s, cj_at(arr, i), ns))
 			goto out_free;
 		if (seen[ns->nsid]) {

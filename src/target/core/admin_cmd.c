@@ -87,7 +87,7 @@ static bool ctrl_has_vwc(const struct tgt_ctrl *ctrl)
 	unsigned i;
 
 	for (i = 0; i < s->nr_ns; i++)
-		if (s->ns[i].enabled && s->ns[i].vwc)
+		if (s->ns[i]->enabled && s->ns[i]->vwc)
 			return true;
 	return false;
 }
@@ -173,6 +173,30 @@ void tgt_ctrl_aen(struct tgt_ctrl *ctrl, uint32_t dw0)
 	}
 	/* no room: dropped, so let the next one of its kind through */
 	ctrl->aen_masked &= ~mask;
+}
+
+void tgt_ctrl_ns_changed(struct tgt_ctrl *ctrl, uint32_t nsid)
+{
+	unsigned i;
+
+	/* nvmet's nvmet_add_to_changed_ns_log: each NSID once; the 1025th
+	 * overflows the list (the log then reads FFFFFFFFh: rescan all)
+	 * until it is read. The list fills whether or not the event is
+	 * enabled; the event goes only where it is. */
+	if (ctrl->nr_changed_ns <= NVME_MAX_CHANGED_NAMESPACES) {
+		for (i = 0; i < ctrl->nr_changed_ns; i++)
+			if (ctrl->changed_ns[i] == nsid)
+				break;
+		if (i < ctrl->nr_changed_ns)
+			; /* listed already */
+		else if (ctrl->nr_changed_ns == NVME_MAX_CHANGED_NAMESPACES)
+			ctrl->nr_changed_ns++;
+		else
+			ctrl->changed_ns[ctrl->nr_changed_ns++] = nsid;
+	}
+	tgt_ctrl_aen(ctrl, NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
+					NVME_AER_NOTICE_NS_CHANGED,
+					NVME_LOG_CHANGED_NS));
 }
 
 static uint16_t exec_async_event(struct admin_req *r)
@@ -344,9 +368,9 @@ static uint16_t id_active_list(struct admin_req *r, uint8_t *page)
 		return fail(r, NVME_SC_INVALID_NS | NVME_SC_DNR, LOC_NSID);
 	/* s->ns is sorted by NSID: the list comes out ascending */
 	for (i = 0; i < s->nr_ns && n < NVME_IDENTIFY_SIZE / 4; i++) {
-		if (!s->ns[i].enabled || s->ns[i].nsid <= after)
+		if (!s->ns[i]->enabled || s->ns[i]->nsid <= after)
 			continue;
-		nvme_put_le32(page + 4 * n++, s->ns[i].nsid);
+		nvme_put_le32(page + 4 * n++, s->ns[i]->nsid);
 	}
 	return NVME_SC_SUCCESS;
 }
@@ -672,9 +696,9 @@ static uint16_t log_ana(struct admin_req *r)
 		off += sizeof(*d);
 		/* s->ns is sorted: the NSIDs come out ascending */
 		for (i = 0; !rgo && i < s->nr_ns; i++) {
-			if (!s->ns[i].enabled || s->ns[i].anagrpid != g)
+			if (!s->ns[i]->enabled || s->ns[i]->anagrpid != g)
 				continue;
-			nvme_put_le32(page + off, s->ns[i].nsid);
+			nvme_put_le32(page + off, s->ns[i]->nsid);
 			off += 4;
 			n++;
 		}

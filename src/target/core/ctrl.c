@@ -162,7 +162,7 @@ static bool any_vwc(const struct tgt_subsys *s)
 	unsigned i;
 
 	for (i = 0; i < s->nr_ns; i++)
-		if (s->ns[i].enabled && s->ns[i].vwc)
+		if (s->ns[i]->enabled && s->ns[i]->vwc)
 			return true;
 	return false;
 }

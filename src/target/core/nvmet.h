@@ -69,7 +69,7 @@ struct tgt_req {
 	struct tgt_ns *ns;
 	uint64_t start_ns;
 	uint64_t result; /* CQE DW0 (and DW1: Property Get of CAP) */
-	uint32_t step; /* DSM range / broadcast flush namespace next */
+	uint32_t step; /* DSM range next / broadcast flush: last NSID done */
 	bool shutdown_flush; /* Property Set CC.SHN: CSTS when done */
 	struct tgt_req *wait_next; /* reactor's wait-for-tag list */
 };

@@ -49,7 +49,22 @@ struct tgt_devq {
 struct reactor_priv {
 	struct tgt_devq *devq;
 	unsigned nr_devq, cap_devq;
+	/* namespaces the control socket removed that this reactor has not
+	 * let go of yet (retire_pass) */
+	struct tgt_ns **retiring;
+	unsigned nr_retiring, cap_retiring;
+	_Atomic bool pause_req; /* park at the next inbox read */
 };
+
+/* tgt_reactors_pause(): every reactor parked in park(), the main thread
+ * owning what they own until tgt_reactors_resume(). */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned parked;
+	bool paused;
+} pause_state = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0,
+		  false };
 
 static struct tgt_reactor *reactors;
 static struct reactor_priv *rpriv;
@@ -276,6 +291,8 @@ static void flush_queues(struct tgt_reactor *r)
 	}
 }
 
+static void devq_close(struct tgt_reactor *r, struct tgt_devq *d);
+
 /* Before a reactor ends: every namespace it wrote through gets its
  * cache flushed, then its device queues close. */
 static void close_devices(struct tgt_reactor *r)
@@ -283,36 +300,192 @@ static void close_devices(struct tgt_reactor *r)
 	struct reactor_priv *p = &rpriv[r->idx];
 	unsigned i;
 
-	for (i = 0; i < p->nr_devq; i++) {
-		struct tgt_devq *d = &p->devq[i];
-		struct mqblk_rq *rq;
-
-		if (d->ns->vwc && !d->ns->readonly) {
-			rq = mqblk_rq_get(d->q, 0);
-			if (rq) {
-				rq->op = MQBLK_OP_FLUSH;
-				rq->offset = 0;
-				rq->len = 0;
-				rq->buf = NULL;
-				rq->private = NULL;
-				if (!mqblk_submit(rq)) {
-					if (mqblk_reap(d->q, &rq, 1, 1, -1) ==
-						    1 &&
-					    rq->res < 0)
-						tgt_log("namespace %u: flush at "
-							"shutdown failed: %s",
-							d->ns->nsid,
-							strerror(-rq->res));
-				}
-				mqblk_rq_put(rq);
-			}
-		}
-		mqblk_queue_close(d->q);
-		d->ns->q[r->idx] = NULL;
-	}
+	for (i = 0; i < p->nr_devq; i++)
+		devq_close(r, &p->devq[i]);
 	free(p->devq);
 	p->devq = NULL;
 	p->nr_devq = 0;
+	/* what was retiring: its queues are closed now; the devices are
+	 * the main thread's to close (tgt_live_fini) */
+	free(p->retiring);
+	p->retiring = NULL;
+	p->nr_retiring = p->cap_retiring = 0;
+}
+
+/* ---- Namespaces removed while running ----------------------------------- */
+
+/* A request of r's still refers to ns (prepared, waiting for data or a
+ * tag, at the device, or being answered)? */
+static bool ns_used_here(struct tgt_reactor *r, const struct tgt_ns *ns)
+{
+	struct tgt_queue *q;
+	unsigned i;
+
+	for (q = r->queues; q; q = q->next)
+		for (i = 0; i < q->nr_reqs; i++) {
+			const struct tgt_req *req = tgt_queue_req(q, i);
+
+			if (req->state != CMD_FREE && req->ns == ns)
+				return true;
+		}
+	return false;
+}
+
+/* Flush ns's cache through q (what r wrote may sit in it), then close q:
+ * at shutdown and when ns is removed. */
+static void devq_close(struct tgt_reactor *r, struct tgt_devq *d)
+{
+	struct mqblk_rq *rq;
+
+	if (d->ns->vwc && !d->ns->readonly) {
+		rq = mqblk_rq_get(d->q, 0);
+		if (rq) {
+			rq->op = MQBLK_OP_FLUSH;
+			rq->offset = 0;
+			rq->len = 0;
+			rq->buf = NULL;
+			rq->private = NULL;
+			if (!mqblk_submit(rq)) {
+				if (mqblk_reap(d->q, &rq, 1, 1, -1) == 1 &&
+				    rq->res < 0)
+					tgt_log("namespace %u: flush of its "
+						"cache failed: %s",
+						d->ns->nsid,
+						strerror(-rq->res));
+			}
+			mqblk_rq_put(rq);
+		}
+	}
+	mqblk_queue_close(d->q);
+	d->ns->q[r->idx] = NULL;
+}
+
+/*
+ * Each removed namespace nothing of r's refers to any more: r's device
+ * queue on it closes and r lets go; the last reactor to let go closes
+ * the device (the main thread frees the rest, core/live.c). Runs only
+ * while something is retiring.
+ */
+static void retire_pass(struct tgt_reactor *r)
+{
+	struct reactor_priv *p = &rpriv[r->idx];
+	unsigned i = 0, k;
+
+	while (i < p->nr_retiring) {
+		struct tgt_ns *ns = p->retiring[i];
+
+		if ((ns->q[r->idx] && mqblk_queue_inflight(ns->q[r->idx])) ||
+		    ns_used_here(r, ns)) {
+			i++;
+			continue;
+		}
+		for (k = 0; k < p->nr_devq; k++) {
+			if (p->devq[k].ns != ns)
+				continue;
+			devq_close(r, &p->devq[k]);
+			p->devq[k] = p->devq[--p->nr_devq];
+			break;
+		}
+		p->retiring[i] = p->retiring[--p->nr_retiring];
+		if (atomic_fetch_sub(&ns->retire_refs, 1) == 1 && ns->dev) {
+			mqblk_dev_close(ns->dev);
+			ns->dev = NULL;
+			/* always: an operator waits for it to reuse the
+			 * device */
+			tgt_log("namespace %u (%s): removed, device closed",
+				ns->nsid, ns->uri);
+		}
+	}
+}
+
+int tgt_reactors_retire_reserve(unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < nr_reactors; i++) {
+		struct reactor_priv *p = &rpriv[i];
+		unsigned cap = p->cap_retiring ? p->cap_retiring : 8;
+		struct tgt_ns **list;
+
+		while (cap < p->nr_retiring + n)
+			cap *= 2;
+		if (cap == p->cap_retiring)
+			continue;
+		list = realloc(p->retiring, cap * sizeof(*list));
+		if (!list)
+			return -ENOMEM;
+		p->retiring = list;
+		p->cap_retiring = cap;
+	}
+	return 0;
+}
+
+void tgt_reactors_retire_ns(struct tgt_ns *ns)
+{
+	unsigned i;
+
+	atomic_store(&ns->retire_refs, nr_reactors);
+	for (i = 0; i < nr_reactors; i++)
+		rpriv[i].retiring[rpriv[i].nr_retiring++] = ns;
+}
+
+int tgt_reactors_watch_port(struct tgt_port *p)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = p };
+
+	return epoll_ctl(reactors[0].epfd, EPOLL_CTL_ADD, p->listen_fd, &ev) ?
+		       -errno :
+		       0;
+}
+
+void tgt_reactors_unwatch_port(struct tgt_port *p)
+{
+	epoll_ctl(reactors[0].epfd, EPOLL_CTL_DEL, p->listen_fd, NULL);
+}
+
+/* r's share of tgt_reactors_pause(): wait here until resumed. */
+static void park(struct tgt_reactor *r)
+{
+	atomic_store(&rpriv[r->idx].pause_req, false);
+	pthread_mutex_lock(&pause_state.lock);
+	pause_state.parked++;
+	pthread_cond_broadcast(&pause_state.cond);
+	while (pause_state.paused)
+		pthread_cond_wait(&pause_state.cond, &pause_state.lock);
+	pause_state.parked--;
+	pthread_cond_broadcast(&pause_state.cond);
+	pthread_mutex_unlock(&pause_state.lock);
+}
+
+void tgt_reactors_pause(void)
+{
+	uint64_t one = 1;
+	unsigned i;
+
+	pthread_mutex_lock(&pause_state.lock);
+	pause_state.paused = true;
+	pthread_mutex_unlock(&pause_state.lock);
+	for (i = 0; i < nr_reactors; i++) {
+		atomic_store(&rpriv[i].pause_req, true);
+		if (write(reactors[i].wake_fd, &one, sizeof(one)) < 0)
+			tgt_log("cannot wake reactor %u: %s", i,
+				strerror(errno));
+	}
+	pthread_mutex_lock(&pause_state.lock);
+	while (pause_state.parked < nr_reactors)
+		pthread_cond_wait(&pause_state.cond, &pause_state.lock);
+	pthread_mutex_unlock(&pause_state.lock);
+}
+
+void tgt_reactors_resume(void)
+{
+	pthread_mutex_lock(&pause_state.lock);
+	pause_state.paused = false;
+	pthread_cond_broadcast(&pause_state.cond);
+	/* gone from park() before the next pause can count them */
+	while (pause_state.parked)
+		pthread_cond_wait(&pause_state.cond, &pause_state.lock);
+	pthread_mutex_unlock(&pause_state.lock);
 }
 
 /* ---- Connections ------------------------------------------------------- */
@@ -450,7 +623,7 @@ static void ctl_job_run(struct tgt_reactor *r)
 					job->port->portid, strerror(errno));
 		}
 		break;
-	case TGT_CTL_STATS:
+	default:
 		break;
 	}
 	pthread_mutex_lock(&job->lock);
@@ -489,6 +662,8 @@ static void drain_inbox(struct tgt_reactor *r)
 		}
 	} while (n == 64);
 	ctl_job_run(r);
+	if (atomic_load(&rpriv[r->idx].pause_req))
+		park(r);
 }
 
 void tgt_reactor_hand_over(intptr_t conn, struct tgt_port *port)
@@ -593,6 +768,8 @@ events:
 			if (q->ops->queue_poll && !q->closing)
 				q->ops->queue_poll(q);
 	flush_queues(r);
+	if (rpriv[r->idx].nr_retiring)
+		retire_pass(r);
 
 	now = mqblk_clock_ns();
 	if (now >= r->next_tick_ns || tick_now) {
@@ -714,27 +891,25 @@ static int port_listen(struct tgt_port *p)
 	return p->listen_fd < 0 ? -1 : 0;
 }
 
-static int ns_open(struct tgt *t, struct tgt_subsys *s, struct tgt_ns *ns)
+int tgt_ns_attach(struct tgt *t, struct tgt_subsys *s, struct tgt_ns *ns,
+		  char *err, size_t errlen)
 {
 	struct mqblk_dev_opts o;
-	char err[256];
 	int ret;
 
 	mqblk_dev_opts_init(&o);
 	o.nr_queues = nr_reactors;
 	o.comp_policy = MQBLK_COMP_POLLED;
 	o.flags = (ns->readonly ? 0 : MQBLK_OPEN_WRITE) | MQBLK_OPEN_DIRECT;
-	ret = mqblk_dev_open(ns->uri, &o, &ns->dev, err, sizeof(err));
+	ret = mqblk_dev_open(ns->uri, &o, &ns->dev, err, errlen);
 	if (ret == -EINVAL && strstr(err, "O_DIRECT")) {
 		/* a filesystem without O_DIRECT (tmpfs): through the page
 		 * cache; Flush (fdatasync) makes it durable */
 		o.flags &= ~MQBLK_OPEN_DIRECT;
-		ret = mqblk_dev_open(ns->uri, &o, &ns->dev, err, sizeof(err));
+		ret = mqblk_dev_open(ns->uri, &o, &ns->dev, err, errlen);
 	}
-	if (ret) {
-		tgt_log("%s namespace %u: %s", s->nqn, ns->nsid, err);
+	if (ret)
 		return -1;
-	}
 	ns->size = mqblk_dev_size(ns->dev);
 	/* log2 of the block size (a power of two) */
 	ns->lba_shift =
@@ -744,13 +919,37 @@ static int ns_open(struct tgt *t, struct tgt_subsys *s, struct tgt_ns *ns)
 	ns->size &= ~(((uint64_t)1 << ns->lba_shift) - 1);
 	ns->vwc = strcmp(mqblk_dev_driver_name(ns->dev), "null") != 0;
 	ns->q = calloc(nr_reactors, sizeof(*ns->q));
-	if (!ns->q)
+	if (!ns->q) {
+		mqblk_dev_close(ns->dev);
+		ns->dev = NULL;
+		snprintf(err, errlen, "out of memory");
 		return -1;
+	}
 	if (t->verbose)
 		tgt_log("%s namespace %u: %s, %llu bytes, %u-byte blocks%s",
 			s->nqn, ns->nsid, ns->uri, (unsigned long long)ns->size,
 			1u << ns->lba_shift,
 			(o.flags & MQBLK_OPEN_DIRECT) ? "" : ", buffered");
+	return 0;
+}
+
+/* Open every enabled namespace of t (at start): 0, or -1 logged. */
+static int ns_open_all(struct tgt *t)
+{
+	char err[256];
+	unsigned i, j;
+
+	for (i = 0; i < t->nr_subsys; i++)
+		for (j = 0; j < t->subsys[i]->nr_ns; j++) {
+			struct tgt_ns *ns = t->subsys[i]->ns[j];
+
+			if (ns->enabled && tgt_ns_attach(t, t->subsys[i], ns,
+							 err, sizeof(err))) {
+				tgt_log("%s namespace %u: %s",
+					t->subsys[i]->nqn, ns->nsid, err);
+				return -1;
+			}
+		}
 	return 0;
 }
 
@@ -762,11 +961,11 @@ static void ns_close_all(struct tgt *t)
 		struct tgt_subsys *s = t->subsys[i];
 
 		for (j = 0; j < s->nr_ns; j++) {
-			if (s->ns[j].dev)
-				mqblk_dev_close(s->ns[j].dev);
-			s->ns[j].dev = NULL;
-			free(s->ns[j].q);
-			s->ns[j].q = NULL;
+			if (s->ns[j]->dev)
+				mqblk_dev_close(s->ns[j]->dev);
+			s->ns[j]->dev = NULL;
+			free(s->ns[j]->q);
+			s->ns[j]->q = NULL;
 		}
 	}
 }
@@ -827,15 +1026,12 @@ struct tgt_reactor *tgt_reactor_at(unsigned i)
 int tgt_reactors_setup(struct tgt *t)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
-	unsigned i, j;
+	unsigned i;
 
 	cpus_allowed_init();
 	nr_reactors = t->nr_reactors ? t->nr_reactors : nr_cpus_allowed;
-	for (i = 0; i < t->nr_subsys; i++)
-		for (j = 0; j < t->subsys[i]->nr_ns; j++)
-			if (t->subsys[i]->ns[j].enabled &&
-			    ns_open(t, t->subsys[i], &t->subsys[i]->ns[j]))
-				goto fail;
+	if (ns_open_all(t))
+		goto fail;
 	for (i = 0; i < t->nr_ports; i++)
 		if (port_listen(&t->ports[i]))
 			goto fail;
@@ -889,6 +1085,8 @@ int tgt_reactors_teardown(struct tgt *t, unsigned started)
 	for (i = 0; reactors && i < nr_reactors; i++)
 		if (reactors[i].epfd > 0)
 			reactor_fini(&reactors[i]);
+	for (i = 0; rpriv && i < nr_reactors; i++)
+		free(rpriv[i].retiring);
 	free(reactors);
 	free(rpriv);
 	reactors = NULL;
@@ -908,16 +1106,11 @@ int tgt_reactors_teardown(struct tgt *t, unsigned started)
 
 struct tgt_reactor *tgt_local_start(struct tgt *t)
 {
-	unsigned i, j;
-
 	if (reactors)
 		return NULL;
 	nr_reactors = 1;
-	for (i = 0; i < t->nr_subsys; i++)
-		for (j = 0; j < t->subsys[i]->nr_ns; j++)
-			if (t->subsys[i]->ns[j].enabled &&
-			    ns_open(t, t->subsys[i], &t->subsys[i]->ns[j]))
-				goto fail;
+	if (ns_open_all(t))
+		goto fail;
 	reactors = calloc(1, sizeof(*reactors));
 	rpriv = calloc(1, sizeof(*rpriv));
 	if (!reactors || !rpriv || reactor_init(&reactors[0], t, 0))

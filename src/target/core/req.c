@@ -245,9 +245,17 @@ static bool cmd_next_op(struct tgt_req *cmd, enum mqblk_op *op, uint64_t *off,
 	    le32_to_cpu(c->common.nsid) == 0xffffffff)
 		all = true;
 	if (all) {
-		while (cmd->step < s->nr_ns) {
-			struct tgt_ns *ns = &s->ns[cmd->step++];
+		/* step is the last NSID flushed, not an index: the control
+		 * socket may add or remove namespaces between two flushes
+		 * (core/live.c), and the rest must each get theirs */
+		unsigned i;
 
+		for (i = 0; i < s->nr_ns; i++) {
+			struct tgt_ns *ns = s->ns[i];
+
+			if (ns->nsid <= cmd->step)
+				continue;
+			cmd->step = ns->nsid;
 			if (ns->enabled && ns->dev && ns->vwc &&
 			    !ns->readonly) {
 				cmd->ns = ns;

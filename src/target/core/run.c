@@ -151,7 +151,7 @@ static int unix_listen(const char *path, const char *what, const char *opt)
 /* Hand job to every reactor and wait until each has run it. The main
  * thread's (tgt_run): not for tgt_local_*, whose one reactor is the
  * caller. */
-static void ctl_job_post(struct tgt_ctl_job *job)
+void tgt_ctl_job_post(struct tgt_ctl_job *job)
 {
 	unsigned i, n = tgt_reactors_count();
 	uint64_t one = 1;
@@ -199,6 +199,8 @@ static void ctl_stats(struct tgt *t, FILE *f)
 		struct tgt_port *p = &t->ports[i];
 		unsigned conns = 0;
 
+		if (p->removed)
+			continue;
 		for (k = 0; k < tgt_reactors_count(); k++) {
 			struct tgt_reactor *r = tgt_reactor_at(k);
 			struct tgt_queue *q;
@@ -261,6 +263,8 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		ctl_stats(t, out);
 		return 0;
 	}
+	if (cmd->op > TGT_CTL_STATS)
+		return tgt_live_exec(t, cmd, out, err, errlen);
 	p = tgt_ctl_port(t, cmd, err, errlen);
 	if (!p)
 		return -1;
@@ -275,7 +279,7 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		atomic_fetch_add(&t->ana_chgcnt, 1);
 		job.aen_dw0 = NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
 					   NVME_AER_NOTICE_ANA, NVME_LOG_ANA);
-		ctl_job_post(&job);
+		tgt_ctl_job_post(&job);
 		tgt_log("port %u (%s): ANA group %u %s", p->portid, name,
 			cmd->grp, nvme_ana_state_name(cmd->state));
 		fprintf(out, "ok\n");
@@ -290,7 +294,7 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		}
 		atomic_store(&p->down, true);
 		atomic_fetch_add(&t->disc.genctr, 1);
-		ctl_job_post(&job);
+		tgt_ctl_job_post(&job);
 		tgt_log("port %u (%s): down, %u connections closed", p->portid,
 			name, job.closed);
 		fprintf(out, "ok\nport %u %s down: %u connections closed\n",
@@ -313,11 +317,11 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		 * discovery controllers (the port is back in the log) */
 		atomic_store(&p->down, false);
 		atomic_fetch_add(&t->disc.genctr, 1);
-		ctl_job_post(&job);
+		tgt_ctl_job_post(&job);
 		tgt_log("port %u (%s): up", p->portid, name);
 		fprintf(out, "ok\nport %u %s up\n", p->portid, name);
 		return 0;
-	case TGT_CTL_STATS:
+	default:
 		break;
 	}
 	snprintf(err, errlen, "internal: unhandled command");
@@ -397,7 +401,7 @@ static unsigned subsys_nr_enabled(const struct tgt_subsys *s)
 	unsigned i, n = 0;
 
 	for (i = 0; i < s->nr_ns; i++)
-		n += s->ns[i].enabled;
+		n += s->ns[i]->enabled;
 	return n;
 }
 
@@ -413,10 +417,11 @@ int tgt_run(struct tgt *t)
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP); /* reload (core/reload.c) */
 	sigaddset(&sigs, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	sigdelset(&sigs, SIGPIPE);
-	if (tgt_reactors_setup(t))
+	if (tgt_live_init(t) || tgt_reactors_setup(t))
 		return 1;
 	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
 	if (sfd < 0)
@@ -480,7 +485,11 @@ int tgt_run(struct tgt *t)
 		if (n > 0 && (pfd[0].revents & POLLIN)) {
 			struct signalfd_siginfo si;
 
-			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			if (read(sfd, &si, sizeof(si)) != sizeof(si)) {
+				/* nothing read: nothing to do */
+			} else if (si.ssi_signo == SIGHUP) {
+				tgt_live_reload(t);
+			} else {
 				tgt_log("%s: shutting down",
 					strsignal((int)si.ssi_signo));
 				break;
@@ -507,6 +516,7 @@ int tgt_run(struct tgt *t)
 out:
 	if (tgt_reactors_teardown(t, started))
 		status = 1;
+	tgt_live_fini(t);
 	if (!status)
 		tgt_log("stopped: every connection closed, caches flushed");
 	else if (started)

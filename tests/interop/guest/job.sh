@@ -438,6 +438,69 @@ scenario_multipath() {
 	disconnect mp
 }
 
+# request NAME: ask the host side for NAME (it runs `mqblk ctl ...` and
+# answers /job/NAME-done), at most 60 s
+request() {
+	touch "/job/$1-request"
+	_n=0
+	while [ ! -e "/job/$1-done" ] && [ $_n -lt 600 ]; do
+		_n=$((_n + 1))
+		sleep 0.1
+	done
+	[ -e "/job/$1-done" ]
+}
+
+# A namespace added and removed on the running target (mqblk ctl add-ns,
+# remove-ns): the kernel gets Namespace Attribute Changed, reads the
+# Changed Namespace List and its /dev/nvmeXn2 appears, then goes, with no
+# reconnect.
+scenario_livens() {
+	if [ "$MP" != 1 ]; then
+		skip livens "external target: no control socket"
+		return
+	fi
+	connect live --nr-io-queues=1 || return
+	_new=${DEV%n*}n2
+	_resets=$(dmesg | grep -cE 'nvme.*: creating|nvme.*reconnect')
+	if ! request ns-add; then
+		fail live-add "the host side did not answer ns-add"
+		disconnect live
+		return
+	fi
+	_t=$(up)
+	for _ in $(seq 200); do
+		[ -b "$_new" ] && break
+		sleep 0.1
+	done
+	if [ -b "$_new" ]; then
+		pass live-add "$_new appeared $(since "$_t") s after mqblk ctl add-ns"
+		_sz=$(blockdev --getsize64 "$_new" 2>/dev/null)
+		check live-add-size [ "$_sz" = 67108864 ]
+		check live-add-read dd if="$_new" of=/dev/null bs=4k count=16 iflag=direct
+	else
+		fail live-add "no $_new 20 s after mqblk ctl add-ns"
+		dmesg | grep -i nvme | tail -n 10
+	fi
+	if ! request ns-remove; then
+		fail live-remove "the host side did not answer ns-remove"
+		disconnect live
+		return
+	fi
+	_t=$(up)
+	for _ in $(seq 200); do
+		[ -b "$_new" ] || break
+		sleep 0.1
+	done
+	if [ -b "$_new" ]; then
+		fail live-remove "$_new still there 20 s after mqblk ctl remove-ns"
+	else
+		pass live-remove "$_new gone $(since "$_t") s after mqblk ctl remove-ns"
+	fi
+	check live-first-ns-stays [ -b "$DEV" ]
+	check live-no-reconnect [ "$(dmesg | grep -cE 'nvme.*: creating|nvme.*reconnect')" = "$_resets" ]
+	disconnect live
+}
+
 # nvme_ok NAME ARGS...: `nvme ARGS` must exit 0 (as against nvmet); its
 # output is kept in out/nvme-NAME.txt.
 nvme_ok() {
@@ -553,7 +616,7 @@ scenario_manyns() {
 }
 
 # ---------------------------------------------------------------------
-for s in discover connect fio ext4 keepalive multipath nvmecli manyns; do
+for s in discover connect fio ext4 keepalive multipath livens nvmecli manyns; do
 	if selected "$s"; then
 		log "scenario $s"
 		t=$(up)
