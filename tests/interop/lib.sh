@@ -373,9 +373,10 @@ iop_boot_local() {
 	iop_boot_net "user,id=n0,restrict=on,net=10.0.2.0/24"
 }
 
-# iop_guest_job SCRIPT LIMIT_S: run SCRIPT (a guest job, sourcing
+# iop_guest_job SCRIPT LIMIT_S [NETDEV]: run SCRIPT (a guest job, sourcing
 # /job/rdma.sh for the helpers) in one guest and wait for it, at most
-# LIMIT_S seconds (then the VM is killed). Sets IOP_JOB_RC: the job's exit
+# LIMIT_S seconds (then the VM is killed). NETDEV replaces iop_boot_local's
+# network (forwards of the caller's own). Sets IOP_JOB_RC: the job's exit
 # status, or 124 for a timeout and 125 for a guest that gave none. The
 # console is in $IOP_RUN/console.log, the job's output in
 # $IOP_RUN/share/out/job.log.
@@ -383,7 +384,7 @@ iop_guest_job() {
 	local script=$1 limit=$2 t0
 	cp "$script" "$IOP_RUN/share/job.sh" || return 1
 	cp "$IOP_DIR/guest/rdma.sh" "$IOP_RUN/share/rdma.sh" || return 1
-	iop_boot_local
+	if [ -n "${3:-}" ]; then iop_boot_net "$3"; else iop_boot_local; fi
 	if [ "${INTEROP_VERBOSE:-0}" = 1 ]; then
 		tail -s 0.2 -n +1 -F --pid="$IOP_QEMU_PID" "$IOP_RUN/console.log" 2>/dev/null |
 			sed -u 's/\r$//' >&2 &

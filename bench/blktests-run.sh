@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# bench/blktests' job inside the guest's Debian root (bash, chroot): the
+# modules of the running kernel are the disk's /lib/modules (with the
+# host's modules.dep: depmod takes minutes under TCG); writes
+# blktests' config for the target of this run (BT_TARGET: nvmet, the
+# kernel's nvmet-tcp set up by blktests itself, or mqblk, through
+# NVME_TARGET_CONTROL=/job/control), runs ./check and copies its results
+# directory to /job/out/results.
+set -u
+# shellcheck disable=SC1091 # bench/blktests' variables (the share's env)
+. /run/env
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# udevadm (settle, blktests' helpers) would answer "Running in chroot,
+# ignoring request." on stdout, which the tests' output compare sees
+export SYSTEMD_IGNORE_CHROOT=1
+# udev, as on a booted system: /dev/disk links, settle with a daemon
+/lib/systemd/systemd-udevd --daemon 2>/dev/null
+udevadm trigger --action=add 2>/dev/null
+udevadm settle 2>/dev/null
+cd /blktests || exit 2
+{
+	echo "NVME_IMG_SIZE=$BT_IMG_SIZE"
+	echo "NVME_NUM_ITER=$BT_NUM_ITER"
+	if [ "$BT_TARGET" = mqblk ]; then
+		echo "NVME_TARGET_CONTROL=/job/control"
+	else
+		echo "NVMET_TRTYPES=tcp"
+		echo "NVMET_BLKDEV_TYPES='$BT_BLKDEV'"
+	fi
+} >config
+echo "blktests: target $BT_TARGET, kernel $(uname -r), blktests $(cat .git-rev 2>/dev/null)"
+cat config
+# shellcheck disable=SC2086 # the test list, word-split on purpose
+./check -o /results $BT_TESTS
+rc=$?
+cp -a /results /job/out/results
+exit $rc
