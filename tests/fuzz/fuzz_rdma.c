@@ -42,6 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct tgt_subsys s;
 	static struct tgt_ns ns;
 	static struct tgt_ns *nsp = &ns;
+	/* the namespace's counters, one reactor's (as ns_open sets them) */
+	static struct tgt_ns_stats nst;
 	static struct tgt_ctrl ctrl;
 	static struct tgt_port port;
 	static struct tgt_reactor r;
@@ -66,6 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ns.anagrpid = 1;
 	ns.lba_shift = 9;
 	ns.size = (uint64_t)1 << 30;
+	memset(&nst, 0, sizeof(nst));
+	ns.st = &nst;
 	memset(&s, 0, sizeof(s));
 	s.ns = &nsp;
 	s.nr_ns = 1;
