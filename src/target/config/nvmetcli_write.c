@@ -128,16 +128,19 @@ static int check_strings(const struct tgt *t, char *err, size_t errlen)
 		for (j = 0; j < s->nr_hosts; j++)
 			if (!utf8_ok(s->hosts[j].nqn))
 				return tgt_err(err, errlen,
-					       "a host NQN of %s is not UTF-8",
-					       s->nqn);
+					       "not UTF-8: a host NQN of "
+					       "subsystem %u",
+					       i + 1);
 		for (j = 0; j < s->nr_ns; j++)
 			if (s->ns[j]->uri && !utf8_ok(s->ns[j]->uri))
+				/* the reason first: an NQN of up to
+				 * 223 bytes must not cut it off */
 				return tgt_err(err, errlen,
-					       "%s namespace %u: the device "
-					       "path is not UTF-8, which "
-					       "nvmetcli's JSON cannot hold",
-					       utf8_ok(s->nqn) ? s->nqn : "?",
-					       s->ns[j]->nsid);
+					       "not UTF-8, which nvmetcli's "
+					       "JSON cannot hold: the device "
+					       "path of namespace %u of %s",
+					       s->ns[j]->nsid,
+					       utf8_ok(s->nqn) ? s->nqn : "?");
 	}
 	return 0;
 }
