@@ -78,7 +78,9 @@ int soak_history_check(FILE *f, const char *path, struct soak_history *cr)
 		line++;
 		val[0] = 0;
 		n = sscanf(buf, "%c %" SCNu64 " %31s", &kind, &blk, val);
-		if (n < 2 || !strchr("AFRXEV", kind) ||
+		/* "K BLOCK [VALUE]": the space after the kind too (sscanf's
+		 * " " would take none, and "E9" is no line soak-check writes) */
+		if (n < 2 || buf[1] != ' ' || !strchr("AFRXEV", kind) ||
 		    blk >= SOAK_MAX_BLOCKS) {
 			fprintf(stderr,
 				"soak-check: %s:%lu: not a history line\n",
