@@ -461,7 +461,7 @@ enum tgt_ctl_op {
 	TGT_CTL_PORT_DOWN, /* port-down PORT */
 	TGT_CTL_PORT_UP, /* port-up PORT */
 	TGT_CTL_NS_SET, /* ns-set NQN NSID KEY=VALUE */
-	/* every op after STATS is a live change (run.c sends it there) */
+	/* ns-set and every op after STATS are run by core/live.c */
 	TGT_CTL_STATS, /* stats */
 	/* live configuration (config/ctl_config.c, core/live.c) */
 	TGT_CTL_ADD_SUBSYS, /* add-subsys NQN [allow_any_host=] [serial=]

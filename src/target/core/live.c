@@ -957,6 +957,38 @@ static int show(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	return 0;
 }
 
+/* ns-set: the namespace's open device changes the key itself (its
+ * driver makes the change safe against the reactors' I/O). */
+static int ns_set(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
+		  char *err, size_t errlen)
+{
+	struct tgt_subsys *s = subsys_find(t, cmd->nqn, NULL);
+	struct tgt_ns *ns;
+	char why[160];
+	int k;
+
+	if (!s)
+		return tgt_err(err, errlen, "ns-set: no subsystem %.100s",
+			       cmd->nqn);
+	k = ns_index(s, cmd->nsid);
+	if (k < 0)
+		return tgt_err(err, errlen,
+			       "ns-set: %.100s has no namespace %u", cmd->nqn,
+			       cmd->nsid);
+	ns = s->ns[k];
+	if (!ns->dev)
+		return tgt_err(err, errlen,
+			       "ns-set: namespace %u is not open (disabled)",
+			       cmd->nsid);
+	if (mqblk_dev_set_param(ns->dev, cmd->key, cmd->val, why, sizeof(why)))
+		return tgt_err(err, errlen, "ns-set: %s", why);
+	tgt_log("%s namespace %u: %s=%s", cmd->nqn, cmd->nsid, cmd->key,
+		cmd->val);
+	tgt_live_answer(out, cmd, "ns-set", NULL, "nqn", s->nqn, "set",
+			cmd->key, "nsid", cmd->nsid);
+	return 0;
+}
+
 int tgt_live_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		  char *err, size_t errlen)
 {
@@ -978,6 +1010,8 @@ int tgt_live_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	case TGT_CTL_ENABLE_NS:
 	case TGT_CTL_DISABLE_NS:
 		return enable_ns(t, cmd, out, err, errlen);
+	case TGT_CTL_NS_SET:
+		return ns_set(t, cmd, out, err, errlen);
 	case TGT_CTL_ADD_PORT:
 		return add_port(t, cmd, out, err, errlen);
 	case TGT_CTL_REMOVE_PORT:

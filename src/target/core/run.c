@@ -312,50 +312,6 @@ static void ctl_stats(struct tgt *t, FILE *f)
 	stats_dump(t, f);
 }
 
-/* ns-set: the namespace's open device changes the key itself (its
- * driver makes the change safe against the reactors' I/O). */
-static int ctl_ns_set(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
-		      char *err, size_t errlen)
-{
-	char why[160];
-	unsigned i, k;
-
-	for (i = 0; i < t->nr_subsys; i++) {
-		struct tgt_subsys *s = t->subsys[i];
-
-		if (s->discovery || strcmp(s->nqn, cmd->nqn))
-			continue;
-		for (k = 0; k < s->nr_ns; k++) {
-			struct tgt_ns *ns = s->ns[k];
-
-			if (ns->nsid != cmd->nsid)
-				continue;
-			if (!ns->dev) {
-				snprintf(err, errlen,
-					 "ns-set: namespace %u is not open "
-					 "(disabled)",
-					 cmd->nsid);
-				return -1;
-			}
-			if (mqblk_dev_set_param(ns->dev, cmd->key, cmd->val,
-						why, sizeof(why))) {
-				snprintf(err, errlen, "ns-set: %s", why);
-				return -1;
-			}
-			tgt_log("%s namespace %u: %s=%s", cmd->nqn, cmd->nsid,
-				cmd->key, cmd->val);
-			tgt_live_answer(out, cmd, "ns-set", NULL, "nqn", s->nqn,
-					"set", cmd->key, "nsid", cmd->nsid);
-			return 0;
-		}
-		snprintf(err, errlen, "ns-set: %.100s has no namespace %u",
-			 cmd->nqn, cmd->nsid);
-		return -1;
-	}
-	snprintf(err, errlen, "ns-set: no subsystem %.100s", cmd->nqn);
-	return -1;
-}
-
 /* Run a parsed control command. 0, or -1 with the reason in err. */
 static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		    char *err, size_t errlen)
@@ -387,9 +343,7 @@ static int ctl_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		ctl_stats(t, out);
 		return 0;
 	}
-	if (cmd->op == TGT_CTL_NS_SET)
-		return ctl_ns_set(t, cmd, out, err, errlen);
-	if (cmd->op > TGT_CTL_STATS)
+	if (cmd->op == TGT_CTL_NS_SET || cmd->op > TGT_CTL_STATS)
 		return tgt_live_exec(t, cmd, out, err, errlen);
 	p = tgt_ctl_port(t, cmd, err, errlen);
 	if (!p)
