@@ -8,6 +8,7 @@
  * Fabrics spec; where those leave a choice, what the Linux kernel's nvmet
  * does. Every receive has a timeout: a hang is a failure, not a hung test.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <arpa/inet.h>
@@ -3016,6 +3017,51 @@ out:
  * with Command Aborted due to SQ Deletion or its queue closes, and the
  * block still holds what was written before the stall.
  */
+/*
+ * kill() queues SIGSTOP and returns; the target's threads stop when they
+ * next reach user mode. Until every one shows state T, a command sent now
+ * may still run before the stall (a slow build, TSan, made that visible).
+ */
+static int wait_stopped(pid_t pid)
+{
+	char path[300], line[256];
+	int tries, stopped, total;
+	struct dirent *de;
+	DIR *dir;
+	FILE *f;
+
+	for (tries = 0; tries < 500; tries++) {
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+		dir = opendir(path);
+		if (!dir)
+			return -1;
+		stopped = total = 0;
+		while ((de = readdir(dir))) {
+			const char *st;
+
+			if (de->d_name[0] == '.')
+				continue;
+			total++;
+			snprintf(path, sizeof(path), "/proc/%d/task/%s/stat",
+				 (int)pid, de->d_name);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			if (fgets(line, sizeof(line), f)) {
+				st = strrchr(line, ')');
+				if (st && st[1] == ' ' && st[2] == 'T')
+					stopped++;
+			}
+			fclose(f);
+		}
+		closedir(dir);
+		if (total && stopped == total)
+			return 0;
+		usleep(10 * 1000);
+	}
+	return -1;
+}
+
 static int stall_past_kato(void)
 {
 	uint8_t before[4096], stale[4096], got[4096];
@@ -3045,6 +3091,12 @@ static int stall_past_kato(void)
 		goto out;
 	if (kill(tgt_pid, SIGSTOP)) {
 		ret = fail(W_ERR, "SIGSTOP: %s", strerror(errno));
+		goto out;
+	}
+	if (wait_stopped(tgt_pid)) {
+		kill(tgt_pid, SIGCONT);
+		ret = fail(W_ERR, "the target's threads did not all stop "
+				  "within 5 s of SIGSTOP");
 		goto out;
 	}
 	/* a child wakes the target 2.5 s on (KATO 1 s, ticks of 100 ms),
