@@ -322,6 +322,33 @@ check stall-released-verified has_re 'mqblk +: .*timeouts=0, errors=0, verify_er
 check stall-released-faultfs-released \
 	grep -q 'released 1 stalled I/O$' "$TMP/faultfs-r.log"
 
+# The same device under the target: its host sees the read time out
+# (Abort, then a controller reset, EIO); the target's SIGTERM then ends,
+# bounded (its reactors' 10 s for busy queues, one device timeout more
+# on the failed device), with one line for the stuck read and exit 1:
+# its queue and device stay open and its buffer is never freed.
+mount_faultfs ts --size=16m --stall=8m-8196k
+NQN=nqn.2026-01.io.mqblk:stall
+HOST=nqn.2026-01.io.mqblk:stall-host
+turi="$TMP/ts/disk.img?timeout=200,timeout_rearms=2"
+if start_target --allow-host "$HOST" --ns "$turi"; then
+	run bench --name=h --filename="$(uri 'timeout=1000&ctrl_loss_tmo=0')" \
+		--rw=read --bs=4k --offset=8m --size=4k --direct=1
+	failed stall-target-host-times-out 'command [0-9]+ timed out' \
+		'Input/output error: read offset=8388608'
+	check stall-target-device-failed \
+		grep -q 'device failed, new I/O fails with EIO' "$TLOG"
+	tpid=$TPID
+	TPID=
+	kill -TERM "$tpid"
+	reap_target "$tpid" "$TLOG" 1 SIGTERM
+	check stall-target-stuck-line grep -qE \
+		'namespace 1 \(.*\): 1 request stuck on its failed device: left to the kernel' \
+		"$TLOG"
+else
+	fail stall-target-start "$(tail -n 3 "$TLOG")"
+fi
+
 # As nobody: disk.img is mode 600, root's.
 if ((EUID == 0)) && command -v setpriv >/dev/null; then
 	chmod 755 "$TMP"
