@@ -263,15 +263,16 @@ for how in default hipri remote buffered; do
 done
 untrace
 
-# A device that really stalls: faultfs --stall holds reads at 8 MiB until
-# SIGUSR1, deaf to FUSE interrupts, as a dead disk or server. Past its cap
+# A device that really stalls: faultfs --stall holds reads (and writes)
+# at 8 MiB until SIGUSR1, deaf to FUSE interrupts, as a dead disk or
+# server. Past its cap
 # of 2 cancels (3 timeouts of 200 ms) the driver fails the device: one
 # line naming the file and the read; 'other', on the same device, then
 # fails at once with EIO instead of waiting behind it; 'stuck' gives up
 # on its read one device timeout later (err=110, counted as a timeout and
 # an error) and the run exits 1. The stalled read stays the kernel's: the
 # process exits without freeing its buffer. No hang, no crash (ASan).
-mount_faultfs s --size=16m --stall=8m-8196k
+mount_faultfs s --size=16m --stall=8m-8196k --stall-write
 SIMG=$TMP/s/disk.img
 suri="$SIMG?timeout=200,timeout_rearms=2"
 sre=${suri//\?/\\?} # as an ERE
@@ -296,6 +297,13 @@ run bench --name=stuck --filename="$suri" --direct=1 --bs=4k --rw=read \
 	--offset=8m --size=4k --output-format=json
 failed stall-cap-json 'given up after'
 json_errors stall-cap-json-counts 110 1
+# a write held the same way (--stall-write), on a device of its own
+run bench --name=w --filename="$SIMG?timeout=200,timeout_rearms=1" \
+	--direct=1 --bs=4k --rw=write --offset=8m --size=4k
+failed stall-cap-write "^mqblk: uring: $SIMG: write offset=8388608 length=4096 stuck for [0-9.]+ s \(1 cancels refused, timeout_rearms=1\): device failed" \
+	'^mqblk: w: 1 I/O stuck on failed device'
+check stall-cap-write-held \
+	grep -q 'stalled write offset=8388608 length=4096' "$TMP/faultfs-s.log"
 
 # A stalled read released (SIGUSR1) before the cap: it completes with its
 # real data, checked by the verify pass of a write job (writes do not
