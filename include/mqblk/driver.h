@@ -200,6 +200,15 @@ unsigned mqblk_dev_open_flags(const struct mqblk_dev *dev);
  * checked against the new one from now on. Any thread. */
 void mqblk_dev_set_capacity(struct mqblk_dev *dev, uint64_t bytes);
 
+/*
+ * The driver has given up on the device (blk_mark_disk_dead's role): a
+ * request it can neither finish nor take back (past its timeout and its
+ * driver's cap of retries). The driver fails new requests itself; this
+ * tells the device's users (mqblk_dev_is_dead) that what is still in
+ * flight may never complete. Any thread; never undone.
+ */
+void mqblk_dev_mark_dead(struct mqblk_dev *dev);
+
 void mqblk_dev_set_data(struct mqblk_dev *dev, void *data);
 void *mqblk_dev_data(const struct mqblk_dev *dev);
 void mqblk_hctx_set_data(struct mqblk_hctx *hctx, void *data);

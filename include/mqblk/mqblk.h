@@ -198,6 +198,17 @@ uint32_t mqblk_dev_block_size(const struct mqblk_dev *dev);
 /* The largest READ/WRITE the device takes in one command (bytes; 0: no
  * limit). Bigger requests are still accepted: the core splits them. */
 uint32_t mqblk_dev_max_transfer(const struct mqblk_dev *dev);
+/*
+ * True once the driver has declared the device failed (the uring driver:
+ * a request past its timeout_rearms= cap). New requests fail with -EIO;
+ * requests still in flight may never complete, and their buffers may
+ * still be written by the kernel: a caller that stops waiting for them
+ * must not reuse or free those buffers, nor close the queue or device
+ * (mqblk_queue_close waits for them) — exiting the process is safe.
+ */
+bool mqblk_dev_is_dead(const struct mqblk_dev *dev);
+/* The per-request deadline the device was opened with (timeout=). */
+uint64_t mqblk_dev_timeout_ns(const struct mqblk_dev *dev);
 unsigned mqblk_dev_nr_hw_queues(const struct mqblk_dev *dev);
 unsigned mqblk_dev_queue_depth(const struct mqblk_dev *dev);
 enum mqblk_comp_policy mqblk_dev_comp_policy(const struct mqblk_dev *dev);

@@ -62,6 +62,8 @@ struct bench_dev {
 	int hipri; /* -1 unset, else all users agree */
 	int direct; /* the same for --direct */
 	unsigned flags; /* MQBLK_OPEN_* */
+	/* a job gave up on I/O stuck in it (stuck_give_up): never closed */
+	bool abandoned;
 };
 
 struct job_thread {
@@ -998,6 +1000,53 @@ static __attribute__((cold, noinline)) uint64_t reap_idle(struct gen *g,
 	return clock_now_ns();
 }
 
+/*
+ * What a job leaves behind when it gives up on stuck I/O: the buffers the
+ * kernel may still write and the device holding them, never freed, kept
+ * here so that leak checkers see them reachable. The process exits.
+ */
+struct stuck_keep {
+	struct stuck_keep *next;
+	void *mem[2];
+	struct mqblk_dev *dev;
+};
+static struct stuck_keep *stuck_kept;
+static pthread_mutex_t stuck_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void stuck_keep(void *a, void *b, struct mqblk_dev *dev)
+{
+	struct stuck_keep *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return; /* a leak report at worst: the memory stays put */
+	k->mem[0] = a;
+	k->mem[1] = b;
+	k->dev = dev;
+	pthread_mutex_lock(&stuck_lock);
+	k->next = stuck_kept;
+	stuck_kept = k;
+	pthread_mutex_unlock(&stuck_lock);
+}
+
+/*
+ * A reap that found nothing, in a job that is over (runtime, error,
+ * signal): is what it still has in flight stuck for good? Only on a
+ * device its driver declared failed (mqblk_dev_is_dead: the uring driver
+ * after timeout_rearms= cancels of one request, i.e. (timeout_rearms + 1)
+ * timeouts), and after one more device timeout with nothing reaped, for
+ * requests that were on their way when it failed. *since: when the wait
+ * began (0: not yet). Cold: the I/O loop pays nothing for it.
+ */
+static __attribute__((cold, noinline)) bool
+stuck_give_up(struct mqblk_dev *dev, uint64_t *since, uint64_t now)
+{
+	if (!mqblk_dev_is_dead(dev))
+		return false;
+	if (!*since)
+		*since = now;
+	return now - *since >= mqblk_dev_timeout_ns(dev);
+}
+
 /* An nvme-rdma device's counters, its I/O queues summed: false for
  * another device. */
 static bool rdma_sum(const struct mqblk_dev *dev,
@@ -1295,6 +1344,8 @@ static void *job_thread_fn(void *arg)
 	struct io_u **pend = NULL;
 	bool more = true;
 	char *bufmem = NULL;
+	uint64_t stuck_since = 0; /* stuck_give_up's */
+	unsigned stuck = 0;
 	struct verify_ctx vctx = { 0 };
 	struct pace pc;
 	bool slow_checks; /* --status-interval or a minimum rate */
@@ -1570,6 +1621,8 @@ static void *job_thread_fn(void *arg)
 		if (queued)
 			flush_batch(q, js, pend, &queued, t_batch, want_lat,
 				    counting);
+		if (__builtin_expect(stuck, 0))
+			break;
 		if (!inflight) {
 			if (!more)
 				break;
@@ -1596,12 +1649,20 @@ static void *job_thread_fn(void *arg)
 					more = false;
 					break;
 				}
-				if (__builtin_expect(!n, 0))
+				if (__builtin_expect(!n, 0)) {
 					now = reap_idle(&g, q);
-				else
+					if (stuck_give_up(dev, &stuck_since,
+							  now)) {
+						stuck = inflight;
+						more = false;
+						break;
+					}
+				} else {
+					stuck_since = 0;
 					now = want_lat || (++reaps & 63) == 0 ?
 						      clock_now_ns() :
 						      0;
+				}
 				account_batch(jt, rqs, n, now, want_lat,
 					      counting);
 				for (i = 0; i < (unsigned)n; i++) {
@@ -1704,6 +1765,27 @@ static void *job_thread_fn(void *arg)
 		js->mq.poll_budget_hits = qs.poll_budget_hits;
 		js->mq.timeouts = qs.timeouts;
 		js->mq.errors = qs.errors;
+	}
+	if (__builtin_expect(stuck, 0)) {
+		/* past their deadline, never completed: timed out, errors */
+		js->mq.timeouts += stuck;
+		js->mq.errors += stuck;
+		if (!js->error)
+			js->error = ETIMEDOUT;
+		fprintf(stderr,
+			"mqblk: %s: %u I/O%s stuck on failed device %s, given "
+			"up after %.1f s more: exiting without freeing %s "
+			"buffer%s\n",
+			job->name, stuck, stuck == 1 ? "" : "s", jt->bdev->uri,
+			(double)mqblk_dev_timeout_ns(dev) / 1e9,
+			stuck == 1 ? "its" : "their", stuck == 1 ? "" : "s");
+		/* the kernel may still write them: kept, and the queue
+		 * left open (closing it would wait for them) */
+		stuck_keep(bufmem, units, dev);
+		jt->bdev->abandoned = true;
+		bufmem = NULL;
+		units = NULL;
+		q = NULL;
 	}
 	paths_delta(js, dev, paths0, nr_paths0);
 	if (js->has_rdma && rdma_sum(dev, &js->rdma))
@@ -2361,8 +2443,12 @@ out_close:
 		 * by a thread-local's address, which a later group's thread
 		 * can reuse, so a kept path device refused that thread's
 		 * buffers with EEXIST.) */
-		if (!devs[j].dev || ret || dc->nr == MAX_GROUP_DEVS ||
-		    devs[j].uri[0] == '/' || devs[j].uri[0] == '.')
+		if (devs[j].abandoned) {
+			/* held by stuck_keep: never closed */
+			devs[j].dev = NULL;
+			bdev_close(&devs[j]);
+		} else if (!devs[j].dev || ret || dc->nr == MAX_GROUP_DEVS ||
+			   devs[j].uri[0] == '/' || devs[j].uri[0] == '.')
 			bdev_close(&devs[j]);
 		else
 			dc->d[dc->nr++] = devs[j];

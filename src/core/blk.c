@@ -118,6 +118,21 @@ uint32_t mqblk_dev_max_transfer(const struct mqblk_dev *dev)
 	return dev->lim.max_hw_bytes;
 }
 
+void mqblk_dev_mark_dead(struct mqblk_dev *dev)
+{
+	atomic_store(&dev->dead, true);
+}
+
+bool mqblk_dev_is_dead(const struct mqblk_dev *dev)
+{
+	return atomic_load(&dev->dead);
+}
+
+uint64_t mqblk_dev_timeout_ns(const struct mqblk_dev *dev)
+{
+	return dev->timeout_ns;
+}
+
 unsigned mqblk_dev_nr_hw_queues(const struct mqblk_dev *dev)
 {
 	return dev->nr_hw_queues;

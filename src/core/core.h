@@ -236,6 +236,7 @@ struct mqblk_dev {
 	unsigned nr_queues_expected;
 	bool shared_tags;
 	uint64_t timeout_ns;
+	atomic_bool dead; /* mqblk_dev_mark_dead: the driver gave up on it */
 	struct mqblk_hctx *hctx; /* nr_hw_queues of them */
 	struct mqblk_tags *tags; /* one set, or one per hctx */
 	unsigned nr_tag_sets;

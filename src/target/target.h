@@ -90,6 +90,9 @@ struct tgt_ns {
 	 * not yet let go of it (no request of theirs refers to it, their
 	 * device queue closed); the last one closes the device */
 	_Atomic unsigned retire_refs;
+	/* a reactor left requests stuck on its failed device: never closed
+	 * (reactor.c's devq_close) */
+	_Atomic bool stuck;
 };
 
 /* An allowed host (nvmetcli "hosts" / "allowed_hosts"), with its

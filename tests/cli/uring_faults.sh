@@ -7,7 +7,11 @@
 # the same counts in the JSON. A read that outlives the device timeout
 # does not hang the run. An O_DIRECT open the filesystem refuses, a file
 # mqblk may not open and a write job on a read-only mount are one clear
-# line and exit 1. Never a hang or a crash; the mounts go in the EXIT trap.
+# line and exit 1. A read that never answers (a hung device) fails the
+# device after timeout_rearms= cancels: new I/O fails with EIO, the run
+# gives up on the stuck read within a bound and exits 1 counting it; one
+# released before the cap completes with its data. Never a hang or a
+# crash; the mounts go in the EXIT trap.
 # Usage: bash tests/cli/uring_faults.sh /path/to/mqblk /path/to/faultfs
 # shellcheck source-path=SCRIPTDIR disable=SC1091
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -30,6 +34,11 @@ cleanup()
 	if declare -F untrace >/dev/null; then
 		untrace
 	fi
+	# --stall daemons answer their stalled reads (the mount is busy
+	# until the kernel has them); the others ignore SIGUSR1 (blocked)
+	for p in "${pids[@]}"; do
+		kill -USR1 "$p" 2>/dev/null
+	done
 	for m in "${mounts[@]}"; do
 		# busy for a moment after a run: an exited process's io_uring
 		# drops its file references in a kernel worker, shortly after
@@ -210,7 +219,8 @@ untrace()
 	trace=
 }
 for how in default hipri remote buffered; do
-	uri="$IMG?timeout=200"
+	# re-armed up to 20 times: past 2 s, not failed at the default 4
+	uri="$IMG?timeout=200,timeout_rearms=20"
 	opts=(--direct=1)
 	case $how in
 	hipri) opts+=(--hipri) ;;
@@ -252,6 +262,100 @@ for how in default hipri remote buffered; do
 	check "delay-$how-all-read" has 'issued rwts: total=4,0,0,0'
 done
 untrace
+
+# A device that really stalls: faultfs --stall holds reads (and writes)
+# at 8 MiB until SIGUSR1, deaf to FUSE interrupts, as a dead disk or
+# server. Past its cap
+# of 2 cancels (3 timeouts of 200 ms) the driver fails the device: one
+# line naming the file and the read; 'other', on the same device, then
+# fails at once with EIO instead of waiting behind it; 'stuck' gives up
+# on its read one device timeout later (err=110, counted as a timeout and
+# an error) and the run exits 1. The stalled read stays the kernel's: the
+# process exits without freeing its buffer. No hang, no crash (ASan).
+mount_faultfs s --size=16m --stall=8m-8196k --stall-write
+SIMG=$TMP/s/disk.img
+suri="$SIMG?timeout=200,timeout_rearms=2"
+sre=${suri//\?/\\?} # as an ERE
+run bench --filename="$suri" --direct=1 --bs=4k \
+	--name=stuck --rw=read --offset=8m --size=4k \
+	--name=other --rw=randread --offset=0 --size=4m --time_based \
+	--runtime=15 --rate_iops=200
+failed stall-cap "^mqblk: uring: $SIMG: read offset=8388608 length=4096 stuck for [0-9.]+ s \(2 cancels refused, timeout_rearms=2\): device failed, new I/O fails with EIO\$" \
+	"^mqblk: other: io_u error on file $sre: Input/output error: read offset=" \
+	"^mqblk: stuck: 1 I/O stuck on failed device $sre, given up after 0.2 s more: exiting without freeing its buffer\$"
+check stall-cap-one-device-line [ "$(grep -c 'device failed' "$ERR")" = 1 ]
+check stall-cap-stuck-err110 has_re '^stuck: .*err=110 '
+check stall-cap-other-err5 has_re '^other: .*err= 5 '
+check stall-cap-stuck-counted \
+	has_re 'mqblk +: .*timeouts=1, errors=1, verify_errors=0'
+check stall-cap-other-failed-fast \
+	has_re 'mqblk +: .*timeouts=0, errors=[1-9][0-9]*, verify_errors=0'
+check stall-cap-faultfs-held-it \
+	grep -q 'stalled read offset=8388608 length=4096' "$TMP/faultfs-s.log"
+# the same in JSON: the job's error and the mqblk error count
+run bench --name=stuck --filename="$suri" --direct=1 --bs=4k --rw=read \
+	--offset=8m --size=4k --output-format=json
+failed stall-cap-json 'given up after'
+json_errors stall-cap-json-counts 110 1
+# a write held the same way (--stall-write), on a device of its own
+run bench --name=w --filename="$SIMG?timeout=200,timeout_rearms=1" \
+	--direct=1 --bs=4k --rw=write --offset=8m --size=4k
+failed stall-cap-write "^mqblk: uring: $SIMG: write offset=8388608 length=4096 stuck for [0-9.]+ s \(1 cancels refused, timeout_rearms=1\): device failed" \
+	'^mqblk: w: 1 I/O stuck on failed device'
+check stall-cap-write-held \
+	grep -q 'stalled write offset=8388608 length=4096' "$TMP/faultfs-s.log"
+
+# A stalled read released (SIGUSR1) before the cap: it completes with its
+# real data, checked by the verify pass of a write job (writes do not
+# stall), and nothing times out for good.
+mount_faultfs r --size=16m --stall=8m-8196k
+RIMG=$TMP/r/disk.img
+rpid=${pids[-1]}
+RC=0
+timeout -k 5 20 "$MQBLK" bench --name=v \
+	--filename="$RIMG?timeout=200,timeout_rearms=50" --direct=1 --bs=4k \
+	--rw=write --offset=8m --size=16k --verify=crc32c \
+	</dev/null >"$OUT" 2>"$ERR" &
+bpid=$!
+for ((i = 0; i < 500; i++)); do
+	grep -q 'stalled read' "$TMP/faultfs-r.log" && break
+	sleep 0.02
+done
+# past a timeout or two, so the driver's cancels have gone out and lost
+sleep 0.6
+kill -USR1 "$rpid"
+wait "$bpid" || RC=$?
+ok stall-released-completes
+check stall-released-verified has_re 'mqblk +: .*timeouts=0, errors=0, verify_errors=0'
+check stall-released-faultfs-released \
+	grep -q 'released 1 stalled I/O$' "$TMP/faultfs-r.log"
+
+# The same device under the target: its host sees the read time out
+# (Abort, then a controller reset, EIO); the target's SIGTERM then ends,
+# bounded (its reactors' 10 s for busy queues, one device timeout more
+# on the failed device), with one line for the stuck read and exit 1:
+# its queue and device stay open and its buffer is never freed.
+mount_faultfs ts --size=16m --stall=8m-8196k
+NQN=nqn.2026-01.io.mqblk:stall
+HOST=nqn.2026-01.io.mqblk:stall-host
+turi="$TMP/ts/disk.img?timeout=200,timeout_rearms=2"
+if start_target --allow-host "$HOST" --ns "$turi"; then
+	run bench --name=h --filename="$(uri 'timeout=1000&ctrl_loss_tmo=0')" \
+		--rw=read --bs=4k --offset=8m --size=4k --direct=1
+	failed stall-target-host-times-out 'command [0-9]+ timed out' \
+		'Input/output error: read offset=8388608'
+	check stall-target-device-failed \
+		grep -q 'device failed, new I/O fails with EIO' "$TLOG"
+	tpid=$TPID
+	TPID=
+	kill -TERM "$tpid"
+	reap_target "$tpid" "$TLOG" 1 SIGTERM
+	check stall-target-stuck-line grep -qE \
+		'namespace 1 \(.*\): 1 request stuck on its failed device: left to the kernel' \
+		"$TLOG"
+else
+	fail stall-target-start "$(tail -n 3 "$TLOG")"
+fi
 
 # As nobody: disk.img is mode 600, root's.
 if ((EUID == 0)) && command -v setpriv >/dev/null; then

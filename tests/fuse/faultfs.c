@@ -20,6 +20,14 @@
  *   --eio-fsync           fsync and fdatasync fail with EIO, and so do
  *                         O_DSYNC/RWF_DSYNC writes (a cache flush that
  *                         fails: the data is not known to be durable)
+ *   --stall=RANGES        reads never answer until released: a hung
+ *                         device. FUSE interrupts are ignored (a dead
+ *                         disk or server does not answer them either);
+ *                         each stall prints "faultfs: stalled read
+ *                         offset=N length=L" on stderr. SIGUSR1 releases
+ *                         every stalled I/O (it answers with its real
+ *                         result) and ends the stall for good.
+ *   --stall-write         writes in the --stall ranges stall too
  *   --mode=OCTAL          disk.img's permission bits (default 644)
  * Everything else goes to libfuse (-f to stay in the foreground, -o ro,
  * -o allow_other, ...). Without -f it returns once mounted, and the
@@ -33,6 +41,7 @@
 #include <inttypes.h>
 #include <linux/falloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,8 +63,14 @@ struct range_set {
 	unsigned nr;
 };
 
-static struct range_set eio_ranges, short_ranges, delay_ranges;
-static bool eio_write, no_direct, eio_fsync;
+static struct range_set eio_ranges, short_ranges, delay_ranges, stall_ranges;
+static bool eio_write, no_direct, eio_fsync, stall_write;
+/* --stall: handlers wait on stall_cond until SIGUSR1 sets stall_over */
+static pthread_mutex_t stall_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t stall_cond = PTHREAD_COND_INITIALIZER;
+static bool stall_over;
+static unsigned nr_stalled;
+static sigset_t usr1;
 static mode_t file_mode = 0644;
 static uint64_t file_size;
 static char *data;
@@ -148,6 +163,42 @@ static int delay(unsigned ms)
 	return fuse_interrupted() ? -EINTR : 0;
 }
 
+/*
+ * A hung device: wait, deaf to interrupts, until SIGUSR1 (stall_release).
+ * libfuse starts another worker thread when all are busy, so the other
+ * requests are still served.
+ */
+static void stall(const char *what, uint64_t off, size_t len)
+{
+	pthread_mutex_lock(&stall_lock);
+	if (!stall_over) {
+		nr_stalled++;
+		fprintf(stderr,
+			"faultfs: stalled %s offset=%" PRIu64 " length=%zu\n",
+			what, off, len);
+		while (!stall_over)
+			pthread_cond_wait(&stall_cond, &stall_lock);
+	}
+	pthread_mutex_unlock(&stall_lock);
+}
+
+/* SIGUSR1, blocked in every thread, is taken here. */
+static void *stall_release(void *arg)
+{
+	const sigset_t *set = arg;
+	int sig;
+
+	while (sigwait(set, &sig) || sig != SIGUSR1)
+		;
+	pthread_mutex_lock(&stall_lock);
+	stall_over = true;
+	fprintf(stderr, "faultfs: released %u stalled I/O%s\n", nr_stalled,
+		nr_stalled == 1 ? "" : "s");
+	pthread_cond_broadcast(&stall_cond);
+	pthread_mutex_unlock(&stall_lock);
+	return NULL;
+}
+
 static bool is_file(const char *path)
 {
 	return !strcmp(path, "/" FILE_NAME);
@@ -155,7 +206,19 @@ static bool is_file(const char *path)
 
 static void *ffs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
+	pthread_t releaser;
+
 	(void)conn;
+	/* here, in the process that serves (after libfuse's fork without
+	 * -f): a thread does not survive a fork */
+	if (stall_ranges.nr) {
+		if (pthread_create(&releaser, NULL, stall_release, &usr1)) {
+			fprintf(stderr, "faultfs: cannot start the release "
+					"thread\n");
+			exit(1);
+		}
+		pthread_detach(releaser);
+	}
 	cfg->kernel_cache = 0;
 	cfg->attr_timeout = 0;
 	cfg->entry_timeout = 0;
@@ -221,6 +284,8 @@ static int ffs_read(const char *path, char *buf, size_t len, off_t off,
 		return 0;
 	if (len > file_size - pos)
 		len = (size_t)(file_size - pos);
+	if (overlap(&stall_ranges, pos, len))
+		stall("read", pos, len);
 	r = overlap(&delay_ranges, pos, len);
 	if (r) {
 		ret = delay(r->ms);
@@ -243,6 +308,8 @@ static int ffs_write(const char *path, const char *buf, size_t len, off_t off,
 	uint64_t pos = (uint64_t)off;
 
 	(void)path;
+	if (stall_write && overlap(&stall_ranges, pos, len))
+		stall("write", pos, len);
 	if (eio_write && overlap(&eio_ranges, pos, len))
 		return -EIO;
 	/* a write that must be durable when it returns (O_DSYNC, RWF_DSYNC:
@@ -313,8 +380,9 @@ static int usage(const char *arg)
 		"faultfs: bad argument '%s'\n"
 		"usage: faultfs --size=SIZE [--eio=RANGES] "
 		"[--eio-write] [--eio-fsync] [--short=RANGES]\n"
-		"       [--delay=RANGE:MS,...] [--no-direct] "
-		"[--mode=OCTAL] MOUNTPOINT [FUSE OPTIONS]\n",
+		"       [--delay=RANGE:MS,...] [--stall=RANGES] "
+		"[--stall-write] [--no-direct]\n"
+		"       [--mode=OCTAL] MOUNTPOINT [FUSE OPTIONS]\n",
 		arg);
 	return 2;
 }
@@ -343,6 +411,10 @@ int main(int argc, char **argv)
 			ok = parse_ranges(a + 8, &short_ranges, false);
 		} else if (!strncmp(a, "--delay=", 8)) {
 			ok = parse_ranges(a + 8, &delay_ranges, true);
+		} else if (!strncmp(a, "--stall=", 8)) {
+			ok = parse_ranges(a + 8, &stall_ranges, false);
+		} else if (!strcmp(a, "--stall-write")) {
+			stall_write = true;
 		} else if (!strcmp(a, "--eio-fsync")) {
 			eio_fsync = true;
 		} else if (!strcmp(a, "--no-direct")) {
@@ -366,5 +438,11 @@ int main(int argc, char **argv)
 			file_size);
 		return 1;
 	}
+	/* blocked before libfuse starts its threads, which inherit the mask
+	 * (and across its daemonising fork): only the releaser takes it */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (pthread_sigmask(SIG_BLOCK, &usr1, NULL))
+		return 1;
 	return fuse_main(fargc, fargv, &ffs_ops, NULL);
 }

@@ -6,7 +6,7 @@
  * reset/reconnect that follows) through the real core: each input opens
  * an nvme-tcp:// device with the public API and submits reads, writes,
  * flushes, discards and write zeroes, while a controller thread of this
- * harness plays the subsystem on a real 127.0.0.1 listening socket. The
+ * harness plays the subsystem on a real loopback listening socket. The
  * admin queue is always answered correctly (ICResp, Connect, CAP, VS, CC,
  * CSTS, Identify, Number of Queues, Keep Alive, shutdown); on the I/O
  * queue connection the input says what the controller sends.
@@ -79,6 +79,7 @@
  * FUZZ_HOST_STATS=1 prints at exit how often each path was taken;
  * FUZZ_HOST_SEEDS=DIR writes the built-in seed inputs to DIR and exits.
  */
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -377,6 +378,7 @@ static struct {
 	pthread_t thread;
 	int lfd, wfd;
 	uint16_t port;
+	char addr[INET_ADDRSTRLEN]; /* 127.x.y.z, the harness's own */
 	bool exit;
 	int phase;
 
@@ -1919,11 +1921,11 @@ static void run_host(void)
 	int ret;
 
 	snprintf(uri, sizeof(uri),
-		 "nvme-tcp://127.0.0.1:%u/%s?nr_io_queues=1&hdr_digest=%d"
+		 "nvme-tcp://%s:%u/%s?nr_io_queues=1&hdr_digest=%d"
 		 "&data_digest=%d&kato=0&reconnect_delay=1&ctrl_loss_tmo=0"
 		 "&queue_size=%u&timeout=%u&complete=%s&hostnqn=%s&hostid=%s",
-		 S.port, SUBNQN, cf->hdgst, cf->ddgst, cf->qsize, cf->tmo_ms,
-		 pol[cf->policy], HOSTNQN, HOSTID);
+		 S.addr, S.port, SUBNQN, cf->hdgst, cf->ddgst, cf->qsize,
+		 cf->tmo_ms, pol[cf->policy], HOSTNQN, HOSTID);
 	mqblk_dev_opts_init(&o);
 	o.nr_queues = 1;
 	ret = mqblk_dev_open(uri, &o, &dev, err, sizeof(err));
@@ -2094,8 +2096,21 @@ static void write_seeds(const char *dir)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	/*
+	 * Not 127.0.0.1: a port of its own there is not enough on a machine
+	 * where other tests run. Their ports come from the same ephemeral
+	 * range (bound, released, bound again later), and their hosts
+	 * reconnect to a port whose target they killed; such a host reached
+	 * this controller, filled its connection slots or had its I/O queue
+	 * Connect close ours, and the open of the next input failed
+	 * ("Connection reset by peer", issue 22: reproduced by connecting to
+	 * the harness's port from outside in a loop). An address of the
+	 * 127/8 loopback net no other test uses, from the pid, cannot be
+	 * reached that way.
+	 */
+	uint32_t host = 2 + (uint32_t)getpid() % 0xfffffd;
 	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+				 .sin_addr.s_addr = htonl(0x7f000000 | host) };
 	socklen_t alen = sizeof(a);
 	const char *v = getenv("FUZZ_HOST_VERBOSE");
 	const char *sd = getenv("FUZZ_HOST_SEEDS");
@@ -2128,6 +2143,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	FUZZ_CHECK(listen(S.lfd, 64) == 0);
 	FUZZ_CHECK(getsockname(S.lfd, (struct sockaddr *)&a, &alen) == 0);
 	S.port = ntohs(a.sin_port);
+	FUZZ_CHECK(inet_ntop(AF_INET, &a.sin_addr, S.addr, sizeof(S.addr)));
 	S.wfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	FUZZ_CHECK(S.wfd >= 0);
 	FUZZ_CHECK(pthread_create(&S.thread, NULL, ctl_main, NULL) == 0);

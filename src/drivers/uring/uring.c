@@ -17,7 +17,14 @@
  * - An io_uring request cannot be taken back: on timeout the driver asks
  *   the kernel to cancel it (IORING_OP_ASYNC_CANCEL) and keeps the timer
  *   running; the request completes through its own CQE, -ETIMEDOUT if the
- *   cancel won, its real result if not.
+ *   cancel won, its real result if not. A cancel loses for good where the
+ *   request is not the ring's to cancel (a read handed to a FUSE daemon,
+ *   an NFS server, a hung disk): after timeout_rearms= cancels the driver
+ *   declares the device failed (one line, mqblk_dev_mark_dead), as the
+ *   NVMe driver does a controller past its abort and reset. New requests
+ *   then fail at once with -EIO instead of queueing behind the stuck one;
+ *   the stuck one keeps its tag and buffer, which the kernel may still
+ *   write, until its CQE comes, if ever (with its real result).
  * - An IOPOLL ring accepts only reads and writes: flush, discard and write
  *   zeroes run as plain syscalls inside queue_rq and complete inline.
  * - Discard and write zeroes are fallocate: PUNCH_HOLE|KEEP_SIZE (a hole
@@ -50,6 +57,9 @@
 /* a sole submitter's longest sleep where it cannot be kicked (no
  * MSG_RING): how soon it rings a doorbell the timeout thread filled */
 #define URING_KICK_NS (10 * 1000 * 1000)
+/* cancels a request gets before the device is declared failed */
+#define URING_DEFAULT_REARMS 4
+#define URING_MAX_REARMS 1000000
 
 /* user_data: the request pointer, its incarnation in the top 16 bits (a
  * cancel then never hits a later reuse of the tag); 1 marks a CQE that is
@@ -72,6 +82,8 @@ struct uring_dev {
 	bool registerfiles;
 	bool sqpoll;
 	unsigned sqthread_idle; /* ms, 0 = kernel default */
+	unsigned timeout_rearms; /* cancels before the device is failed */
+	atomic_bool dead; /* a request outlived its cancels: fail new I/O */
 	atomic_bool warned_iopoll;
 	atomic_bool warned_sqpoll;
 	atomic_bool warned_files;
@@ -121,6 +133,10 @@ struct uring_hctx {
  */
 struct uring_cmd {
 	_Atomic uint64_t info; /* len << 32 | op */
+	/* the timeout thread's: cancels sent for this incarnation (zeroed
+	 * by queue_rq before the doorbell) and when it first timed out */
+	_Atomic unsigned cancels;
+	_Atomic uint64_t first_timeout_ns;
 };
 
 /*
@@ -245,6 +261,7 @@ static int uring_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		return -ENOMEM;
 	ud->fd = -1;
 	ud->registerfiles = true;
+	ud->timeout_rearms = URING_DEFAULT_REARMS;
 	pthread_mutex_init(&ud->kick_lock, NULL);
 	for (i = 0; i < params->nr; i++) {
 		struct mqblk_param *p = &params->v[i];
@@ -261,6 +278,10 @@ static int uring_init(struct mqblk_dev *dev, struct mqblk_params *params,
 			r = mqblk_param_u64(p, 0, 3600 * 1000, false, &v, err,
 					    errlen);
 			ud->sqthread_idle = (unsigned)v;
+		} else if (!strcmp(p->key, "timeout_rearms")) {
+			r = mqblk_param_u64(p, 0, URING_MAX_REARMS, false, &v,
+					    err, errlen);
+			ud->timeout_rearms = (unsigned)v;
 		} else if (!strcmp(p->key, "queues")) {
 			r = mqblk_param_u64(p, 1, 4096, false, &v, err, errlen);
 			queues = (unsigned)v;
@@ -724,6 +745,7 @@ static int uring_sync_op(struct uring_hctx *uh, struct mqblk_rq *rq, int mode)
 
 static void uring_complete(struct mqblk_rq *rq, enum mqblk_op op, uint32_t len,
 			   int res);
+static void uring_commit_rqs(struct mqblk_hctx *hctx);
 
 /* The registered buffer [buf, buf+len) lies in, or -1. Under sq_lock. */
 static inline int uring_buf_index(const struct uring_hctx *uh, void *buf,
@@ -762,8 +784,18 @@ static enum mqblk_status uring_queue_rq(struct mqblk_hctx *hctx,
 {
 	struct uring_hctx *uh = mqblk_hctx_data(hctx);
 	struct io_uring_sqe *sqe;
+	struct uring_cmd *cmd;
 	int mode = 0;
 
+	if (__builtin_expect(atomic_load_explicit(&uh->ud->dead,
+						  memory_order_relaxed),
+			     0)) {
+		/* a failed device: at once, not behind the stuck request */
+		mqblk_complete_rq(rq, -EIO, NVME_SC_INTERNAL);
+		if (last)
+			uring_commit_rqs(hctx);
+		return MQBLK_STS_OK;
+	}
 	if (rq->op == MQBLK_OP_DISCARD)
 		mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
 	else if (rq->op == MQBLK_OP_WRITE_ZEROES)
@@ -820,7 +852,9 @@ static enum mqblk_status uring_queue_rq(struct mqblk_hctx *hctx,
 	}
 	sqe->flags |= uh->sqe_flags;
 	io_uring_sqe_set_data64(sqe, uring_rq_ud(rq));
-	atomic_store_explicit(&((struct uring_cmd *)mqblk_rq_pdu(rq))->info,
+	cmd = mqblk_rq_pdu(rq);
+	atomic_store_explicit(&cmd->cancels, 0, memory_order_relaxed);
+	atomic_store_explicit(&cmd->info,
 			      (uint64_t)rq->len << 32 | (uint32_t)rq->op,
 			      memory_order_release);
 	uh->unsubmitted++;
@@ -1033,12 +1067,53 @@ static void uring_unmap_buf(struct mqblk_hctx *hctx, void *base)
 						     NULL, 1);
 }
 
+/*
+ * rq has had its cancels and is still the kernel's: the device is failed.
+ * One line for the device (the first request to get here); the request
+ * itself stays in flight, its tag and buffer untouched, until its CQE.
+ */
+static void uring_fail_dev(struct uring_dev *ud, struct mqblk_rq *rq,
+			   struct uring_cmd *cmd)
+{
+	static const char *const ops[] = { "read", "write", "flush", "discard",
+					   "write zeroes" };
+	struct mqblk_dev *dev = mqblk_hctx_dev(rq->hctx);
+	uint64_t first = atomic_load_explicit(&cmd->first_timeout_ns,
+					      memory_order_relaxed);
+	uint64_t stuck = mqblk_clock_ns() - first + mqblk_dev_timeout_ns(dev);
+
+	if (atomic_exchange(&ud->dead, true))
+		return;
+	mqblk_dev_mark_dead(dev);
+	fprintf(stderr,
+		"mqblk: uring: %s: %s offset=%llu length=%u stuck for %.1f s "
+		"(%u cancels refused, timeout_rearms=%u): device failed, new "
+		"I/O fails with EIO\n",
+		ud->path, (unsigned)rq->op < 5 ? ops[rq->op] : "?",
+		(unsigned long long)rq->offset, rq->len, (double)stuck / 1e9,
+		ud->timeout_rearms, ud->timeout_rearms);
+}
+
 static enum mqblk_timeout_ret uring_timeout(struct mqblk_rq *rq)
 {
 	struct uring_hctx *uh = mqblk_hctx_data(rq->hctx);
+	struct uring_cmd *cmd = mqblk_rq_pdu(rq);
 	struct io_uring_sqe *sqe;
 	bool kick = false;
+	unsigned n;
 
+	/* the core keeps calling for it each timeout period: once the
+	 * device is failed there is nothing more to ask of the kernel */
+	if (atomic_load(&uh->ud->dead))
+		return MQBLK_EH_RESET_TIMER;
+	n = atomic_fetch_add_explicit(&cmd->cancels, 1, memory_order_relaxed);
+	if (!n)
+		atomic_store_explicit(&cmd->first_timeout_ns, mqblk_clock_ns(),
+				      memory_order_relaxed);
+	if (n >= uh->ud->timeout_rearms) {
+		uring_fail_dev(uh->ud, rq, cmd);
+		return MQBLK_EH_RESET_TIMER;
+	}
 	/* an IOPOLL ring has no cancel: the poller finds it when it ends */
 	if (uh->iopoll)
 		return MQBLK_EH_RESET_TIMER;

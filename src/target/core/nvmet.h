@@ -328,6 +328,9 @@ struct tgt_reactor {
 	int wake_fd; /* eventfd: new connections, stop */
 	_Atomic bool stop;
 	_Atomic bool unclean; /* ended with queues still at a device */
+	/* gave up on requests stuck on a failed device (devq_drain): its
+	 * buffers stay allocated, the kernel may still write them */
+	bool stuck;
 
 	pthread_mutex_t lock; /* inbox, ctl_job and the queue list (stats
 			       * reads it) */

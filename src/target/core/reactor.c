@@ -333,33 +333,111 @@ static bool ns_used_here(struct tgt_reactor *r, const struct tgt_ns *ns)
 	return false;
 }
 
+/*
+ * What a target gives up on (devq_drain) stays allocated until the
+ * process exits, the kernel may still write it: the device and the
+ * reactors' buffer slabs, kept here where leak checkers see them.
+ */
+struct stuck_keep {
+	struct stuck_keep *next;
+	void *p;
+};
+static struct stuck_keep *stuck_kept;
+static pthread_mutex_t stuck_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void stuck_keep(void *p)
+{
+	struct stuck_keep *k = malloc(sizeof(*k));
+
+	if (!k)
+		return; /* a leak report at worst: the memory stays put */
+	k->p = p;
+	pthread_mutex_lock(&stuck_lock);
+	k->next = stuck_kept;
+	stuck_kept = k;
+	pthread_mutex_unlock(&stuck_lock);
+}
+
+/*
+ * Reap d's queue until nothing is in flight (the flush's result, if
+ * flush comes back, in *flush_res): true; false once what is left is
+ * stuck on a device its driver declared failed (mqblk_dev_is_dead: the
+ * uring driver past timeout_rearms=) and nothing has completed for one
+ * device timeout, the bound mqblk bench keeps too. Closing the queue
+ * would wait for those forever.
+ */
+static bool devq_drain(struct tgt_devq *d, struct mqblk_rq *flush,
+		       int *flush_res)
+{
+	struct mqblk_dev *dev = d->ns->dev;
+	uint64_t since = 0;
+
+	while (mqblk_queue_inflight(d->q)) {
+		struct mqblk_rq *rqs[16];
+		uint64_t now;
+		int i, n = mqblk_reap(d->q, rqs, 1, 16, 100 * 1000000ll);
+
+		for (i = 0; i < n; i++) {
+			if (rqs[i] == flush)
+				*flush_res = rqs[i]->res;
+			mqblk_rq_put(rqs[i]);
+		}
+		if (n != 0 || !mqblk_dev_is_dead(dev)) {
+			since = 0;
+			continue;
+		}
+		now = mqblk_clock_ns();
+		if (!since)
+			since = now;
+		else if (now - since >= mqblk_dev_timeout_ns(dev))
+			return false;
+	}
+	return true;
+}
+
 /* Flush ns's cache through q (what r wrote may sit in it), then close q:
  * at shutdown and when ns is removed. */
 static void devq_close(struct tgt_reactor *r, struct tgt_devq *d)
 {
 	struct mqblk_rq *rq;
+	unsigned stuck;
 
 	if (d->ns->vwc && !d->ns->readonly) {
 		rq = mqblk_rq_get(d->q, 0);
 		if (rq) {
+			int res = 0;
+
 			rq->op = MQBLK_OP_FLUSH;
 			rq->offset = 0;
 			rq->len = 0;
 			rq->buf = NULL;
 			rq->private = NULL;
-			if (!mqblk_submit(rq)) {
-				if (mqblk_reap(d->q, &rq, 1, 1, -1) == 1 &&
-				    rq->res < 0) {
-					atomic_fetch_add(
-						&r->t->close_flush_failed, 1);
-					tgt_log("namespace %u: flush of its "
-						"cache failed: %s",
-						d->ns->nsid,
-						strerror(-rq->res));
-				}
+			if (mqblk_submit(rq))
+				mqblk_rq_put(rq);
+			else
+				devq_drain(d, rq, &res);
+			if (res < 0) {
+				atomic_fetch_add(&r->t->close_flush_failed, 1);
+				tgt_log("namespace %u: flush of its cache "
+					"failed: %s",
+					d->ns->nsid, strerror(-res));
 			}
-			mqblk_rq_put(rq);
 		}
+	}
+	if (!devq_drain(d, NULL, NULL)) {
+		/* the queue stays open (its requests hold their tags), the
+		 * device is never closed, the buffers never freed */
+		stuck = mqblk_queue_inflight(d->q);
+		tgt_log("namespace %u (%s): %u request%s stuck on its failed "
+			"device: left to the kernel, the target exits without "
+			"freeing %s buffer%s",
+			d->ns->nsid, d->ns->uri, stuck, stuck == 1 ? "" : "s",
+			stuck == 1 ? "its" : "their", stuck == 1 ? "" : "s");
+		atomic_store(&r->unclean, true);
+		atomic_store(&d->ns->stuck, true);
+		r->stuck = true;
+		d->ns->q[r->idx] = NULL;
+		return;
 	}
 	mqblk_queue_close(d->q);
 	d->ns->q[r->idx] = NULL;
@@ -1070,7 +1148,9 @@ static void ns_close_all(struct tgt *t)
 		struct tgt_subsys *s = t->subsys[i];
 
 		for (j = 0; j < s->nr_ns; j++) {
-			if (s->ns[j]->dev)
+			if (s->ns[j]->dev && atomic_load(&s->ns[j]->stuck))
+				stuck_keep(s->ns[j]->dev); /* devq_close */
+			else if (s->ns[j]->dev)
 				mqblk_dev_close(s->ns[j]->dev);
 			s->ns[j]->dev = NULL;
 			free(s->ns[j]->q);
@@ -1104,6 +1184,9 @@ static void reactor_fini(struct tgt_reactor *r)
 	r->xport_fini = NULL;
 	for (c = 0; c < TGT_BUF_CLASSES; c++)
 		r->bufs[c] = NULL;
+	/* a stuck request's buffer is in one of them: kept */
+	while (r->nr_slabs && r->stuck)
+		stuck_keep(r->slabs[--r->nr_slabs]);
 	while (r->nr_slabs)
 		free(r->slabs[--r->nr_slabs]);
 	free(r->slabs);
