@@ -477,6 +477,7 @@ enum tgt_ctl_op {
 	TGT_CTL_LINK, /* link PORT NQN */
 	TGT_CTL_UNLINK, /* unlink PORT NQN */
 	TGT_CTL_ADD_HOST, /* add-host HOSTNQN [dhchap_key=] */
+	TGT_CTL_REMOVE_HOST, /* remove-host HOSTNQN */
 	TGT_CTL_ALLOW_HOST, /* allow-host NQN HOSTNQN */
 	TGT_CTL_DISALLOW_HOST, /* disallow-host NQN HOSTNQN */
 	TGT_CTL_ALLOW_ANY_HOST, /* allow-any-host NQN 0|1 */

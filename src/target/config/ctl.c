@@ -357,6 +357,7 @@ static void ctl_usage(FILE *f)
 		"  unlink PORT NQN       its controllers on PORT are "
 		"disconnected\n"
 		"  add-host HOSTNQN [dhchap_key=KEY]\n"
+		"  remove-host HOSTNQN   refused while a subsystem allows it\n"
 		"  allow-host NQN HOSTNQN\n"
 		"  disallow-host NQN HOSTNQN\n"
 		"  allow-any-host NQN 0|1  nvmetcli's attr_allow_any_host\n"

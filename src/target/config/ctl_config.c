@@ -41,6 +41,7 @@ static const struct cmd_def defs[] = {
 	{ "unlink", TGT_CTL_UNLINK, 2, false, "unlink PORT NQN" },
 	{ "add-host", TGT_CTL_ADD_HOST, 1, true,
 	  "add-host HOSTNQN [dhchap_key=KEY]" },
+	{ "remove-host", TGT_CTL_REMOVE_HOST, 1, false, "remove-host HOSTNQN" },
 	{ "allow-host", TGT_CTL_ALLOW_HOST, 2, false,
 	  "allow-host NQN HOSTNQN" },
 	{ "disallow-host", TGT_CTL_DISALLOW_HOST, 2, false,
@@ -58,7 +59,8 @@ const char *tgt_ctl_config_names(void)
 {
 	return "add-subsys, remove-subsys, add-ns, remove-ns, enable-ns, "
 	       "disable-ns, add-port, remove-port, link, unlink, add-host, "
-	       "allow-host, disallow-host, allow-any-host, save, show";
+	       "remove-host, allow-host, disallow-host, allow-any-host, save, "
+	       "show";
 }
 
 static bool is(const struct tgt_ctl_word *w, const char *s)
