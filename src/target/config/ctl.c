@@ -356,7 +356,7 @@ static void ctl_usage(FILE *f)
 		"  link PORT NQN         export subsystem NQN on PORT\n"
 		"  unlink PORT NQN       its controllers on PORT are "
 		"disconnected\n"
-		"  add-host HOSTNQN [dhchap_key=KEY]\n"
+		"  add-host HOSTNQN [dhchap_key=KEY] [tls_key=KEY]\n"
 		"  remove-host HOSTNQN   refused while a subsystem allows it\n"
 		"  allow-host NQN HOSTNQN\n"
 		"  disallow-host NQN HOSTNQN\n"

@@ -829,20 +829,33 @@ static int add_host(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	if (cmd->dhchap_key[0] &&
 	    nvme_auth_key_load(cmd->dhchap_key, &h.key, why, sizeof(why)))
 		return tgt_err(err, errlen, "add-host: dhchap_key: %s", why);
+	/* the PSK its NVMe/TCP connections to a TLS port prove, as
+	 * --tls-key and nvmetcli's "tls_key" give it; allow-host copies
+	 * it into the subsystem's entry, where the handshake looks */
+	if (cmd->tls_key[0] &&
+	    nvme_tls_key_load(cmd->tls_key, &h.tls_key, why, sizeof(why))) {
+		nvme_auth_key_clear(&h.key);
+		return tgt_err(err, errlen, "add-host: tls_key: %s", why);
+	}
 	list = realloc(t->hosts, (t->nr_hosts + 1) * sizeof(*list));
 	if (!list) {
 		nvme_auth_key_clear(&h.key);
+		nvme_tls_key_clear(&h.tls_key);
 		return tgt_err(err, errlen, "add-host: out of memory");
 	}
 	t->hosts = list; /* the main thread's: allow-host copies from it */
 	t->hosts[t->nr_hosts++] = h;
 	nvme_auth_key_clear(&h.key);
-	tgt_log("host %s added%s", cmd->nqn,
-		cmd->dhchap_key[0] ? " with a DH-HMAC-CHAP key" : "");
-	snprintf(text, sizeof(text), "host %s added%s", cmd->nqn,
-		 cmd->dhchap_key[0] ? " with a DH-HMAC-CHAP key" : "");
-	tgt_live_answer(out, cmd, "add-host", text, "hostnqn", cmd->nqn, NULL,
-			NULL, "dhchap", cmd->dhchap_key[0] != 0);
+	nvme_tls_key_clear(&h.tls_key);
+	snprintf(text, sizeof(text), "host %s added%s%s", cmd->nqn,
+		 cmd->dhchap_key[0] ? " with a DH-HMAC-CHAP key" : "",
+		 !cmd->tls_key[0]   ? "" :
+		 cmd->dhchap_key[0] ? " and a TLS PSK" :
+				      " with a TLS PSK");
+	tgt_log("%s", text);
+	tgt_live_answer(out, cmd, "add-host", text, "hostnqn", cmd->nqn,
+			"tls_key", cmd->tls_key[0] ? "set" : "none", "dhchap",
+			cmd->dhchap_key[0] != 0);
 	return 0;
 }
 
