@@ -120,6 +120,7 @@ check "port 1 up: the log read again: 2 paths, 0 new" \
 kill -TERM "$(pgrep -P "$BPID" -x mqblk)"
 wait "$BPID" || RC=$?
 check "the job ends when told (exit 128, fio's)" test "$RC" = 128
+check "the job: no sanitizer report" test -z "$(sanitizer_report "$ERR")"
 PATHS=$(python3 -c '
 import json, sys
 m = json.load(open(sys.argv[1]))["jobs"][0]

@@ -230,7 +230,6 @@ static void disc_pass(struct mp_dev *md)
 	md->disc_want = false;
 	for (i = 0; i < nr; i++)
 		added += disc_join(md, &found[i]);
-	atomic_fetch_add(&md->disc_reads, 1);
 	fprintf(stderr,
 		"mqblk: nvme-mpath: %s: discovery log at %s changed "
 		"(generation %llu): %u path%s for the subsystem, %u new\n",
@@ -753,8 +752,6 @@ static bool path_retry(struct mp_dev *md, unsigned i)
 					      memory_order_release);
 			pthread_mutex_unlock(&md->lock);
 			p->waiting = false;
-			if (p->discovered)
-				atomic_fetch_add(&md->disc_joined, 1);
 			fprintf(stderr,
 				"mqblk: nvme-mpath: %s: path %s: connected "
 				"(ANA state %s): joined%s\n",

@@ -118,8 +118,6 @@ struct mp_dev {
 	int disc_state_seen;
 	bool disc_want; /* a read is due (retried after a failure) */
 	uint64_t disc_retry_ms;
-	_Atomic uint64_t disc_reads; /* logs read after a change */
-	_Atomic uint64_t disc_joined; /* paths those reads added */
 
 	pthread_t thread;
 	bool running;
