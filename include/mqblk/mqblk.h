@@ -247,6 +247,9 @@ struct mqblk_path_stats {
 	uint64_t reconnects; /* resets of the path's controller */
 	uint64_t stalls; /* times it had I/O out and no answer for stall_ms */
 	uint64_t inflight; /* requests out on it now */
+	/* added while the device was open, found in a changed discovery
+	 * log (paths=discover with persistent_discovery) */
+	bool discovered;
 };
 
 /*

@@ -647,12 +647,15 @@ static void mqblk_json(struct jw *w, const struct job_stats *js)
 /* A multipath device's paths (see show_paths in output_normal.c). */
 static void paths_json(struct jw *w, const struct job_stats *js)
 {
-	unsigned i;
+	unsigned i, disc = 0;
 
 	if (!js->nr_paths)
 		return;
+	for (i = 0; i < js->nr_paths; i++)
+		disc += js->paths[i].discovered;
 	jw_obj_begin(w, "multipath");
 	jw_str(w, "iopolicy", js->iopolicy);
+	jw_uint(w, "paths_discovered", disc);
 	jw_arr_begin(w, "paths");
 	for (i = 0; i < js->nr_paths; i++) {
 		const struct mqblk_path_stats *p = &js->paths[i];
@@ -667,6 +670,7 @@ static void paths_json(struct jw *w, const struct job_stats *js)
 		jw_uint(w, "failovers", p->failovers);
 		jw_uint(w, "reconnects", p->reconnects);
 		jw_uint(w, "stalls", p->stalls);
+		jw_uint(w, "discovered", p->discovered);
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);

@@ -350,12 +350,13 @@ static void show_paths(FILE *f, const struct job_stats *js)
 		const struct mqblk_path_stats *p = &js->paths[i];
 
 		fprintf(f,
-			"%s %s (%s, %s%s) sent=%" PRIu64 " completed=%" PRIu64
+			"%s %s (%s, %s%s%s) sent=%" PRIu64 " completed=%" PRIu64
 			" failovers=%" PRIu64 " reconnects=%" PRIu64
 			" stalls=%" PRIu64,
 			i ? ";" : "", p->name, p->state, p->ana_state,
-			p->current ? ", current" : "", p->sent, p->completed,
-			p->failovers, p->reconnects, p->stalls);
+			p->current ? ", current" : "",
+			p->discovered ? ", discovered" : "", p->sent,
+			p->completed, p->failovers, p->reconnects, p->stalls);
 	}
 	fputc('\n', f);
 }

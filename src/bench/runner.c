@@ -1070,13 +1070,15 @@ static void paths_delta(struct job_stats *js, const struct mqblk_dev *dev,
 	int n = mqblk_dev_get_paths(dev, js->paths, MQBLK_MAX_PATHS), i;
 	const char *pol = mqblk_dev_iopolicy(dev);
 
-	if (n <= 0 || n != nr0)
+	/* paths are only ever added (at the end, by persistent discovery):
+	 * one that joined during the run counts from zero */
+	if (n <= 0 || n < nr0)
 		return;
 	if (n > MQBLK_MAX_PATHS)
 		n = MQBLK_MAX_PATHS;
 	js->nr_paths = (unsigned)n;
 	snprintf(js->iopolicy, sizeof(js->iopolicy), "%s", pol ? pol : "");
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && i < nr0; i++) {
 		js->paths[i].sent -= p0[i].sent;
 		js->paths[i].completed -= p0[i].completed;
 		js->paths[i].failovers -= p0[i].failovers;

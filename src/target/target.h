@@ -479,7 +479,8 @@ enum tgt_ctl_op {
 	TGT_CTL_REMOVE_PORT, /* remove-port ID */
 	TGT_CTL_LINK, /* link PORT NQN */
 	TGT_CTL_UNLINK, /* unlink PORT NQN */
-	TGT_CTL_ADD_HOST, /* add-host HOSTNQN [dhchap_key=] */
+	TGT_CTL_ADD_HOST, /* add-host HOSTNQN [dhchap_key=] [tls_key=] */
+	TGT_CTL_REMOVE_HOST, /* remove-host HOSTNQN */
 	TGT_CTL_ALLOW_HOST, /* allow-host NQN HOSTNQN */
 	TGT_CTL_DISALLOW_HOST, /* disallow-host NQN HOSTNQN */
 	TGT_CTL_ALLOW_ANY_HOST, /* allow-any-host NQN 0|1 */
@@ -524,6 +525,7 @@ struct tgt_ctl_cmd {
 	uint8_t trtype; /* add-port: NVMF_TRTYPE_* */
 	char traddr[64], trsvcid[32]; /* add-port */
 	char dhchap_key[TGT_CTL_LINE_MAX]; /* add-host: "" = none */
+	char tls_key[TGT_CTL_LINE_MAX]; /* add-host: "" = none */
 	char path[TGT_CTL_LINE_MAX]; /* save: "" = --config's file */
 	char key[32], val[64]; /* ns-set: the device URI key and its value */
 	/* not from a line: a SIGHUP reload's new configuration gives the

@@ -7,7 +7,8 @@
 # the job's own namespace removed under its writes (the job is told, the
 # device closes after the I/O, the data written and acknowledged before
 # reads back verified once the namespace is added again); a subsystem and
-# a port added live and reached; -o json answers; refused commands.
+# a port added live and reached; -o json answers; refused commands;
+# remove-host (refused while a subsystem allows the host; save after it).
 # Usage: bash tests/cli/live.sh build/mqblk
 source "$(dirname "$0")/lib.sh"
 
@@ -349,7 +350,8 @@ failed "save into a directory that does not exist" "nonexistent-dir"
 for bad in "add-ns $NQN 0 null:size=1m" "add-ns $NQN 2 null: bogus=1" \
 	"add-ns $NQN 2 null: enable=2" "add-port 9 fc 127.0.0.1 1" \
 	"add-port 9 tcp localhost 4420" "remove-subsys" "add-ns $NQN" \
-	"add-subsys nqn/with/slash" "remove-ns $NQN 2 -o yaml"; do
+	"add-subsys nqn/with/slash" "remove-ns $NQN 2 -o yaml" \
+	"remove-host" "remove-host nqn.2014-08.org.nvmexpress:uuid:gone dhchap_key=x"; do
 	# shellcheck disable=SC2086 # the words of the command
 	ctl $bad
 	if ((RC == 2)) && [[ $(wc -l <"$ERR") == 1 ]]; then
@@ -358,5 +360,39 @@ for bad in "add-ns $NQN 0 null:size=1m" "add-ns $NQN 2 null: bogus=1" \
 		fail "refused before sending: $bad" "status $RC: $(first_err)"
 	fi
 done
+
+# ---- remove-host: refused while a subsystem allows the host (naming
+# it), else the host is gone from what save writes
+AUTH=nqn.2014-08.org.nvmexpress:uuid:auth
+GONE=nqn.2014-08.org.nvmexpress:uuid:gone
+ctl remove-host "$AUTH"
+failed "remove-host of a host a subsystem allows: refused, naming it" \
+	"^mqblk ctl: remove-host: $AUTH is allowed in $NQN2 \(disallow-host $NQN2 $AUTH first\)$"
+ctl remove-host "$GONE"
+failed "remove-host of an unknown host" "^mqblk ctl: remove-host: $GONE: no such host"
+ctl add-host "$GONE" dhchap_key=DHHC-1:01:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:
+ok "add-host of a host to remove"
+ctl -o json remove-host "$GONE"
+ok "remove-host of a host no subsystem allows" &&
+	check "remove-host -o json: the command and the host" python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))
+sys.exit(0 if a.get("command") == "remove-host" and a.get("hostnqn") == sys.argv[2] else 1)' "$OUT" "$GONE"
+ctl save "$TMP/removed.json"
+ok "save after remove-host" &&
+	check "save after remove-host: the host gone, the allowed one kept" python3 -c '
+import json, sys
+h = [x["nqn"] for x in json.load(open(sys.argv[1]))["hosts"]]
+sys.exit(0 if sys.argv[2] not in h and sys.argv[3] in h else 1)' "$TMP/removed.json" "$GONE" "$AUTH"
+ctl -o json show
+ok "show -o json after remove-host" &&
+	check "save after remove-host: show -o json's, as a restart would read it" \
+		cmp "$OUT" "$TMP/removed.json"
+ctl add-host "$GONE"
+ok "add-host of the removed host again"
+ctl disallow-host "$NQN2" "$AUTH"
+ok "disallow-host, then"
+ctl remove-host "$AUTH"
+ok "remove-host of the host no longer allowed"
 
 finish

@@ -7,7 +7,8 @@
 # requires TLS are refused with their reasons; a port that does not
 # require it takes both; discover shows treq and sectype; over a TLS
 # session (openssl s_client) the suite follows the PSK, and a Connect must
-# name the host the PSK identity named.
+# name the host the PSK identity named; a host added live with a PSK
+# (ctl add-host tls_key=) connects with it.
 # Usage: bash tests/cli/tls.sh build/mqblk
 source "$(dirname "$0")/lib.sh"
 
@@ -23,8 +24,8 @@ KEY=$(nvme gen-tls-key -m 1)
 KEY384=$(nvme gen-tls-key -m 2)
 BAD=$(nvme gen-tls-key -m 1)
 
-# tls_target LISTEN-PREFIX HOSTKEY: TLS on PORT (required with "tls:"),
-# HOST with HOSTKEY, OTHER with its own key
+# tls_target LISTEN-PREFIX HOSTKEY [ARGS...]: TLS on PORT (required with
+# "tls:"), HOST with HOSTKEY, OTHER with its own key
 tls_target()
 {
 	PORT=$(free_port)
@@ -32,7 +33,7 @@ tls_target()
 		--stats-socket "$TMP/stats.sock" -v \
 		--ns null:size=64m,memory_backed=1 \
 		--allow-host "$HOST" --tls-key "$2" \
-		--allow-host "$OTHER" --tls-key "$BAD" \
+		--allow-host "$OTHER" --tls-key "$BAD" "${@:3}" \
 		>"$TLOG" 2>&1 </dev/null &
 	TPID=$!
 	wait_ready
@@ -189,4 +190,53 @@ if wait_ready; then
 else
 	fail "json target" "did not start"
 fi
+# add-host with a PSK on a running target (mqblk ctl): the host is
+# refused before, connects with that key once allowed, not with another;
+# save writes the key as nvmetcli's "tls_key"; a bad key is one line
+LIVE=nqn.2026-12.io.mqblk:host-live
+LIVEKEY=$(nvme gen-tls-key -m 1)
+CTL=$TMP/ctl.sock
+tls_target tls: "$KEY" --ctl "$CTL" || {
+	fail "live add-host" "no target"
+	finish
+}
+# luri KEY: the subsystem as LIVE with KEY
+luri()
+{
+	echo "nvme-tcp://127.0.0.1:$PORT/$NQN?hostnqn=$LIVE&tls_key=$1"
+}
+run id-ctrl "$(luri "$LIVEKEY")"
+failed "live: a host the target does not know: refused" "TLS handshake as"
+run ctl "$CTL" add-host "$LIVE" "tls_key=$LIVEKEY"
+ok "live: add-host with tls_key" &&
+	check "live: add-host says it has a PSK" has "host $LIVE added with a TLS PSK"
+run ctl "$CTL" allow-host "$NQN" "$LIVE"
+ok "live: allow-host of that host"
+run bench --name=live --filename="$(luri "$LIVEKEY")" \
+	--rw=randwrite --bs=4k --size=4m --iodepth=8 --verify=crc32c \
+	--do_verify=1
+ok "live: the host added live connects with its PSK, writes verified" &&
+	check "live: its queues over TLS" grep -q \
+		"TLS 1.3 (TLS_AES_128_GCM_SHA256) as host $LIVE to $NQN" "$TLOG"
+run id-ctrl "$(luri "$BAD")"
+failed "live: the same host with another key: refused" "TLS handshake as"
+run ctl "$CTL" save "$TMP/live.json"
+ok "live: save" &&
+	check "live: save writes the PSK as nvmetcli's tls_key" python3 -c '
+import json, sys
+h = {x["nqn"]: x for x in json.load(open(sys.argv[1]))["hosts"]}
+sys.exit(0 if h[sys.argv[2]].get("tls_key") == sys.argv[3] else 1)' \
+		"$TMP/live.json" "$LIVE" "$LIVEKEY"
+run ctl "$CTL" add-host nqn.2026-12.io.mqblk:host-bad "tls_key=NVMeTLSkey-1:01:AAAA:"
+failed "live: a malformed tls_key: one line naming the key, not echoing it" \
+	"^mqblk ctl: add-host: tls_key: TLS PSK: 3 bytes of key and CRC"
+check "live: the malformed key is not echoed" bash -c "! grep -q AAAA '$ERR'"
+run ctl "$CTL" add-host nqn.2026-12.io.mqblk:host-bad "tls_key=$KEY" "tls_key=$KEY"
+if ((RC == 2)) && grep -q "tls_key=.*: key given twice" "$ERR"; then
+	pass "live: tls_key twice: refused by ctl (exit 2)"
+else
+	fail "live: tls_key twice: refused by ctl" "status $RC: $(first_err)"
+fi
+# shellcheck disable=SC2119 # no arguments: TPID and TLOG
+stop_target
 finish

@@ -11,6 +11,12 @@
  *   odd:  a multipath URI's address part "HOST:PORT,.../SUBNQN"; checked:
  *         on success 1..MP_MAX_PATHS distinct paths, non-empty hosts,
  *         ports 1..65535, an NQN; on failure one non-empty line.
+ *   bit 1 set, even: discovery log records (1 KiB each; the subsystem
+ *         asked for is the first record's NQN, as a log that lists it
+ *         would); checked: mp_disc_paths gives at most max paths, each
+ *         of a known transport, with a host and port that fit, no
+ *         padding left and no path twice, and a smaller max gives the
+ *         first ones of a larger.
  * Selectors: the pick is -1 exactly when no path is usable with an
  * optimized or non-optimized state, else a usable such path, optimized
  * when any usable one is.
@@ -161,12 +167,58 @@ static void fuzz_addrs(const uint8_t *data, size_t size)
 	free(s);
 }
 
+static const char *fuzz_trname(uint8_t trtype)
+{
+	return trtype == 3 ? "tcp" : trtype == 1 ? "rdma" : NULL;
+}
+
+static void fuzz_disc(const uint8_t *data, size_t size)
+{
+	struct mp_addr a[MP_MAX_PATHS], b[MP_MAX_PATHS];
+	size_t nrec = size / MP_DISC_ENTRY_SIZE;
+	uint8_t *rec;
+	char nqn[257] = "nqn.fuzz:a";
+	unsigned n, m, i, j;
+
+	if (!nrec)
+		return;
+	/* a copy of exactly the records: reading past them is caught */
+	rec = malloc(nrec * MP_DISC_ENTRY_SIZE);
+	if (!rec)
+		return;
+	memcpy(rec, data, nrec * MP_DISC_ENTRY_SIZE);
+	if (rec[256]) {
+		memcpy(nqn, rec + 256, 256);
+		nqn[256] = '\0';
+	}
+	n = mp_disc_paths(rec, nrec, nqn, fuzz_trname, a, MP_MAX_PATHS);
+	FUZZ_CHECK(n <= MP_MAX_PATHS && n <= nrec);
+	for (i = 0; i < n; i++) {
+		size_t hl = strlen(a[i].host), pl = strlen(a[i].port);
+
+		FUZZ_CHECK(!strcmp(a[i].tr, "tcp") || !strcmp(a[i].tr, "rdma"));
+		FUZZ_CHECK(hl && hl < sizeof(a[i].host));
+		FUZZ_CHECK(pl && pl < sizeof(a[i].port));
+		FUZZ_CHECK(a[i].host[hl - 1] != ' ' &&
+			   a[i].port[pl - 1] != ' ');
+		for (j = 0; j < i; j++)
+			FUZZ_CHECK(!mp_addr_same(&a[i], &a[j]));
+	}
+	m = mp_disc_paths(rec, nrec, nqn, fuzz_trname, b, n ? n - 1 : 0);
+	FUZZ_CHECK(m == (n ? n - 1 : 0));
+	for (i = 0; i < m; i++)
+		FUZZ_CHECK(mp_addr_same(&a[i], &b[i]));
+	free(rec);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!size || size > 8192)
+	if (!size || size > 8192 + 1)
 		return 0;
 	if (data[0] & 1)
 		fuzz_addrs(data + 1, size - 1);
+	else if (data[0] & 2)
+		fuzz_disc(data + 1, size - 1);
 	else
 		fuzz_ana(data + 1, size - 1);
 	return 0;

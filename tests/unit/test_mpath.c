@@ -2,6 +2,7 @@
 /*
  * Unit tests of NVMe multipath's pure part (src/drivers/nvmf/mpath.h):
  * the path list of a multipath URI, ANA log parsing on synthetic logs,
+ * the paths of a synthetic discovery log,
  * path-related status, and the numa / round-robin / queue-depth selectors
  * over synthetic path states (what the kernel's nvme_find_path picks).
  */
@@ -188,6 +189,73 @@ static void test_ana_log(void **state)
 	assert_int_equal(mp_ana_log_check(log, len), -EBADMSG);
 }
 
+/* ---- discovery log records ---- */
+
+static const char *tr_tcp_rdma(uint8_t trtype)
+{
+	return trtype == 3 ? "tcp" : trtype == 1 ? "rdma" : NULL;
+}
+
+/* one record: trtype, space-padded TRSVCID and TRADDR, NUL-padded NQN */
+static void disc_rec(uint8_t *e, uint8_t trtype, const char *addr,
+		     const char *port, const char *nqn)
+{
+	memset(e, 0, MP_DISC_ENTRY_SIZE);
+	e[0] = trtype;
+	memset(e + 32, ' ', 32);
+	memcpy(e + 32, port, strlen(port));
+	memcpy(e + 256, nqn, strlen(nqn));
+	memset(e + 512, ' ', 256);
+	memcpy(e + 512, addr, strlen(addr));
+}
+
+static void test_disc_paths(void **state)
+{
+	static uint8_t log[8 * MP_DISC_ENTRY_SIZE];
+	struct mp_addr a[MP_MAX_PATHS], b;
+	uint8_t *e = log;
+
+	(void)state;
+	disc_rec(e, 3, "10.0.0.1", "4420", "nqn.x:a");
+	disc_rec(e += MP_DISC_ENTRY_SIZE, 3, "10.0.0.2", "4420", "nqn.x:b");
+	disc_rec(e += MP_DISC_ENTRY_SIZE, 3, "10.0.0.1", "4420", "nqn.x:a");
+	disc_rec(e += MP_DISC_ENTRY_SIZE, 2, "10.0.0.3", "4420", "nqn.x:a");
+	disc_rec(e += MP_DISC_ENTRY_SIZE, 1, "10.0.0.1", "4420", "nqn.x:a");
+	disc_rec(e += MP_DISC_ENTRY_SIZE, 3, "fe80::1", "4421", "nqn.x:a");
+	disc_rec(e += MP_DISC_ENTRY_SIZE, 3, "", "4420", "nqn.x:a");
+	disc_rec(e += MP_DISC_ENTRY_SIZE, 3, "10.0.0.4", "4420", "nqn.x:aa");
+	/* another NQN, a repeat, an unknown transport (FC), no address and
+	 * a longer NQN are left out; the same address over RDMA is a path */
+	assert_int_equal(mp_disc_paths(log, 8, "nqn.x:a", tr_tcp_rdma, a,
+				       MP_MAX_PATHS),
+			 3);
+	assert_string_equal(a[0].tr, "tcp");
+	assert_string_equal(a[0].host, "10.0.0.1");
+	assert_string_equal(a[0].port, "4420");
+	assert_string_equal(a[1].tr, "rdma");
+	assert_string_equal(a[1].host, "10.0.0.1");
+	assert_string_equal(a[2].host, "fe80::1");
+	assert_string_equal(a[2].port, "4421");
+	assert_true(mp_addr_same(&a[0], &a[0]));
+	assert_false(mp_addr_same(&a[0], &a[1]));
+	b = a[2];
+	assert_true(mp_addr_same(&a[2], &b));
+	/* max: the first ones; no records, or another NQN: none */
+	assert_int_equal(mp_disc_paths(log, 8, "nqn.x:a", tr_tcp_rdma, a, 1),
+			 1);
+	assert_int_equal(mp_disc_paths(log, 0, "nqn.x:a", tr_tcp_rdma, a,
+				       MP_MAX_PATHS),
+			 0);
+	assert_int_equal(mp_disc_paths(log, 8, "nqn.x:c", tr_tcp_rdma, a,
+				       MP_MAX_PATHS),
+			 0);
+	/* a port too long for a path (8 bytes with its NUL) is left out */
+	disc_rec(log, 3, "10.0.0.1", "123456789", "nqn.x:a");
+	assert_int_equal(mp_disc_paths(log, 1, "nqn.x:a", tr_tcp_rdma, a,
+				       MP_MAX_PATHS),
+			 0);
+}
+
 static void test_status(void **state)
 {
 	(void)state;
@@ -364,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_addrs_bad),
 		cmocka_unit_test(test_iopolicy),
 		cmocka_unit_test(test_ana_log),
+		cmocka_unit_test(test_disc_paths),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_transient),
 		cmocka_unit_test(test_anatt),

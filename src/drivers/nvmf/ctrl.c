@@ -77,13 +77,14 @@ void nvmf_wake_ctrl(struct nvmf_ctrl *d)
 }
 
 /* The admin connection failed (control thread): reset, unless there is
- * nothing to reset (a discovery controller has no I/O queues) or a reset
- * is under way. True if this started one. */
+ * nothing to reset (a one-shot discovery controller has no I/O queues;
+ * a persistent one, kept alive, reconnects as an I/O controller does) or
+ * a reset is under way. True if this started one. */
 bool nvmf_admin_fail(struct nvmf_ctrl *d, const char *why)
 {
 	int live = NVMF_LIVE;
 
-	if (d->nr_queues &&
+	if ((d->nr_queues || (d->discovery && d->kato_ms)) &&
 	    atomic_compare_exchange_strong(&d->state, &live, NVMF_RESETTING)) {
 		fprintf(stderr,
 			"mqblk: nvme-%s: %s:%s: %s: resetting the "
@@ -197,6 +198,13 @@ static void aen_handle(struct nvmf_ctrl *d)
 		/* the multipath layer reads the ANA log (RAE clear, which
 		 * re-arms the notice) when it sees the count move */
 		atomic_fetch_add(&d->ana_gen, 1);
+	} else if (NVME_AER_TYPE(dw0) == NVME_AER_TYPE_NOTICE &&
+		   NVME_AER_INFO(dw0) == NVME_AER_NOTICE_DISC_CHANGED &&
+		   d->discovery) {
+		/* whoever keeps this discovery controller (the multipath
+		 * device's paths=discover) re-reads the log, RAE clear,
+		 * which re-arms the notice */
+		atomic_fetch_add(&d->disc_gen, 1);
 	} else {
 		fprintf(stderr,
 			"mqblk: nvme-%s: %s:%s: asynchronous event 0x%08x "

@@ -107,6 +107,9 @@ struct nvmf_ctrl {
 	 * holding I/O in reset, and ask for ANA change notices */
 	bool multipath;
 	_Atomic uint32_t ana_gen; /* ANA change notices received */
+	/* a discovery controller: Discovery Log Page Change notices
+	 * received (a persistent one, kato= set, asks for them) */
+	_Atomic uint32_t disc_gen;
 	/* stall detection (stall_ms=, 0 off): a queue with commands out and
 	 * no completion for that long is logged once per stall */
 	uint32_t stall_ms;

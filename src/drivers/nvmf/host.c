@@ -390,6 +390,22 @@ int nvmf_ctrl_setup(struct nvmf_ctrl *d, char *err, size_t errlen)
 		d->nsze = 0;
 		d->lba_shift = 9;
 		free(id);
+		/* a persistent discovery controller (kept alive) asks for
+		 * Discovery Log Page Change notices, as the kernel's does
+		 * (nvme_enable_aen); a one-shot one reads the log and goes */
+		if (!d->kato_ms || !(d->oaes & NVME_CTRL_OAES_DISC_CHANGE))
+			return 0;
+		memset(&cmd, 0, sizeof(cmd));
+		cmd.features.opcode = nvme_admin_set_features;
+		cmd.features.fid = cpu_to_le32(NVME_FEAT_ASYNC_EVENT);
+		cmd.features.dword11 = cpu_to_le32(NVME_CTRL_OAES_DISC_CHANGE);
+		ret = nvmf_admin_cmd(d, &cmd, NULL, 0, NULL);
+		if (ret == -EIO)
+			return 0; /* refused: no events, as the kernel goes on */
+		if (!ret)
+			ret = nvmf_aer_send(d);
+		if (ret)
+			goto fail_step;
 		return 0;
 	}
 
@@ -1011,6 +1027,7 @@ int nvmf_ctrl_info(const struct mqblk_dev *dev, struct nvmf_ctrl_info *ci)
 	ci->state = atomic_load(&d->state);
 	ci->resets = atomic_load(&d->resets);
 	ci->ana_gen = atomic_load(&d->ana_gen);
+	ci->disc_gen = atomic_load(&d->disc_gen);
 	ci->stalls = atomic_load(&d->stalls);
 	ci->early_rsps = atomic_load(&d->early_rsps);
 	ci->reconnect_delay_ms = d->reconnect_delay_ms; /* set at init */

@@ -22,6 +22,9 @@ struct nvmf_ctrl_info {
 	int state; /* NVMF_CTRL_* */
 	uint64_t resets; /* resets started (each one a reconnect loop) */
 	uint32_t ana_gen; /* ANA change notices received (multipath=1) */
+	/* Discovery Log Page Change notices received (a discovery
+	 * controller opened with kato=: a persistent one) */
+	uint32_t disc_gen;
 	uint32_t nsid; /* the namespace it does I/O to */
 	uint64_t stalls; /* stalls logged (stall_ms=) */
 	/* answers to a command whose capsule or H2CData was still being

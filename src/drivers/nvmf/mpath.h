@@ -51,6 +51,24 @@ struct mp_addr {
 int mp_parse_addrs(const char *s, struct mp_addr *addrs, unsigned max,
 		   unsigned *nr, char *subnqn, char *err, size_t errlen);
 
+/* The same path: transport, host and port. */
+bool mp_addr_same(const struct mp_addr *a, const struct mp_addr *b);
+
+/* A discovery log record (Get Log Page 70h, after its 1 KiB header) */
+#define MP_DISC_ENTRY_SIZE 1024
+
+/*
+ * The paths a discovery log lists for subsystem subnqn: of the nr records
+ * at rec, each whose transport type trname names (NULL: one this host
+ * does not have) and whose TRADDR and TRSVCID are set and fit, once (a
+ * path listed twice is one), into addrs, up to max. Fields are taken as
+ * the spec pads them (ASCII, spaces at the end); the subsystem NQN must
+ * match exactly. Returns how many it wrote.
+ */
+unsigned mp_disc_paths(const uint8_t *rec, size_t nr, const char *subnqn,
+		       const char *(*trname)(uint8_t trtype),
+		       struct mp_addr *addrs, unsigned max);
+
 /* Up to len bytes of s (user or wire input) as one printable line in
  * out: control bytes become '?'. Returns out. */
 const char *mp_printable(const char *s, size_t len, char *out, size_t outlen);

@@ -114,6 +114,128 @@ static const char *state_name(int s)
 }
 
 static bool path_retry(struct mp_dev *md, unsigned i);
+static int disc_read(struct mqblk_dev *dd, const char *nqn,
+		     struct mp_addr *addrs, unsigned *nr, uint64_t *gen);
+static void path_wait(struct mp_dev *md, struct mp_path *p);
+static char *path_uri(const struct mp_addr *a, const char *nqn, const char *q);
+static void host_str(char *out, size_t len, const struct mp_addr *a);
+
+/*
+ * A path the discovery log lists (control thread): one the device has
+ * is left alone, unless it was given up, when it is tried again (the
+ * port came back: nvme-cli's connect-all connects what is not
+ * connected). A new one takes the next slot, filled before md->nr counts
+ * it, and is connected as a path that did not answer at open is
+ * (path_retry, from this pass on). True if it is new.
+ */
+static bool disc_join(struct mp_dev *md, const struct mp_addr *a)
+{
+	unsigned n = atomic_load(&md->nr), i;
+	struct mp_path *p;
+
+	for (i = 0; i < n; i++) {
+		p = &md->path[i];
+		if (!mp_addr_same(&p->addr, a))
+			continue;
+		if (atomic_load(&p->given_up) &&
+		    atomic_load(&p->conn) == MP_CONN_IDLE) {
+			fprintf(stderr,
+				"mqblk: nvme-mpath: %s: path %s: listed by the "
+				"discovery log again: connecting\n",
+				md->subnqn, p->name);
+			path_wait(md, p);
+			p->retry_ms = mp_now_ms();
+			atomic_store(&p->given_up, false);
+		}
+		return false;
+	}
+	if (n == MP_MAX_PATHS) {
+		char name[sizeof(p->name)];
+
+		host_str(name, sizeof(name), a);
+		fprintf(stderr,
+			"mqblk: nvme-mpath: %s: path %s: new in the discovery "
+			"log, but the device has the %u paths it takes: not "
+			"joined\n",
+			md->subnqn, name, MP_MAX_PATHS);
+		return false;
+	}
+	p = &md->path[n];
+	host_str(p->name, sizeof(p->name), a);
+	p->uri = path_uri(a, md->subnqn, md->q);
+	if (!p->uri)
+		return false; /* the next change tries again */
+	p->addr = *a;
+	p->discovered = true;
+	path_wait(md, p);
+	p->retry_ms = mp_now_ms(); /* at once */
+	atomic_store_explicit(&md->nr, n + 1, memory_order_release);
+	fprintf(stderr,
+		"mqblk: nvme-mpath: %s: path %s: new in the discovery log at "
+		"%s: connecting\n",
+		md->subnqn, p->name, md->disc_name);
+	return true;
+}
+
+/*
+ * The persistent discovery controller (control thread): its state
+ * changes logged; after a Discovery Log Page Change notice, or once it
+ * is back from a reconnect (changes may have been missed meanwhile: the
+ * kernel's "rediscover" event), the log is read whole and each new path
+ * for the subsystem joins. A path that leaves the log is left alone, as
+ * the kernel does: it fails on its own when its port goes. A failed read
+ * is tried again every MP_ANA_RETRY_MS while the controller is live.
+ */
+static void disc_pass(struct mp_dev *md)
+{
+	struct mp_addr found[MP_MAX_PATHS];
+	struct nvmf_ctrl_info ci;
+	unsigned nr = 0, i, added = 0;
+	uint64_t gen = 0;
+	int ret;
+
+	if (!md->disc || nvmf_ctrl_info(md->disc, &ci))
+		return;
+	if (ci.state != md->disc_state_seen) {
+		fprintf(stderr,
+			"mqblk: nvme-mpath: %s: discovery controller at %s: "
+			"%s -> %s%s\n",
+			md->subnqn, md->disc_name,
+			state_name(md->disc_state_seen), state_name(ci.state),
+			ci.state == NVMF_CTRL_DEAD ?
+				" (no new paths from its log any more)" :
+				"");
+		md->disc_state_seen = ci.state;
+	}
+	if (ci.state != NVMF_CTRL_LIVE)
+		return;
+	if (ci.disc_gen != md->disc_gen_seen ||
+	    ci.resets != md->disc_resets_seen)
+		md->disc_want = true;
+	md->disc_gen_seen = ci.disc_gen;
+	md->disc_resets_seen = ci.resets;
+	if (!md->disc_want || mp_now_ms() < md->disc_retry_ms)
+		return;
+	ret = disc_read(md->disc, md->subnqn, found, &nr, &gen);
+	if (ret) {
+		fprintf(stderr,
+			"mqblk: nvme-mpath: %s: discovery controller at %s: "
+			"reading the changed log: %s; again in %u ms\n",
+			md->subnqn, md->disc_name,
+			ret == -EAGAIN ? "it kept changing" : strerror(-ret),
+			MP_ANA_RETRY_MS);
+		md->disc_retry_ms = mp_now_ms() + MP_ANA_RETRY_MS;
+		return;
+	}
+	md->disc_want = false;
+	for (i = 0; i < nr; i++)
+		added += disc_join(md, &found[i]);
+	fprintf(stderr,
+		"mqblk: nvme-mpath: %s: discovery log at %s changed "
+		"(generation %llu): %u path%s for the subsystem, %u new\n",
+		md->subnqn, md->disc_name, (unsigned long long)gen, nr,
+		nr == 1 ? "" : "s", added);
+}
 
 static void control_pass(struct mp_dev *md)
 {
@@ -121,6 +243,7 @@ static void control_pass(struct mp_dev *md)
 	bool kick_all = false;
 	unsigned i;
 
+	disc_pass(md);
 	for (i = 0; i < md->nr; i++) {
 		struct mp_path *p = &md->path[i];
 		struct nvmf_ctrl_info ci;
@@ -245,112 +368,92 @@ static char *path_uri(const struct mp_addr *a, const char *nqn, const char *q)
 	return s;
 }
 
-static void trim(char *s, size_t n)
+/* The discovery controller at a (nvme-TR://A/discovery NQN) with the
+ * URI keys in q ("&k=v..."): *dd, or -errno with the reason in err. */
+static int disc_open(const struct mp_addr *a, const char *q,
+		     struct mqblk_dev **dd, char *err, size_t errlen)
 {
-	size_t i = strnlen(s, n);
-
-	while (i && (s[i - 1] == ' ' || s[i - 1] == '\0'))
-		i--;
-	s[i < n ? i : n - 1] = '\0';
-}
-
-/* paths=discover: every entry of the discovery log at a for nqn whose
- * transport the host has (TCP, ...). */
-static int discover(const struct mp_addr *a, const char *nqn, const char *q,
-		    struct mp_addr *addrs, unsigned *nr, char *err,
-		    size_t errlen)
-{
-	struct mqblk_dev *dd;
 	struct mqblk_dev_opts o;
 	char hp[280], ap[280], derr[200], uri[2048];
-	struct nvmf_disc_log_header *h = NULL;
-	uint64_t numrec, i;
-	uint8_t *log = NULL;
-	unsigned n = 0;
 	int ret;
 
 	host_str(hp, sizeof(hp), a);
 	addr_str(ap, sizeof(ap), a);
-	/* the host identity keys only: a discovery controller has no I/O */
 	snprintf(uri, sizeof(uri), "nvme-%s://%s/%s%s%s",
 		 a->tr[0] ? a->tr : MP_DEFAULT_TR, ap, NVME_DISC_SUBSYS_NAME,
 		 q[0] ? "?" : "", q[0] ? q + 1 : "");
 	mqblk_dev_opts_init(&o);
 	derr[0] = '\0';
-	ret = mqblk_dev_open(uri, &o, &dd, derr, sizeof(derr));
-	if (ret) {
+	ret = mqblk_dev_open(uri, &o, dd, derr, sizeof(derr));
+	if (ret)
 		snprintf(err, errlen, "nvme-mpath: discovery at %s: %s", hp,
 			 derr[0] ? derr : strerror(-ret));
-		return ret;
-	}
-	h = calloc(1, sizeof(*h));
-	ret = h ? get_log(dd, NVME_LOG_DISC, false, h, sizeof(*h), 0) : -ENOMEM;
-	if (ret)
-		goto out;
-	numrec = le64_to_cpu(h->numrec);
-	if (numrec > MP_DISC_MAX)
-		numrec = MP_DISC_MAX;
-	log = calloc(1, (size_t)numrec * NVME_DISC_ENTRY_SIZE + 4);
-	if (!log) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (numrec)
-		ret = get_log(dd, NVME_LOG_DISC, false, log,
-			      (uint32_t)numrec * NVME_DISC_ENTRY_SIZE,
-			      sizeof(*h));
-	if (ret)
-		goto out;
-	for (i = 0; i < numrec && n < MP_MAX_PATHS; i++) {
-		struct nvmf_disc_log_entry *e =
-			(void *)(log + i * NVME_DISC_ENTRY_SIZE);
-		char sn[NVME_NQN_SIZE], ta[257], ts[33];
-		const char *tr = nvmf_transport_name(e->trtype);
-		unsigned k;
-		bool dup = false;
+	return ret;
+}
 
-		memcpy(sn, e->subnqn, sizeof(sn));
-		sn[sizeof(sn) - 1] = '\0';
-		trim(sn, sizeof(sn));
-		if (!tr || strcmp(sn, nqn))
-			continue;
-		memcpy(ta, e->traddr, 256);
-		ta[256] = '\0';
-		trim(ta, sizeof(ta));
-		memcpy(ts, e->trsvcid, 32);
-		ts[32] = '\0';
-		trim(ts, sizeof(ts));
-		if (!ta[0] || !ts[0] || strlen(ts) >= sizeof(addrs[n].port))
-			continue;
-		memset(&addrs[n], 0, sizeof(addrs[n]));
-		snprintf(addrs[n].tr, sizeof(addrs[n].tr), "%s", tr);
-		snprintf(addrs[n].host, sizeof(addrs[n].host), "%s", ta);
-		snprintf(addrs[n].port, sizeof(addrs[n].port), "%s", ts);
-		for (k = 0; k < n; k++)
-			if (!strcmp(addrs[k].tr, tr) &&
-			    !strcmp(addrs[k].host, ta) &&
-			    !strcmp(addrs[k].port, ts))
-				dup = true;
-		if (!dup)
-			n++;
+/*
+ * Read the whole discovery log of dd (its first MP_DISC_MAX records) as
+ * the spec asks a host to: the header, the records, then the header
+ * again; a generation counter (or record count) that moved meanwhile
+ * means the log changed under the read, which starts over (libnvme's
+ * nvme_discovery_log does the same). The paths it lists for nqn over a
+ * transport this host has go into addrs (up to MP_MAX_PATHS): *nr, the
+ * log's generation in *gen. 0, or -errno (-EAGAIN: it kept changing).
+ */
+static int disc_read(struct mqblk_dev *dd, const char *nqn,
+		     struct mp_addr *addrs, unsigned *nr, uint64_t *gen)
+{
+	struct nvmf_disc_log_header *h = calloc(1, sizeof(*h));
+	uint8_t *log = NULL;
+	uint64_t numrec = 0, g = 0, r;
+	unsigned tries;
+	int ret = h ? -EAGAIN : -ENOMEM;
+
+	for (tries = 0; h && tries < MP_DISC_TRIES; tries++) {
+		uint8_t *nl;
+
+		ret = get_log(dd, NVME_LOG_DISC, false, h, sizeof(*h), 0);
+		if (ret)
+			break;
+		g = le64_to_cpu(h->genctr);
+		numrec = le64_to_cpu(h->numrec);
+		if (numrec > MP_DISC_MAX)
+			numrec = MP_DISC_MAX;
+		nl = realloc(log, (size_t)(numrec ? numrec : 1) *
+					  NVME_DISC_ENTRY_SIZE);
+		if (!nl) {
+			ret = -ENOMEM;
+			break;
+		}
+		log = nl;
+		for (r = 0; r < numrec && !ret; r += MP_DISC_CHUNK) {
+			uint64_t n = numrec - r < MP_DISC_CHUNK ? numrec - r :
+								  MP_DISC_CHUNK;
+
+			ret = get_log(dd, NVME_LOG_DISC, false,
+				      log + r * NVME_DISC_ENTRY_SIZE,
+				      (uint32_t)n * NVME_DISC_ENTRY_SIZE,
+				      sizeof(*h) + r * NVME_DISC_ENTRY_SIZE);
+		}
+		if (ret)
+			break;
+		ret = get_log(dd, NVME_LOG_DISC, false, h, sizeof(*h), 0);
+		if (ret)
+			break;
+		if (le64_to_cpu(h->genctr) == g &&
+		    (le64_to_cpu(h->numrec) == numrec ||
+		     (numrec == MP_DISC_MAX &&
+		      le64_to_cpu(h->numrec) > MP_DISC_MAX)))
+			break; /* the same log from start to end */
+		ret = -EAGAIN;
 	}
-	if (!n) {
-		snprintf(err, errlen,
-			 "nvme-mpath: the discovery log at %s lists no port "
-			 "for %s over a transport this host has",
-			 hp, nqn);
-		ret = -ENODEV;
-		goto out;
+	if (!ret) {
+		*nr = mp_disc_paths(log, (size_t)numrec, nqn,
+				    nvmf_transport_name, addrs, MP_MAX_PATHS);
+		*gen = g;
 	}
-	*nr = n;
-out:
-	if (ret && !err[0])
-		snprintf(err, errlen,
-			 "nvme-mpath: discovery at %s: reading the log: %s", hp,
-			 strerror(-ret));
 	free(log);
 	free(h);
-	mqblk_dev_close(dd);
 	return ret;
 }
 
@@ -651,9 +754,10 @@ static bool path_retry(struct mp_dev *md, unsigned i)
 			p->waiting = false;
 			fprintf(stderr,
 				"mqblk: nvme-mpath: %s: path %s: connected "
-				"(ANA state %s): joined\n",
+				"(ANA state %s): joined%s\n",
 				md->subnqn, p->name,
-				mp_ana_state_name(atomic_load(&p->ana)));
+				mp_ana_state_name(atomic_load(&p->ana)),
+				p->discovered ? " (found by discovery)" : "");
 			return true;
 		}
 		while (k--) {
@@ -706,6 +810,8 @@ static void mp_free(struct mp_dev *md)
 			mqblk_dev_close(md->path[i].dev);
 		free(md->path[i].uri);
 	}
+	if (md->disc)
+		mqblk_dev_close(md->disc);
 	if (md->efd >= 0)
 		close(md->efd);
 	pthread_mutex_destroy(&md->lock);
@@ -806,7 +912,7 @@ int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 	unsigned depth_min = ~0u, joined = 0;
 	uint32_t xfer_min = 0; /* 0: no limit */
 	int first_ret = 0;
-	bool disc = false, have_hostid = false;
+	bool disc = false, have_hostid = false, have_persist = false;
 	char q[2048] = "";
 	char def_tr[sizeof(addrs[0].tr)] = MP_DEFAULT_TR;
 	size_t ql = 0;
@@ -873,6 +979,11 @@ int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 				goto fail;
 			}
 			disc = true;
+		} else if (!strcmp(p->key, "persistent_discovery")) {
+			ret = mqblk_param_bool(p, &md->persist, err, errlen);
+			if (ret)
+				goto fail;
+			have_persist = true;
 		} else {
 			for (k = 0;
 			     k < sizeof(pass_keys) / sizeof(pass_keys[0]); k++)
@@ -910,6 +1021,14 @@ int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		ret = -EINVAL;
 		goto fail;
 	}
+	if (have_persist && !disc) {
+		snprintf(err, errlen,
+			 "persistent_discovery= goes with paths=discover");
+		ret = -EINVAL;
+		goto fail;
+	}
+	if (disc && !have_persist)
+		md->persist = true;
 	for (k = 0; k < nr; k++)
 		if (!addrs[k].tr[0] && strcmp(def_tr, MP_DEFAULT_TR))
 			memcpy(addrs[k].tr, def_tr, sizeof(addrs[k].tr));
@@ -936,6 +1055,8 @@ int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		char hq[1024] = "";
 		size_t hl = 0;
 		const char *s;
+		bool have_kato = false;
+		uint64_t gen;
 
 		if (nr != 1) {
 			snprintf(err, errlen,
@@ -945,25 +1066,67 @@ int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 			ret = -EINVAL;
 			goto fail;
 		}
-		/* hostnqn= and hostid= only */
+		/* hostnqn= and hostid= only; a persistent one reconnects
+		 * as the paths do, and keeps alive */
 		for (s = q; (s = strchr(s, '&'));) {
 			const char *e = strchr(s + 1, '&');
 			size_t l = e ? (size_t)(e - s) : strlen(s);
+			bool take = !strncmp(s, "&hostnqn=", 9) ||
+				    !strncmp(s, "&hostid=", 8);
 
-			if ((!strncmp(s, "&hostnqn=", 9) ||
-			     !strncmp(s, "&hostid=", 8)) &&
-			    hl + l < sizeof(hq)) {
+			if (md->persist &&
+			    (!strncmp(s, "&reconnect_delay=", 17) ||
+			     !strncmp(s, "&ctrl_loss_tmo=", 15) ||
+			     (!strncmp(s, "&kato=", 6) && l > 6 &&
+			      strtoul(s + 6, NULL, 0)))) {
+				take = true;
+				have_kato |= !strncmp(s, "&kato=", 6);
+			}
+			if (take && hl + l < sizeof(hq)) {
 				memcpy(hq + hl, s, l);
 				hl += l;
 				hq[hl] = '\0';
 			}
 			s += l;
 		}
-		ret = discover(&addrs[0], md->subnqn, hq, addrs, &nr, err,
-			       errlen);
+		if (md->persist && !have_kato)
+			snprintf(hq + hl, sizeof(hq) - hl, "&kato=%s",
+				 MP_DISC_KATO);
+		host_str(md->disc_name, sizeof(md->disc_name), &addrs[0]);
+		ret = disc_open(&addrs[0], hq, &md->disc, err, errlen);
 		if (ret)
 			goto fail;
+		ret = disc_read(md->disc, md->subnqn, addrs, &nr, &gen);
+		if (ret) {
+			snprintf(err, errlen,
+				 "nvme-mpath: discovery at %s: reading the "
+				 "log: %s",
+				 md->disc_name,
+				 ret == -EAGAIN ? "it kept changing" :
+						  strerror(-ret));
+			goto fail;
+		}
+		if (!nr) {
+			snprintf(err, errlen,
+				 "nvme-mpath: the discovery log at %s lists no "
+				 "port for %s over a transport this host has",
+				 md->disc_name, md->subnqn);
+			ret = -ENODEV;
+			goto fail;
+		}
+		if (md->persist) {
+			struct nvmf_ctrl_info ci;
+
+			nvmf_ctrl_info(md->disc, &ci);
+			md->disc_gen_seen = ci.disc_gen;
+			md->disc_resets_seen = ci.resets;
+			md->disc_state_seen = ci.state;
+		} else {
+			mqblk_dev_close(md->disc);
+			md->disc = NULL;
+		}
 	}
+	memcpy(md->q, q, sizeof(md->q));
 	if (!nr_hw)
 		nr_hw = 1;
 	mqblk_dev_opts_init(&o);
@@ -980,6 +1143,7 @@ int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 			goto fail;
 		}
 		host_str(p->name, sizeof(p->name), &addrs[i]);
+		p->addr = addrs[i];
 		p->uri = uri;
 		md->nr = i + 1;
 		perr[i][0] = '\0';
@@ -1091,9 +1255,9 @@ int mp_get_paths(const struct mqblk_dev *dev, struct mqblk_path_stats *out,
 {
 	struct mp_dev *md = mqblk_dev_data(dev);
 	int cur = atomic_load(&md->current);
-	unsigned i;
+	unsigned nr = atomic_load_explicit(&md->nr, memory_order_acquire), i;
 
-	for (i = 0; i < md->nr && i < max; i++) {
+	for (i = 0; i < nr && i < max; i++) {
 		struct mp_path *p = &md->path[i];
 		struct mqblk_path_stats *s = &out[i];
 		struct nvmf_ctrl_info ci;
@@ -1120,8 +1284,9 @@ int mp_get_paths(const struct mqblk_dev *dev, struct mqblk_path_stats *out,
 		s->reconnects = ci.resets - p->resets_base;
 		s->stalls = ci.stalls;
 		s->inflight = atomic_load(&p->inflight);
+		s->discovered = p->discovered;
 	}
-	return (int)md->nr;
+	return (int)nr;
 }
 
 /* An admin command to the device goes to one controller: the current

@@ -30,11 +30,23 @@
  * and MNAN make more is refused at open). */
 #define MP_ANA_LOG_MAX (16u << 20)
 #define MP_MAX_HCTX 1024
-#define MP_DISC_MAX 64 /* discovery log records read */
+/* discovery log records read (the first ones of a longer log), and how
+ * many per Get Log Page; a log whose generation counter moves while it
+ * is read is read again, this many times at most */
+#define MP_DISC_MAX 1024
+#define MP_DISC_CHUNK 64
+#define MP_DISC_TRIES 10
+/* a persistent discovery controller's keep-alive timeout when the URI
+ * gives none (nvme-cli's --persistent, NVMF_DEF_DISC_TMO) */
+#define MP_DISC_KATO "30"
 
 struct mp_path {
 	char name[280]; /* HOST:PORT */
 	char *uri; /* its nvme-tcp:// device */
+	struct mp_addr addr; /* what name and uri were made from */
+	/* added after the device opened, on a discovery log change: set
+	 * before md->nr counts the path, then constant */
+	bool discovered;
 	struct mqblk_dev *dev; /* NULL until it connects */
 	/* dev open and identified, and a queue of it in every hctx: only
 	 * then do other threads touch dev or pick the path */
@@ -76,7 +88,10 @@ enum { MP_CONN_IDLE, MP_CONN_BUSY, MP_CONN_DONE };
 struct mp_dev {
 	struct mqblk_dev *dev;
 	enum mp_iopolicy pol;
-	unsigned nr;
+	/* paths in path[]: only the control thread adds one (persistent
+	 * discovery), filled before nr counts it (release); readers load
+	 * it once per walk */
+	_Atomic unsigned nr;
 	struct mp_path path[MP_MAX_PATHS];
 	char subnqn[NVME_NQN_SIZE];
 	_Atomic int current; /* the policy's current path (one NUMA node) */
@@ -88,6 +103,21 @@ struct mp_dev {
 	unsigned depth; /* every path's queues take this many */
 	uint32_t reconnect_ms, loss_ms; /* reconnect_delay, ctrl_loss_tmo */
 	_Atomic uint64_t no_path_fails;
+	char q[2048]; /* the URI keys every path's URI carries ("&k=v...") */
+
+	/* paths=discover with persistent_discovery (the default): the
+	 * discovery controller, kept connected for the device's life; on
+	 * each Discovery Log Page Change notice, and after it reconnects,
+	 * its log is read again and the new paths for subnqn join
+	 * (disc_pass). Control thread only, after set-up. */
+	bool persist;
+	struct mqblk_dev *disc;
+	char disc_name[280];
+	uint32_t disc_gen_seen;
+	uint64_t disc_resets_seen;
+	int disc_state_seen;
+	bool disc_want; /* a read is due (retried after a failure) */
+	uint64_t disc_retry_ms;
 
 	pthread_t thread;
 	bool running;

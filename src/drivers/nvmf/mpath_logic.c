@@ -435,3 +435,57 @@ uint64_t mp_anatt_ms(uint8_t anatt)
 {
 	return 2000ull * (anatt ? anatt : 1);
 }
+
+/* A space-padded ASCII field of a discovery log record (n bytes at f,
+ * ended by its first NUL if any) into out as a C string, the padding cut;
+ * false when it is empty or does not fit outlen. */
+static bool disc_field(const uint8_t *f, size_t n, char *out, size_t outlen)
+{
+	const uint8_t *nul = memchr(f, '\0', n);
+	size_t len = nul ? (size_t)(nul - f) : n;
+
+	while (len && f[len - 1] == ' ')
+		len--;
+	if (!len || len >= outlen)
+		return false;
+	memcpy(out, f, len);
+	out[len] = '\0';
+	return true;
+}
+
+bool mp_addr_same(const struct mp_addr *a, const struct mp_addr *b)
+{
+	return !strcmp(a->tr, b->tr) && !strcmp(a->host, b->host) &&
+	       !strcmp(a->port, b->port);
+}
+
+unsigned mp_disc_paths(const uint8_t *rec, size_t nr, const char *subnqn,
+		       const char *(*trname)(uint8_t trtype),
+		       struct mp_addr *addrs, unsigned max)
+{
+	unsigned n = 0, k;
+	size_t i;
+
+	for (i = 0; i < nr && n < max; i++) {
+		const uint8_t *e = rec + i * MP_DISC_ENTRY_SIZE;
+		char sn[MP_NQN_SIZE];
+		const char *tr = trname(e[0]);
+		struct mp_addr *a = &addrs[n];
+		bool dup = false;
+
+		if (!tr || strlen(tr) >= sizeof(a->tr) ||
+		    !disc_field(e + 256, MP_NQN_SIZE, sn, sizeof(sn)) ||
+		    strcmp(sn, subnqn))
+			continue;
+		memset(a, 0, sizeof(*a));
+		snprintf(a->tr, sizeof(a->tr), "%s", tr);
+		if (!disc_field(e + 512, 256, a->host, sizeof(a->host)) ||
+		    !disc_field(e + 32, 32, a->port, sizeof(a->port)))
+			continue;
+		for (k = 0; k < n; k++)
+			dup |= mp_addr_same(&addrs[k], a);
+		if (!dup)
+			n++;
+	}
+	return n;
+}

@@ -65,9 +65,10 @@ static int mp_pick(struct mp_dev *md)
 	struct mp_path_view v[MP_MAX_PATHS];
 	int cur = atomic_load_explicit(&md->current, memory_order_relaxed);
 	int old = cur, pick;
-	unsigned i;
+	/* once: a path discovery adds meanwhile waits for the next pick */
+	unsigned nr = atomic_load_explicit(&md->nr, memory_order_acquire), i;
 
-	for (i = 0; i < md->nr; i++) {
+	for (i = 0; i < nr; i++) {
 		v[i].usable = path_usable(&md->path[i]);
 		v[i].ana = atomic_load_explicit(&md->path[i].ana,
 						memory_order_relaxed);
@@ -77,7 +78,7 @@ static int mp_pick(struct mp_dev *md)
 						     memory_order_relaxed) :
 				0;
 	}
-	pick = mp_select(md->pol, v, md->nr, &cur);
+	pick = mp_select(md->pol, v, nr, &cur);
 	if (cur != old)
 		atomic_store_explicit(&md->current, cur, memory_order_relaxed);
 	return pick;

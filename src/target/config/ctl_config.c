@@ -40,7 +40,8 @@ static const struct cmd_def defs[] = {
 	{ "link", TGT_CTL_LINK, 2, false, "link PORT NQN" },
 	{ "unlink", TGT_CTL_UNLINK, 2, false, "unlink PORT NQN" },
 	{ "add-host", TGT_CTL_ADD_HOST, 1, true,
-	  "add-host HOSTNQN [dhchap_key=KEY]" },
+	  "add-host HOSTNQN [dhchap_key=KEY] [tls_key=KEY]" },
+	{ "remove-host", TGT_CTL_REMOVE_HOST, 1, false, "remove-host HOSTNQN" },
 	{ "allow-host", TGT_CTL_ALLOW_HOST, 2, false,
 	  "allow-host NQN HOSTNQN" },
 	{ "disallow-host", TGT_CTL_DISALLOW_HOST, 2, false,
@@ -58,7 +59,8 @@ const char *tgt_ctl_config_names(void)
 {
 	return "add-subsys, remove-subsys, add-ns, remove-ns, enable-ns, "
 	       "disable-ns, add-port, remove-port, link, unlink, add-host, "
-	       "allow-host, disallow-host, allow-any-host, save, show";
+	       "remove-host, allow-host, disallow-host, allow-any-host, save, "
+	       "show";
 }
 
 static bool is(const struct tgt_ctl_word *w, const char *s)
@@ -159,10 +161,10 @@ static int get_key(const struct cmd_def *d, const struct tgt_ctl_word *kv,
 		   struct tgt_ctl_cmd *cmd, unsigned *seen, char *err,
 		   size_t errlen)
 {
-	static const char *const keys[] = { "allow_any_host", "serial",
-					    "model",	      "uuid",
-					    "nguid",	      "ana_grpid",
-					    "enable",	      "dhchap_key" };
+	static const char *const keys[] = {
+		"allow_any_host", "serial", "model",	  "uuid",   "nguid",
+		"ana_grpid",	  "enable", "dhchap_key", "tls_key"
+	};
 	const char *eq = memchr(kv->s, '=', kv->len);
 	struct tgt_ctl_word k, v;
 	unsigned i, bit = 0;
@@ -191,7 +193,7 @@ static int get_key(const struct cmd_def *d, const struct tgt_ctl_word *kv,
 		ok = bit & 0x78u;
 		break;
 	case TGT_CTL_ADD_HOST:
-		ok = bit & 0x80u;
+		ok = bit & 0x180u;
 		break;
 	default:
 		break;
@@ -235,9 +237,12 @@ static int get_key(const struct cmd_def *d, const struct tgt_ctl_word *kv,
 		return 0;
 	case 0x40u:
 		return get_bool(d, "enable", &v, &cmd->enable, err, errlen);
-	default:
+	case 0x80u:
 		return get_str(d, "dhchap_key", &v, cmd->dhchap_key,
 			       sizeof(cmd->dhchap_key), err, errlen);
+	default:
+		return get_str(d, "tls_key", &v, cmd->tls_key,
+			       sizeof(cmd->tls_key), err, errlen);
 	}
 }
 

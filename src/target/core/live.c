@@ -829,20 +829,75 @@ static int add_host(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 	if (cmd->dhchap_key[0] &&
 	    nvme_auth_key_load(cmd->dhchap_key, &h.key, why, sizeof(why)))
 		return tgt_err(err, errlen, "add-host: dhchap_key: %s", why);
+	/* the PSK its NVMe/TCP connections to a TLS port prove, as
+	 * --tls-key and nvmetcli's "tls_key" give it; allow-host copies
+	 * it into the subsystem's entry, where the handshake looks */
+	if (cmd->tls_key[0] &&
+	    nvme_tls_key_load(cmd->tls_key, &h.tls_key, why, sizeof(why))) {
+		nvme_auth_key_clear(&h.key);
+		return tgt_err(err, errlen, "add-host: tls_key: %s", why);
+	}
 	list = realloc(t->hosts, (t->nr_hosts + 1) * sizeof(*list));
 	if (!list) {
 		nvme_auth_key_clear(&h.key);
+		nvme_tls_key_clear(&h.tls_key);
 		return tgt_err(err, errlen, "add-host: out of memory");
 	}
 	t->hosts = list; /* the main thread's: allow-host copies from it */
 	t->hosts[t->nr_hosts++] = h;
 	nvme_auth_key_clear(&h.key);
-	tgt_log("host %s added%s", cmd->nqn,
-		cmd->dhchap_key[0] ? " with a DH-HMAC-CHAP key" : "");
-	snprintf(text, sizeof(text), "host %s added%s", cmd->nqn,
-		 cmd->dhchap_key[0] ? " with a DH-HMAC-CHAP key" : "");
-	tgt_live_answer(out, cmd, "add-host", text, "hostnqn", cmd->nqn, NULL,
-			NULL, "dhchap", cmd->dhchap_key[0] != 0);
+	nvme_tls_key_clear(&h.tls_key);
+	snprintf(text, sizeof(text), "host %s added%s%s", cmd->nqn,
+		 cmd->dhchap_key[0] ? " with a DH-HMAC-CHAP key" : "",
+		 !cmd->tls_key[0]   ? "" :
+		 cmd->dhchap_key[0] ? " and a TLS PSK" :
+				      " with a TLS PSK");
+	tgt_log("%s", text);
+	tgt_live_answer(out, cmd, "add-host", text, "hostnqn", cmd->nqn,
+			"tls_key", cmd->tls_key[0] ? "set" : "none", "dhchap",
+			cmd->dhchap_key[0] != 0);
+	return 0;
+}
+
+/*
+ * A host add-host defined, gone from the list. Refused while a subsystem
+ * allows it, naming the subsystem: the kernel's configfs would take the
+ * rmdir and leave the subsystem's allowed_hosts link in place, the host
+ * still allowed through it, a state nvmetcli's JSON cannot hold (save
+ * lists every allowed host among "hosts", so the host would come back
+ * with the next load). Its controllers are not touched.
+ */
+static int remove_host(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
+		       char *err, size_t errlen)
+{
+	struct tgt_host *h = host_find(t->hosts, t->nr_hosts, cmd->nqn);
+	char text[320];
+	unsigned i;
+
+	if (!h)
+		return tgt_err(err, errlen,
+			       "remove-host: %s: no such host (add-host "
+			       "defines one)",
+			       cmd->nqn);
+	for (i = 0; i < t->nr_subsys; i++)
+		if (host_find(t->subsys[i]->hosts, t->subsys[i]->nr_hosts,
+			      cmd->nqn))
+			return tgt_err(err, errlen,
+				       "remove-host: %s is allowed in %s "
+				       "(disallow-host %s %s first)",
+				       cmd->nqn, t->subsys[i]->nqn,
+				       t->subsys[i]->nqn, cmd->nqn);
+	/* the main thread's list alone: no reactor reads it */
+	nvme_auth_key_clear(&h->key);
+	nvme_auth_key_clear(&h->ctrl_key);
+	nvme_tls_key_clear(&h->tls_key);
+	memmove(h, h + 1,
+		(size_t)(t->hosts + t->nr_hosts - (h + 1)) * sizeof(*h));
+	t->nr_hosts--;
+	tgt_log("host %s removed", cmd->nqn);
+	snprintf(text, sizeof(text), "host %s removed", cmd->nqn);
+	tgt_live_answer(out, cmd, "remove-host", text, "hostnqn", cmd->nqn,
+			NULL, NULL, NULL, 0);
 	return 0;
 }
 
@@ -1021,6 +1076,8 @@ int tgt_live_exec(struct tgt *t, const struct tgt_ctl_cmd *cmd, FILE *out,
 		return link_port(t, cmd, out, err, errlen);
 	case TGT_CTL_ADD_HOST:
 		return add_host(t, cmd, out, err, errlen);
+	case TGT_CTL_REMOVE_HOST:
+		return remove_host(t, cmd, out, err, errlen);
 	case TGT_CTL_ALLOW_HOST:
 	case TGT_CTL_DISALLOW_HOST:
 		return allow_host(t, cmd, out, err, errlen);
