@@ -18,40 +18,12 @@
 #include <cmocka.h>
 
 #include "nvme/auth.h"
+#include "nvme_cli.h"
 
 #define HOSTNQN "nqn.2014-08.org.nvmexpress:uuid:0c4f3b2a-auth-test-host"
 #define SUBNQN "nqn.2024-01.io.mqblk:auth-test"
 
 /* ---- nvme-cli --------------------------------------------------------- */
-
-/* nvme-cli present? Absent is a skip, except under CI (scripts/deps
- * installs it there). */
-static bool have_nvme_cli(void)
-{
-	const char *ci = getenv("CI");
-
-	if (system("command -v nvme >/dev/null 2>&1") == 0)
-		return true;
-	if (ci && !strcmp(ci, "true"))
-		fail_msg("nvme-cli is missing under CI (scripts/deps installs "
-			 "it)");
-	return false;
-}
-
-/* Run a command, its one line of output in out (newline dropped). */
-static void run_line(const char *cmd, char *out, size_t cap)
-{
-	FILE *f = popen(cmd, "r");
-	size_t n;
-
-	assert_non_null(f);
-	if (!fgets(out, (int)cap, f))
-		out[0] = '\0';
-	assert_int_equal(pclose(f), 0);
-	n = strlen(out);
-	if (n && out[n - 1] == '\n')
-		out[n - 1] = '\0';
-}
 
 static void parse_ok(const char *s, struct nvme_auth_key *k)
 {
@@ -96,7 +68,7 @@ static void test_nvme_cli_keys(void **state)
 			snprintf(cmd, sizeof(cmd),
 				 "nvme gen-dhchap-key -l %d -m %d -n %s", len,
 				 hmac, HOSTNQN);
-			run_line(cmd, line, sizeof(line));
+			assert_int_equal(run_line(cmd, line, sizeof(line)), 0);
 			parse_ok(line, &k);
 			assert_int_equal(k.len, want);
 			assert_int_equal(k.hash, hmac);
@@ -131,7 +103,7 @@ static void test_nvme_cli_transform(void **state)
 		snprintf(cmd, sizeof(cmd),
 			 "nvme gen-dhchap-key -s %s -l %d -m %u -n %s", hex,
 			 raw.len, h, HOSTNQN);
-		run_line(cmd, line, sizeof(line));
+		assert_int_equal(run_line(cmd, line, sizeof(line)), 0);
 		parse_ok(line, &cli);
 		assert_int_equal(cli.hash, h);
 		assert_int_equal(nvme_auth_key_transform(&raw, HOSTNQN, out),
