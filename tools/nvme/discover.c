@@ -499,7 +499,7 @@ int nvme_cmd_discover(int argc, char **argv)
 		return 1;
 	}
 	if (strcmp(nqn, NVME_DISC_SUBSYS_NAME) && n + 12 < sizeof(uri))
-		strcat(uri, "&discovery=1");
+		snprintf(uri + n, sizeof(uri) - n, "&discovery=1");
 
 	if (nvt_ctrl_open("discover", uri, &dev))
 		return 1;
