@@ -16,6 +16,23 @@
 #include "cmp_int.h"
 #include "target/config/json.h"
 
+#define LENTZ_TINY 1e-300
+
+/* One step of the modified Lentz method with the fraction's next
+ * coefficient num: c and d carried on; returns the factor (d c) the
+ * convergent is multiplied by. */
+static double lentz_step(double num, double *c, double *d)
+{
+	*d = 1 + num * *d;
+	if (fabs(*d) < LENTZ_TINY)
+		*d = LENTZ_TINY;
+	*c = 1 + num / *c;
+	if (fabs(*c) < LENTZ_TINY)
+		*c = LENTZ_TINY;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
 /*
  * The continued fraction of the regularized incomplete beta function
  * I_x(a, b), evaluated by the modified Lentz method. It converges
@@ -24,37 +41,22 @@
  */
 static double beta_cf(double a, double b, double x)
 {
-	const double tiny = 1e-300;
 	double c = 1, d, h, num, step;
 	int m;
 
 	d = 1 - (a + b) * x / (a + 1);
-	if (fabs(d) < tiny)
-		d = tiny;
+	if (fabs(d) < LENTZ_TINY)
+		d = LENTZ_TINY;
 	d = 1 / d;
 	h = d;
 	for (m = 1; m <= 500; m++) {
 		/* even step: m (b - m) x / ((a + 2m - 1)(a + 2m)) */
 		num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
-		d = 1 + num * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + num / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
+		h *= lentz_step(num, &c, &d);
 		/* odd step: -(a + m)(a + b + m) x / ((a + 2m)(a + 2m + 1)) */
 		num = -(a + m) * (a + b + m) * x /
 		      ((a + 2 * m) * (a + 2 * m + 1));
-		d = 1 + num * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + num / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		step = d * c;
+		step = lentz_step(num, &c, &d);
 		h *= step;
 		if (fabs(step - 1) < 1e-15)
 			break;
