@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../nvme.h"
-#include "nvt.h"
+#include "nvcli.h"
 
 /* The names of the NVMe statuses these commands can meet */
 static const char *status_name(uint16_t status)
@@ -37,7 +37,7 @@ static const char *status_name(uint16_t status)
 	}
 }
 
-int nvt_ctrl_open(const char *cmd, const char *uri, struct mqblk_dev **dev)
+int nvcli_ctrl_open(const char *cmd, const char *uri, struct mqblk_dev **dev)
 {
 	struct mqblk_dev_opts opts;
 	char err[512];
@@ -83,8 +83,8 @@ static int admin(const char *cmd, const char *what, struct mqblk_dev *dev,
 	return 0;
 }
 
-int nvt_identify(const char *cmd, struct mqblk_dev *dev, uint8_t cns,
-		 uint32_t nsid, void *buf)
+int nvcli_identify(const char *cmd, struct mqblk_dev *dev, uint8_t cns,
+		   uint32_t nsid, void *buf)
 {
 	union nvme_command c;
 	char what[64];
@@ -101,9 +101,9 @@ int nvt_identify(const char *cmd, struct mqblk_dev *dev, uint8_t cns,
 	return admin(cmd, what, dev, &c, buf, NVME_IDENTIFY_SIZE);
 }
 
-int nvt_get_log_lsp(const char *cmd, struct mqblk_dev *dev, uint8_t lid,
-		    uint8_t lsp, uint32_t nsid, uint64_t off, void *buf,
-		    uint32_t len)
+int nvcli_get_log_lsp(const char *cmd, struct mqblk_dev *dev, uint8_t lid,
+		      uint8_t lsp, uint32_t nsid, uint64_t off, void *buf,
+		      uint32_t len)
 {
 	union nvme_command c;
 	uint32_t numd = len / 4 - 1;
@@ -124,10 +124,10 @@ int nvt_get_log_lsp(const char *cmd, struct mqblk_dev *dev, uint8_t lid,
 	return admin(cmd, what, dev, &c, buf, len);
 }
 
-int nvt_get_log(const char *cmd, struct mqblk_dev *dev, uint8_t lid,
-		uint64_t off, void *buf, uint32_t len)
+int nvcli_get_log(const char *cmd, struct mqblk_dev *dev, uint8_t lid,
+		  uint64_t off, void *buf, uint32_t len)
 {
-	return nvt_get_log_lsp(cmd, dev, lid, 0, 0, off, buf, len);
+	return nvcli_get_log_lsp(cmd, dev, lid, 0, 0, off, buf, len);
 }
 
 /* The nsid= key of a URI's query, 0 when it has none */
@@ -145,8 +145,8 @@ static uint32_t uri_nsid(const char *uri)
 
 /* The namespace a command works on: -n, else the URI's nsid=, else the
  * first active one (what the driver opened). 0 on failure (reported). */
-uint32_t nvt_pick_nsid(const char *cmd, struct mqblk_dev *dev, const char *uri,
-		       uint32_t want)
+uint32_t nvcli_pick_nsid(const char *cmd, struct mqblk_dev *dev,
+			 const char *uri, uint32_t want)
 {
 	uint8_t *list;
 	uint32_t nsid = want ? want : uri_nsid(uri);
@@ -158,7 +158,7 @@ uint32_t nvt_pick_nsid(const char *cmd, struct mqblk_dev *dev, const char *uri,
 		fprintf(stderr, "mqblk %s: out of memory\n", cmd);
 		return 0;
 	}
-	if (!nvt_identify(cmd, dev, NVME_ID_CNS_NS_ACTIVE_LIST, 0, list)) {
+	if (!nvcli_identify(cmd, dev, NVME_ID_CNS_NS_ACTIVE_LIST, 0, list)) {
 		nsid = nvme_get_le32(list);
 		if (!nsid)
 			fprintf(stderr,

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../nvme.h"
-#include "nvt.h"
+#include "nvcli.h"
 
 #define ANA_CHUNK 4096u /* Get Log Page transfer per command */
 
@@ -165,14 +165,14 @@ int nvme_cmd_ana_log(int argc, char **argv)
 			rgo = true;
 			break;
 		case 'o':
-			if (nvt_parse_fmt("ana-log", optarg, &fmt))
+			if (nvcli_parse_fmt("ana-log", optarg, &fmt))
 				return 1;
 			break;
 		case 'h':
 			ana_log_usage(stdout);
 			return 0;
 		default:
-			nvt_bad_option("ana-log", c, argv);
+			nvcli_bad_option("ana-log", c, argv);
 			return 1;
 		}
 	}
@@ -186,14 +186,14 @@ int nvme_cmd_ana_log(int argc, char **argv)
 			argv[optind + 1]);
 		return 1;
 	}
-	if (nvt_ctrl_open("ana-log", argv[optind], &dev))
+	if (nvcli_ctrl_open("ana-log", argv[optind], &dev))
 		return 1;
 	id = calloc(1, sizeof(*id));
 	if (!id) {
 		fprintf(stderr, "mqblk ana-log: out of memory\n");
 		goto out_close;
 	}
-	if (nvt_identify("ana-log", dev, NVME_ID_CNS_CTRL, 0, id))
+	if (nvcli_identify("ana-log", dev, NVME_ID_CNS_CTRL, 0, id))
 		goto out_close;
 	if (!(id->cmic & NVME_CTRL_CMIC_ANA)) {
 		fprintf(stderr,
@@ -225,9 +225,9 @@ int nvme_cmd_ana_log(int argc, char **argv)
 		uint32_t n = size - off < ANA_CHUNK ? (uint32_t)(size - off) :
 						      ANA_CHUNK;
 
-		if (nvt_get_log_lsp("ana-log", dev, NVME_LOG_ANA,
-				    rgo ? NVME_LOG_LSP_ANA_RGO : 0,
-				    NVME_NSID_ALL, off, log + off, n))
+		if (nvcli_get_log_lsp("ana-log", dev, NVME_LOG_ANA,
+				      rgo ? NVME_LOG_LSP_ANA_RGO : 0,
+				      NVME_NSID_ALL, off, log + off, n))
 			goto out_close;
 		off += n;
 		need = ana_len(log, off);

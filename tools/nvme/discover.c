@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../nvme.h"
-#include "nvt.h"
+#include "nvcli.h"
 
 #define DISC_DEFAULT_PORT "8009" /* NVMe/TCP's discovery port */
 #define DISC_CHUNK (64u * 1024) /* Get Log Page transfer per command */
@@ -101,15 +101,15 @@ struct disc_strs {
 static void disc_entry_strs(const struct nvmf_disc_log_entry *e,
 			    struct disc_strs *s)
 {
-	nvt_field_str(s->trsvcid, sizeof(s->trsvcid), e->trsvcid,
-		      sizeof(e->trsvcid));
-	nvt_field_str(s->subnqn, sizeof(s->subnqn), e->subnqn,
-		      sizeof(e->subnqn));
-	nvt_field_str(s->traddr, sizeof(s->traddr), e->traddr,
-		      sizeof(e->traddr));
-	nvt_rstrip(s->trsvcid);
-	nvt_rstrip(s->subnqn);
-	nvt_rstrip(s->traddr);
+	nvcli_field_str(s->trsvcid, sizeof(s->trsvcid), e->trsvcid,
+			sizeof(e->trsvcid));
+	nvcli_field_str(s->subnqn, sizeof(s->subnqn), e->subnqn,
+			sizeof(e->subnqn));
+	nvcli_field_str(s->traddr, sizeof(s->traddr), e->traddr,
+			sizeof(e->traddr));
+	nvcli_rstrip(s->trsvcid);
+	nvcli_rstrip(s->subnqn);
+	nvcli_rstrip(s->traddr);
 }
 
 static void disc_print(const struct nvmf_disc_log_header *h,
@@ -210,8 +210,8 @@ static int disc_read(struct mqblk_dev *dev, uint8_t **logp, uint64_t *numrecp)
 	if (!hb)
 		return -ENOMEM;
 	for (tries = 0; tries < DISC_MAX_RETRIES; tries++) {
-		ret = nvt_get_log("discover", dev, NVME_LOG_DISC, 0, &hb[0],
-				  sizeof(hb[0]));
+		ret = nvcli_get_log("discover", dev, NVME_LOG_DISC, 0, &hb[0],
+				    sizeof(hb[0]));
 		if (ret)
 			goto out;
 		numrec = le64_to_cpu(hb[0].numrec);
@@ -235,13 +235,13 @@ static int disc_read(struct mqblk_dev *dev, uint8_t **logp, uint64_t *numrecp)
 			uint64_t n = len - off < DISC_CHUNK ? len - off :
 							      DISC_CHUNK;
 
-			ret = nvt_get_log("discover", dev, NVME_LOG_DISC, off,
-					  log + off, (uint32_t)n);
+			ret = nvcli_get_log("discover", dev, NVME_LOG_DISC, off,
+					    log + off, (uint32_t)n);
 			if (ret)
 				goto out;
 		}
-		ret = nvt_get_log("discover", dev, NVME_LOG_DISC, 0, &hb[1],
-				  sizeof(hb[1]));
+		ret = nvcli_get_log("discover", dev, NVME_LOG_DISC, 0, &hb[1],
+				    sizeof(hb[1]));
 		if (ret)
 			goto out;
 		lh = (struct nvmf_disc_log_header *)log;
@@ -401,14 +401,14 @@ int nvme_cmd_discover(int argc, char **argv)
 			ddgst = true;
 			break;
 		case 'o':
-			if (nvt_parse_fmt("discover", optarg, &fmt))
+			if (nvcli_parse_fmt("discover", optarg, &fmt))
 				return 1;
 			break;
 		case 'h':
 			discover_usage(stdout);
 			return 0;
 		default:
-			nvt_bad_option("discover", c, argv);
+			nvcli_bad_option("discover", c, argv);
 			return 1;
 		}
 	}
@@ -501,7 +501,7 @@ int nvme_cmd_discover(int argc, char **argv)
 	if (strcmp(nqn, NVME_DISC_SUBSYS_NAME) && n + 12 < sizeof(uri))
 		snprintf(uri + n, sizeof(uri) - n, "&discovery=1");
 
-	if (nvt_ctrl_open("discover", uri, &dev))
+	if (nvcli_ctrl_open("discover", uri, &dev))
 		return 1;
 	ret = disc_read(dev, &log, &numrec);
 	mqblk_dev_close(dev);

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../nvme.h"
-#include "nvt.h"
+#include "nvcli.h"
 
 static const char *uuid_str(const uint8_t u[16], char buf[37])
 {
@@ -157,11 +157,11 @@ struct ctrl_strs {
 
 static void ctrl_strs(const struct nvme_id_ctrl *id, struct ctrl_strs *s)
 {
-	nvt_field_str(s->sn, sizeof(s->sn), id->sn, sizeof(id->sn));
-	nvt_field_str(s->mn, sizeof(s->mn), id->mn, sizeof(id->mn));
-	nvt_field_str(s->fr, sizeof(s->fr), id->fr, sizeof(id->fr));
-	nvt_field_str(s->subnqn, sizeof(s->subnqn), id->subnqn,
-		      sizeof(id->subnqn));
+	nvcli_field_str(s->sn, sizeof(s->sn), id->sn, sizeof(id->sn));
+	nvcli_field_str(s->mn, sizeof(s->mn), id->mn, sizeof(id->mn));
+	nvcli_field_str(s->fr, sizeof(s->fr), id->fr, sizeof(id->fr));
+	nvcli_field_str(s->subnqn, sizeof(s->subnqn), id->subnqn,
+			sizeof(id->subnqn));
 }
 
 /* A power state's power in its scale (PSD bits 7:6), nvme-cli's way */
@@ -269,8 +269,8 @@ static void id_ctrl_print(const struct nvme_id_ctrl *id, bool human)
 	printf("mtfa      : %u\n", le16_to_cpu(id->mtfa));
 	printf("hmpre     : %" PRIu32 "\n", le32_to_cpu(id->hmpre));
 	printf("hmmin     : %" PRIu32 "\n", le32_to_cpu(id->hmmin));
-	printf("tnvmcap   : %s\n", nvt_u128_str(id->tnvmcap, b));
-	printf("unvmcap   : %s\n", nvt_u128_str(id->unvmcap, b));
+	printf("tnvmcap   : %s\n", nvcli_u128_str(id->tnvmcap, b));
+	printf("unvmcap   : %s\n", nvcli_u128_str(id->unvmcap, b));
 	printf("rpmbs     : %#x\n", le32_to_cpu(id->rpmbs));
 	printf("edstt     : %u\n", le16_to_cpu(id->edstt));
 	printf("dsto      : %u\n", id->dsto);
@@ -290,7 +290,7 @@ static void id_ctrl_print(const struct nvme_id_ctrl *id, bool human)
 	printf("nanagrpid : %" PRIu32 "\n", le32_to_cpu(id->nanagrpid));
 	printf("pels      : %" PRIu32 "\n", le32_to_cpu(id->pels));
 	printf("domainid  : %u\n", le16_to_cpu(id->domainid));
-	printf("megcap    : %s\n", nvt_u128_str(id->megcap, b));
+	printf("megcap    : %s\n", nvcli_u128_str(id->megcap, b));
 	printf("sqes      : %#x\n", id->sqes);
 	if (human)
 		SHOW_BITS(id->sqes, sqes_bits);
@@ -319,7 +319,7 @@ static void id_ctrl_print(const struct nvme_id_ctrl *id, bool human)
 	if (human)
 		SHOW_BITS(le32_to_cpu(id->sgls), sgls_bits);
 	printf("mnan      : %" PRIu32 "\n", le32_to_cpu(id->mnan));
-	printf("maxdna    : %s\n", nvt_u128_str(id->maxdna, b));
+	printf("maxdna    : %s\n", nvcli_u128_str(id->maxdna, b));
 	printf("maxcna    : %" PRIu32 "\n", le32_to_cpu(id->maxcna));
 	printf("subnqn    : %s\n", s.subnqn);
 	printf("ioccsz    : %" PRIu32 "\n", le32_to_cpu(id->ioccsz));
@@ -477,7 +477,7 @@ int nvme_cmd_id_ctrl(int argc, char **argv)
 	struct nvme_id_ctrl *id;
 	int ret;
 
-	ret = nvt_id_args_parse("id-ctrl", argc, argv, &a, id_ctrl_usage);
+	ret = nvcli_id_args_parse("id-ctrl", argc, argv, &a, id_ctrl_usage);
 	if (ret)
 		return ret < 0 ? 0 : 1;
 	id = calloc(1, sizeof(*id));
@@ -485,11 +485,11 @@ int nvme_cmd_id_ctrl(int argc, char **argv)
 		fprintf(stderr, "mqblk id-ctrl: out of memory\n");
 		return 1;
 	}
-	if (nvt_ctrl_open("id-ctrl", a.uri, &dev)) {
+	if (nvcli_ctrl_open("id-ctrl", a.uri, &dev)) {
 		free(id);
 		return 1;
 	}
-	ret = nvt_identify("id-ctrl", dev, NVME_ID_CNS_CTRL, 0, id);
+	ret = nvcli_identify("id-ctrl", dev, NVME_ID_CNS_CTRL, 0, id);
 	mqblk_dev_close(dev);
 	if (!ret) {
 		if (a.fmt == FMT_JSON)

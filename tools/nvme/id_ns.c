@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../nvme.h"
-#include "nvt.h"
+#include "nvcli.h"
 
 static const char *hex_str(const uint8_t *b, size_t n, char *buf)
 {
@@ -97,7 +97,7 @@ static void id_ns_print(const struct nvme_id_ns *ns, uint32_t nsid, bool human)
 	printf("nabo    : %u\n", le16_to_cpu(ns->nabo));
 	printf("nabspf  : %u\n", le16_to_cpu(ns->nabspf));
 	printf("noiob   : %u\n", le16_to_cpu(ns->noiob));
-	printf("nvmcap  : %s\n", nvt_u128_str(ns->nvmcap, b));
+	printf("nvmcap  : %s\n", nvcli_u128_str(ns->nvmcap, b));
 	if (ns->nsfeat & 0x10) {
 		printf("npwg    : %u\n", le16_to_cpu(ns->npwg));
 		printf("npwa    : %u\n", le16_to_cpu(ns->npwa));
@@ -216,7 +216,7 @@ int nvme_cmd_id_ns(int argc, char **argv)
 	uint32_t nsid;
 	int ret;
 
-	ret = nvt_id_args_parse("id-ns", argc, argv, &a, id_ns_usage);
+	ret = nvcli_id_args_parse("id-ns", argc, argv, &a, id_ns_usage);
 	if (ret)
 		return ret < 0 ? 0 : 1;
 	ns = calloc(1, sizeof(*ns));
@@ -224,14 +224,14 @@ int nvme_cmd_id_ns(int argc, char **argv)
 		fprintf(stderr, "mqblk id-ns: out of memory\n");
 		return 1;
 	}
-	if (nvt_ctrl_open("id-ns", a.uri, &dev)) {
+	if (nvcli_ctrl_open("id-ns", a.uri, &dev)) {
 		free(ns);
 		return 1;
 	}
 	ret = -EINVAL;
-	nsid = nvt_pick_nsid("id-ns", dev, a.uri, a.nsid);
+	nsid = nvcli_pick_nsid("id-ns", dev, a.uri, a.nsid);
 	if (nsid)
-		ret = nvt_identify("id-ns", dev, NVME_ID_CNS_NS, nsid, ns);
+		ret = nvcli_identify("id-ns", dev, NVME_ID_CNS_NS, nsid, ns);
 	mqblk_dev_close(dev);
 	if (!ret) {
 		if (a.fmt == FMT_JSON)

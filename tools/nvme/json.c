@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../nvme.h"
-#include "nvt.h"
+#include "nvcli.h"
 
 static void jw_indent(int level)
 {
@@ -110,5 +110,5 @@ void jw_u128(struct jw *w, const char *key, const uint8_t le[16])
 {
 	char b[48];
 
-	jw_str(w, key, nvt_u128_str(le, b));
+	jw_str(w, key, nvcli_u128_str(le, b));
 }

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../nvme.h"
-#include "nvt.h"
+#include "nvcli.h"
 
 struct list_row {
 	const char *node;
@@ -40,24 +40,24 @@ static int list_one(const char *uri, struct list_row *r)
 		fprintf(stderr, "mqblk list: out of memory\n");
 		goto out_free;
 	}
-	ret = nvt_ctrl_open("list", uri, &dev);
+	ret = nvcli_ctrl_open("list", uri, &dev);
 	if (ret)
 		goto out_free;
-	ret = nvt_identify("list", dev, NVME_ID_CNS_CTRL, 0, id);
+	ret = nvcli_identify("list", dev, NVME_ID_CNS_CTRL, 0, id);
 	if (ret)
 		goto out_close;
 	ret = -EINVAL;
-	r->nsid = nvt_pick_nsid("list", dev, uri, 0);
+	r->nsid = nvcli_pick_nsid("list", dev, uri, 0);
 	if (r->nsid)
-		ret = nvt_identify("list", dev, NVME_ID_CNS_NS, r->nsid, ns);
+		ret = nvcli_identify("list", dev, NVME_ID_CNS_NS, r->nsid, ns);
 	if (ret)
 		goto out_close;
-	nvt_field_str(r->sn, sizeof(r->sn), id->sn, sizeof(id->sn));
-	nvt_field_str(r->mn, sizeof(r->mn), id->mn, sizeof(id->mn));
-	nvt_field_str(r->fr, sizeof(r->fr), id->fr, sizeof(id->fr));
-	nvt_rstrip(r->sn);
-	nvt_rstrip(r->mn);
-	nvt_rstrip(r->fr);
+	nvcli_field_str(r->sn, sizeof(r->sn), id->sn, sizeof(id->sn));
+	nvcli_field_str(r->mn, sizeof(r->mn), id->mn, sizeof(id->mn));
+	nvcli_field_str(r->fr, sizeof(r->fr), id->fr, sizeof(id->fr));
+	nvcli_rstrip(r->sn);
+	nvcli_rstrip(r->mn);
+	nvcli_rstrip(r->fr);
 	f = &ns->lbaf[nvme_flbas_index(ns->flbas)];
 	r->nsze = le64_to_cpu(ns->nsze);
 	r->nuse = le64_to_cpu(ns->nuse);
@@ -185,14 +185,14 @@ int nvme_cmd_list(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			if (nvt_parse_fmt("list", optarg, &fmt))
+			if (nvcli_parse_fmt("list", optarg, &fmt))
 				return 1;
 			break;
 		case 'h':
 			list_usage(stdout);
 			return 0;
 		default:
-			nvt_bad_option("list", c, argv);
+			nvcli_bad_option("list", c, argv);
 			return 1;
 		}
 	}

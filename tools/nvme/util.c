@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "../nvme.h"
-#include "nvt.h"
+#include "nvcli.h"
 
 /* A fixed-width ASCII field as a C string: up to the first NUL, padding
  * kept (nvme-cli prints sn/mn/fr with their trailing spaces). */
-void nvt_field_str(char *out, size_t outlen, const char *field, size_t width)
+void nvcli_field_str(char *out, size_t outlen, const char *field, size_t width)
 {
 	size_t n = strnlen(field, width);
 
@@ -26,7 +26,7 @@ void nvt_field_str(char *out, size_t outlen, const char *field, size_t width)
 	out[n] = 0;
 }
 
-void nvt_rstrip(char *s)
+void nvcli_rstrip(char *s)
 {
 	size_t n = strlen(s);
 
@@ -35,7 +35,7 @@ void nvt_rstrip(char *s)
 }
 
 /* A 128-bit little-endian counter in decimal */
-const char *nvt_u128_str(const uint8_t le[16], char buf[48])
+const char *nvcli_u128_str(const uint8_t le[16], char buf[48])
 {
 	unsigned __int128 v = 0;
 	char *p = buf + 47;
@@ -51,7 +51,7 @@ const char *nvt_u128_str(const uint8_t le[16], char buf[48])
 	return p;
 }
 
-int nvt_parse_fmt(const char *cmd, const char *s, enum out_fmt *fmt)
+int nvcli_parse_fmt(const char *cmd, const char *s, enum out_fmt *fmt)
 {
 	if (!strcmp(s, "normal")) {
 		*fmt = FMT_NORMAL;
@@ -68,7 +68,7 @@ int nvt_parse_fmt(const char *cmd, const char *s, enum out_fmt *fmt)
 }
 
 /* getopt_long's '?' and ':' as one line naming the option */
-void nvt_bad_option(const char *cmd, int c, char **argv)
+void nvcli_bad_option(const char *cmd, int c, char **argv)
 {
 	const char *opt = argv[optind - 1];
 
@@ -83,7 +83,7 @@ void nvt_bad_option(const char *cmd, int c, char **argv)
 }
 
 /* -H: bit fields spelled out, in nvme-cli's words */
-void nvt_show_bits(uint32_t v, const struct bits *b, size_t n)
+void nvcli_show_bits(uint32_t v, const struct bits *b, size_t n)
 {
 	size_t i;
 
@@ -109,8 +109,8 @@ void nvt_show_bits(uint32_t v, const struct bits *b, size_t n)
 }
 
 /* The options of id-ctrl and id-ns */
-int nvt_id_args_parse(const char *cmd, int argc, char **argv, struct id_args *a,
-		      void (*usage)(FILE *))
+int nvcli_id_args_parse(const char *cmd, int argc, char **argv,
+			struct id_args *a, void (*usage)(FILE *))
 {
 	static const struct option longopts[] = {
 		{ "output-format", required_argument, NULL, 'o' },
@@ -131,7 +131,7 @@ int nvt_id_args_parse(const char *cmd, int argc, char **argv, struct id_args *a,
 				NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			if (nvt_parse_fmt(cmd, optarg, &a->fmt))
+			if (nvcli_parse_fmt(cmd, optarg, &a->fmt))
 				return 1;
 			break;
 		case 'H':
@@ -139,7 +139,7 @@ int nvt_id_args_parse(const char *cmd, int argc, char **argv, struct id_args *a,
 			break;
 		case 'n':
 			if (!ns) {
-				nvt_bad_option(cmd, '?', argv);
+				nvcli_bad_option(cmd, '?', argv);
 				return 1;
 			}
 			errno = 0;
@@ -156,7 +156,7 @@ int nvt_id_args_parse(const char *cmd, int argc, char **argv, struct id_args *a,
 			usage(stdout);
 			return -1;
 		default:
-			nvt_bad_option(cmd, c, argv);
+			nvcli_bad_option(cmd, c, argv);
 			return 1;
 		}
 	}

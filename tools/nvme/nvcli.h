@@ -3,8 +3,8 @@
  * What the files of mqblk's nvme-cli-style commands share: the JSON
  * writer, formatting, option parsing and the admin commands they send.
  */
-#ifndef MQBLK_TOOLS_NVME_NVT_H
-#define MQBLK_TOOLS_NVME_NVT_H
+#ifndef MQBLK_TOOLS_NVME_NVCLI_H
+#define MQBLK_TOOLS_NVME_NVCLI_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -39,16 +39,16 @@ void jw_u128(struct jw *w, const char *key, const uint8_t le[16]);
 
 /* A fixed-width ASCII field as a C string: up to the first NUL, padding
  * kept (nvme-cli prints sn/mn/fr with their trailing spaces). */
-void nvt_field_str(char *out, size_t outlen, const char *field, size_t width);
+void nvcli_field_str(char *out, size_t outlen, const char *field, size_t width);
 /* Trailing spaces off */
-void nvt_rstrip(char *s);
+void nvcli_rstrip(char *s);
 /* A 128-bit little-endian counter in decimal, in buf */
-const char *nvt_u128_str(const uint8_t le[16], char buf[48]);
+const char *nvcli_u128_str(const uint8_t le[16], char buf[48]);
 
 /* -o's value into *fmt: 0, or -EINVAL said on stderr as mqblk CMD's */
-int nvt_parse_fmt(const char *cmd, const char *s, enum out_fmt *fmt);
+int nvcli_parse_fmt(const char *cmd, const char *s, enum out_fmt *fmt);
 /* getopt_long's '?' and ':' as one line naming the option */
-void nvt_bad_option(const char *cmd, int c, char **argv);
+void nvcli_bad_option(const char *cmd, int c, char **argv);
 
 /* One field [hi:lo] of a register; a NULL meaning is a reserved field,
  * shown only when not zero */
@@ -61,8 +61,8 @@ struct bits {
 };
 
 /* -H: the fields of v named by b[0, n), one line each, then a blank */
-void nvt_show_bits(uint32_t v, const struct bits *b, size_t n);
-#define SHOW_BITS(v, tbl) nvt_show_bits(v, tbl, sizeof(tbl) / sizeof(tbl[0]))
+void nvcli_show_bits(uint32_t v, const struct bits *b, size_t n);
+#define SHOW_BITS(v, tbl) nvcli_show_bits(v, tbl, sizeof(tbl) / sizeof(tbl[0]))
 
 /* Options of id-ctrl and id-ns */
 struct id_args {
@@ -74,28 +74,28 @@ struct id_args {
 
 /* argv into *a: 0; -1 after --help (printed by usage); 1 after one line
  * on stderr */
-int nvt_id_args_parse(const char *cmd, int argc, char **argv, struct id_args *a,
-		      void (*usage)(FILE *));
+int nvcli_id_args_parse(const char *cmd, int argc, char **argv,
+			struct id_args *a, void (*usage)(FILE *));
 
 /* ---- The controller: open, Identify, Get Log Page (admin.c) -------------- */
 
 /* Each returns 0, or -errno after one line on stderr as mqblk CMD's. */
 
 /* An nvme-tcp:// or nvme-rdma:// URI opened with one queue */
-int nvt_ctrl_open(const char *cmd, const char *uri, struct mqblk_dev **dev);
+int nvcli_ctrl_open(const char *cmd, const char *uri, struct mqblk_dev **dev);
 /* Identify with this CNS into buf (NVME_IDENTIFY_SIZE bytes) */
-int nvt_identify(const char *cmd, struct mqblk_dev *dev, uint8_t cns,
-		 uint32_t nsid, void *buf);
+int nvcli_identify(const char *cmd, struct mqblk_dev *dev, uint8_t cns,
+		   uint32_t nsid, void *buf);
 /* Get Log Page: len bytes of log lid (with log specific field lsp, for
  * namespace nsid) from offset off */
-int nvt_get_log_lsp(const char *cmd, struct mqblk_dev *dev, uint8_t lid,
-		    uint8_t lsp, uint32_t nsid, uint64_t off, void *buf,
-		    uint32_t len);
-int nvt_get_log(const char *cmd, struct mqblk_dev *dev, uint8_t lid,
-		uint64_t off, void *buf, uint32_t len);
+int nvcli_get_log_lsp(const char *cmd, struct mqblk_dev *dev, uint8_t lid,
+		      uint8_t lsp, uint32_t nsid, uint64_t off, void *buf,
+		      uint32_t len);
+int nvcli_get_log(const char *cmd, struct mqblk_dev *dev, uint8_t lid,
+		  uint64_t off, void *buf, uint32_t len);
 /* The namespace a command works on: want (-n), else the URI's nsid=, else
  * the first active one (what the driver opened). 0 on failure (said). */
-uint32_t nvt_pick_nsid(const char *cmd, struct mqblk_dev *dev, const char *uri,
-		       uint32_t want);
+uint32_t nvcli_pick_nsid(const char *cmd, struct mqblk_dev *dev,
+			 const char *uri, uint32_t want);
 
 #endif
