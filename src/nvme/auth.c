@@ -245,97 +245,44 @@ size_t nvme_key_b64_encode(const uint8_t *in, size_t len, char *out)
 
 #define KEY_PREFIX "DHHC-1:"
 
+/* 32, 48 or 64 bytes of key, each hash (HH only says how to transform
+ * it), and the CRC */
+static bool auth_key_len_ok(unsigned hash, int len)
+{
+	return len == 36 || len == 52 || len == 68;
+}
+
+static const struct nvme_key_format auth_key_format = {
+	.prefix = KEY_PREFIX,
+	.max_hash = NVME_AUTH_HASH_SHA512,
+	.max_len = 64,
+	.len_ok = auth_key_len_ok,
+	.what = "DH-HMAC-CHAP secret",
+	.no_prefix = "not in the DHHC-1:HH:BASE64: format",
+	.no_digits = "the transformation hash is not two digits",
+	.hash_pre = "transformation hash",
+	.hash_post = "is not 00 (none), 01, 02 or 03 (SHA-256/384/512)",
+	.no_end = "does not end with ':' after the base64 key",
+	.no_base64 = "the key is not valid base64",
+	.len_post = "bytes of key and CRC, want 32, 48 or 64 bytes and a "
+		    "4-byte CRC",
+	.bad_crc = "CRC-32 mismatch (corrupted key)",
+};
+
 int nvme_auth_key_parse(const char *str, struct nvme_auth_key *key, char *err,
 			size_t errlen)
 {
-	uint8_t raw[72];
-	const char *b64, *end;
-	unsigned hh;
-	int n, ret = -EINVAL;
-
 	memset(key, 0, sizeof(*key));
-	if (strncmp(str, KEY_PREFIX, strlen(KEY_PREFIX))) {
-		snprintf(err, errlen,
-			 "DH-HMAC-CHAP secret: not in the "
-			 "DHHC-1:HH:BASE64: format");
-		return -EINVAL;
-	}
-	str += strlen(KEY_PREFIX);
-	if (!((str[0] >= '0' && str[0] <= '9') &&
-	      (str[1] >= '0' && str[1] <= '9') && str[2] == ':')) {
-		snprintf(err, errlen,
-			 "DH-HMAC-CHAP secret: the "
-			 "transformation hash is not two digits");
-		return -EINVAL;
-	}
-	hh = (unsigned)(str[0] - '0') * 10 + (unsigned)(str[1] - '0');
-	if (hh > NVME_AUTH_HASH_SHA512) {
-		snprintf(err, errlen,
-			 "DH-HMAC-CHAP secret: transformation hash %02u is not "
-			 "00 (none), 01, 02 or 03 (SHA-256/384/512)",
-			 hh);
-		return -EINVAL;
-	}
-	b64 = str + 3;
-	end = strchr(b64, ':');
-	if (!end || end[1] != '\0') {
-		snprintf(err, errlen,
-			 "DH-HMAC-CHAP secret: does not end "
-			 "with ':' after the base64 key");
-		return -EINVAL;
-	}
-	n = nvme_key_b64_decode(b64, (size_t)(end - b64), raw, sizeof(raw));
-	if (n < 0) {
-		snprintf(err, errlen,
-			 "DH-HMAC-CHAP secret: the key is not valid base64");
-		goto out;
-	}
-	if (n != 36 && n != 52 && n != 68) {
-		snprintf(err, errlen,
-			 "DH-HMAC-CHAP secret: %d bytes of key and CRC, want "
-			 "32, 48 or 64 bytes and a 4-byte CRC",
-			 n);
-		goto out;
-	}
-	n -= 4;
-	uint32_t want = (uint32_t)raw[n] | (uint32_t)raw[n + 1] << 8 |
-			(uint32_t)raw[n + 2] << 16 | (uint32_t)raw[n + 3] << 24;
-	if (nvme_key_crc32(raw, (size_t)n) != want) {
-		snprintf(err, errlen,
-			 "DH-HMAC-CHAP secret: CRC-32 mismatch "
-			 "(corrupted key)");
-		goto out;
-	}
-	key->hash = (uint8_t)hh;
-	key->len = (uint8_t)n;
-	memcpy(key->data, raw, (size_t)n);
-	ret = 0;
-out:
-	OPENSSL_cleanse(raw, sizeof(raw));
-	return ret;
+	return nvme_key_envelope_parse(&auth_key_format, str, &key->hash,
+				       key->data, &key->len, err, errlen);
 }
 
 int nvme_auth_key_format(const struct nvme_auth_key *key, char *out, size_t cap)
 {
-	uint8_t raw[68];
-	uint32_t crc;
-	size_t n;
-
 	if (key->len != 32 && key->len != 48 && key->len != 64)
 		return -EINVAL;
-	/* "DHHC-1:HH:" + base64 of len + 4 + ":" + NUL */
-	if (cap < strlen(KEY_PREFIX) + 3 + (key->len + 4u + 2) / 3 * 4 + 2)
-		return -ENOSPC;
-	memcpy(raw, key->data, key->len);
-	crc = nvme_key_crc32(raw, key->len);
-	for (int i = 0; i < 4; i++)
-		raw[key->len + i] = (uint8_t)(crc >> (8 * i));
-	n = (size_t)snprintf(out, cap, KEY_PREFIX "%02u:", key->hash);
-	n += nvme_key_b64_encode(raw, key->len + 4u, out + n);
-	out[n++] = ':';
-	out[n] = '\0';
-	OPENSSL_cleanse(raw, sizeof(raw));
-	return 0;
+	return nvme_key_envelope_format(KEY_PREFIX, key->hash, key->data,
+					key->len, out, cap);
 }
 
 int nvme_key_file_read(const char *path, const char *what, char *buf,
@@ -378,19 +325,116 @@ int nvme_key_file_read(const char *path, const char *what, char *buf,
 	return 0;
 }
 
+int nvme_key_envelope_parse(const struct nvme_key_format *f, const char *str,
+			    uint8_t *hash, uint8_t *key, uint8_t *len,
+			    char *err, size_t errlen)
+{
+	/* the key and its CRC; a longer one fails as bad base64 */
+	uint8_t raw[64 + 8];
+	const char *b64, *end;
+	unsigned hh;
+	uint32_t want;
+	int n, ret = -EINVAL;
+
+	if (strncmp(str, f->prefix, strlen(f->prefix))) {
+		snprintf(err, errlen, "%s: %s", f->what, f->no_prefix);
+		return -EINVAL;
+	}
+	str += strlen(f->prefix);
+	if (!((str[0] >= '0' && str[0] <= '9') &&
+	      (str[1] >= '0' && str[1] <= '9') && str[2] == ':')) {
+		snprintf(err, errlen, "%s: %s", f->what, f->no_digits);
+		return -EINVAL;
+	}
+	hh = (unsigned)(str[0] - '0') * 10 + (unsigned)(str[1] - '0');
+	if (hh > f->max_hash) {
+		snprintf(err, errlen, "%s: %s %02u %s", f->what, f->hash_pre,
+			 hh, f->hash_post);
+		return -EINVAL;
+	}
+	b64 = str + 3;
+	end = strchr(b64, ':');
+	if (!end || end[1] != '\0') {
+		snprintf(err, errlen, "%s: %s", f->what, f->no_end);
+		return -EINVAL;
+	}
+	n = nvme_key_b64_decode(b64, (size_t)(end - b64), raw,
+				f->max_len + 8 < sizeof(raw) ? f->max_len + 8 :
+							       sizeof(raw));
+	if (n < 0) {
+		snprintf(err, errlen, "%s: %s", f->what, f->no_base64);
+		goto out;
+	}
+	if (!f->len_ok(hh, n)) {
+		snprintf(err, errlen, "%s: %d %s", f->what, n, f->len_post);
+		goto out;
+	}
+	n -= 4;
+	want = (uint32_t)raw[n] | (uint32_t)raw[n + 1] << 8 |
+	       (uint32_t)raw[n + 2] << 16 | (uint32_t)raw[n + 3] << 24;
+	if (nvme_key_crc32(raw, (size_t)n) != want) {
+		snprintf(err, errlen, "%s: %s", f->what, f->bad_crc);
+		goto out;
+	}
+	*hash = (uint8_t)hh;
+	*len = (uint8_t)n;
+	memcpy(key, raw, (size_t)n);
+	ret = 0;
+out:
+	OPENSSL_cleanse(raw, sizeof(raw));
+	return ret;
+}
+
+int nvme_key_envelope_format(const char *prefix, uint8_t hash,
+			     const uint8_t *key, size_t len, char *out,
+			     size_t cap)
+{
+	uint8_t raw[64 + 4];
+	uint32_t crc;
+	size_t n;
+
+	if (len > 64)
+		return -EINVAL;
+	/* "PREFIXHH:" + base64 of len + 4 + ":" + NUL */
+	if (cap < strlen(prefix) + 3 + (len + 4 + 2) / 3 * 4 + 2)
+		return -ENOSPC;
+	memcpy(raw, key, len);
+	crc = nvme_key_crc32(raw, len);
+	for (int i = 0; i < 4; i++)
+		raw[len + i] = (uint8_t)(crc >> (8 * i));
+	n = (size_t)snprintf(out, cap, "%s%02u:", prefix, hash);
+	n += nvme_key_b64_encode(raw, len + 4, out + n);
+	out[n++] = ':';
+	out[n] = '\0';
+	OPENSSL_cleanse(raw, sizeof(raw));
+	return 0;
+}
+
+int nvme_key_arg_text(const char *arg, const char *what, char *buf, size_t cap,
+		      const char **text, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	*text = arg;
+	if (arg[0] == '@') {
+		ret = nvme_key_file_read(arg + 1, what, buf, cap, err, errlen);
+		*text = buf;
+	}
+	return ret;
+}
+
 int nvme_auth_key_load(const char *arg, struct nvme_auth_key *key, char *err,
 		       size_t errlen)
 {
 	char buf[256];
+	const char *text;
 	int ret;
 
-	if (arg[0] != '@')
-		return nvme_auth_key_parse(arg, key, err, errlen);
 	memset(key, 0, sizeof(*key));
-	ret = nvme_key_file_read(arg + 1, "DH-HMAC-CHAP", buf, sizeof(buf), err,
-				 errlen);
+	ret = nvme_key_arg_text(arg, "DH-HMAC-CHAP", buf, sizeof(buf), &text,
+				err, errlen);
 	if (!ret)
-		ret = nvme_auth_key_parse(buf, key, err, errlen);
+		ret = nvme_auth_key_parse(text, key, err, errlen);
 	OPENSSL_cleanse(buf, sizeof(buf));
 	return ret;
 }

@@ -210,6 +210,42 @@ size_t nvme_key_b64_encode(const uint8_t *in, size_t len, char *out);
 int nvme_key_file_read(const char *path, const char *what, char *buf,
 		       size_t cap, char *err, size_t errlen);
 
+/*
+ * A key format of the "PREFIXHH:BASE64:" kind (DHHC-1, NVMeTLSkey-1):
+ * HH a hash number up to max_hash, the base64 of the key and its CRC-32
+ * (little-endian), whose length (key and CRC) len_ok judges. Each format
+ * words its own errors: a message is "WHAT: TEXT", the number (HH, the
+ * length) between the two halves that take one.
+ */
+struct nvme_key_format {
+	const char *prefix;
+	unsigned max_hash;
+	/* of the key, 64 at most: base64 of more than max_len + 8 bytes is
+	 * refused as not valid base64 (the bound of the former buffers) */
+	size_t max_len;
+	/* len: the decoded bytes, key and CRC */
+	bool (*len_ok)(unsigned hash, int len);
+	const char *what;
+	const char *no_prefix, *no_digits, *hash_pre, *hash_post, *no_end;
+	const char *no_base64, *len_post, *bad_crc;
+};
+
+/* str in format f: 0 with *hash, the key in key[0, *len); -EINVAL with a
+ * one-line reason in err (never the key itself) */
+int nvme_key_envelope_parse(const struct nvme_key_format *f, const char *str,
+			    uint8_t *hash, uint8_t *key, uint8_t *len,
+			    char *err, size_t errlen);
+/* "PREFIXHH:BASE64:" of len (at most 64) bytes of key and their CRC,
+ * NUL-terminated: 0, -ENOSPC if cap is short, -EINVAL if len is over 64. */
+int nvme_key_envelope_format(const char *prefix, uint8_t hash,
+			     const uint8_t *key, size_t len, char *out,
+			     size_t cap);
+/* The key text an argument names: arg itself, or for "@PATH" the line of
+ * the file PATH read into buf (nvme_key_file_read, what naming the key).
+ * 0 with *text set, or -errno with a reason in err. */
+int nvme_key_arg_text(const char *arg, const char *what, char *buf, size_t cap,
+		      const char **text, char *err, size_t errlen);
+
 /* A DHHC-1 secret: 32, 48 or 64 bytes and the hash that transforms it.
  * Clear it with nvme_auth_key_clear (zeroes the bytes). */
 struct nvme_auth_key {

@@ -47,111 +47,65 @@ const char *nvme_tls_cipher_name(uint8_t hash)
 	}
 }
 
+/* 32 bytes of key with hash 01, 48 with 02, either with 00; and the CRC */
+static bool tls_key_len_ok(unsigned hash, int len)
+{
+	if (hash == NVME_TLS_HASH_SHA256)
+		return len == 36;
+	if (hash == NVME_TLS_HASH_SHA384)
+		return len == 52;
+	return len == 36 || len == 52;
+}
+
+static const struct nvme_key_format tls_key_format = {
+	.prefix = KEY_PREFIX,
+	.max_hash = NVME_TLS_HASH_SHA384,
+	.max_len = NVME_TLS_MAX_KEY,
+	.len_ok = tls_key_len_ok,
+	.what = "TLS PSK",
+	.no_prefix = "not in the NVMeTLSkey-1:HH:BASE64: format",
+	.no_digits = "the hash is not two digits",
+	.hash_pre = "hash",
+	.hash_post = "is not 00 (none), 01 (SHA-256) or 02 (SHA-384)",
+	.no_end = "does not end with ':' after the base64 key",
+	.no_base64 = "the key is not valid base64",
+	.len_post = "bytes of key and CRC, want 32 (hash 01) or 48 (hash 02) "
+		    "bytes and a 4-byte CRC",
+	.bad_crc = "CRC-32 mismatch (corrupted key)",
+};
+
 int nvme_tls_key_parse(const char *str, struct nvme_tls_key *key, char *err,
 		       size_t errlen)
 {
-	uint8_t raw[NVME_TLS_MAX_KEY + 8];
-	const char *b64, *end;
-	unsigned hh;
-	int n, ret = -EINVAL;
-
 	memset(key, 0, sizeof(*key));
-	if (strncmp(str, KEY_PREFIX, strlen(KEY_PREFIX))) {
-		snprintf(err, errlen,
-			 "TLS PSK: not in the NVMeTLSkey-1:HH:BASE64: format");
-		return -EINVAL;
-	}
-	str += strlen(KEY_PREFIX);
-	if (!(str[0] >= '0' && str[0] <= '9' && str[1] >= '0' &&
-	      str[1] <= '9' && str[2] == ':')) {
-		snprintf(err, errlen, "TLS PSK: the hash is not two digits");
-		return -EINVAL;
-	}
-	hh = (unsigned)(str[0] - '0') * 10 + (unsigned)(str[1] - '0');
-	if (hh > NVME_TLS_HASH_SHA384) {
-		snprintf(err, errlen,
-			 "TLS PSK: hash %02u is not 00 (none), 01 (SHA-256) "
-			 "or 02 (SHA-384)",
-			 hh);
-		return -EINVAL;
-	}
-	b64 = str + 3;
-	end = strchr(b64, ':');
-	if (!end || end[1] != '\0') {
-		snprintf(err, errlen,
-			 "TLS PSK: does not end with ':' after the base64 key");
-		return -EINVAL;
-	}
-	n = nvme_key_b64_decode(b64, (size_t)(end - b64), raw, sizeof(raw));
-	if (n < 0) {
-		snprintf(err, errlen, "TLS PSK: the key is not valid base64");
-		goto out;
-	}
-	if ((n != 36 && n != 52) || (hh == NVME_TLS_HASH_SHA256 && n != 36) ||
-	    (hh == NVME_TLS_HASH_SHA384 && n != 52)) {
-		snprintf(err, errlen,
-			 "TLS PSK: %d bytes of key and CRC, want 32 (hash 01) "
-			 "or 48 (hash 02) bytes and a 4-byte CRC",
-			 n);
-		goto out;
-	}
-	n -= 4;
-	uint32_t want = (uint32_t)raw[n] | (uint32_t)raw[n + 1] << 8 |
-			(uint32_t)raw[n + 2] << 16 | (uint32_t)raw[n + 3] << 24;
-	if (nvme_key_crc32(raw, (size_t)n) != want) {
-		snprintf(err, errlen,
-			 "TLS PSK: CRC-32 mismatch (corrupted key)");
-		goto out;
-	}
-	key->hash = (uint8_t)hh;
-	key->len = (uint8_t)n;
-	memcpy(key->data, raw, (size_t)n);
-	ret = 0;
-out:
-	OPENSSL_cleanse(raw, sizeof(raw));
-	return ret;
+	return nvme_key_envelope_parse(&tls_key_format, str, &key->hash,
+				       key->data, &key->len, err, errlen);
 }
 
 int nvme_tls_key_load(const char *arg, struct nvme_tls_key *key, char *err,
 		      size_t errlen)
 {
 	char buf[256];
+	const char *text;
 	int ret;
 
-	if (arg[0] != '@')
-		return nvme_tls_key_parse(arg, key, err, errlen);
 	memset(key, 0, sizeof(*key));
-	ret = nvme_key_file_read(arg + 1, "TLS PSK", buf, sizeof(buf), err,
-				 errlen);
+	ret = nvme_key_arg_text(arg, "TLS PSK", buf, sizeof(buf), &text, err,
+				errlen);
 	if (!ret)
-		ret = nvme_tls_key_parse(buf, key, err, errlen);
+		ret = nvme_tls_key_parse(text, key, err, errlen);
 	OPENSSL_cleanse(buf, sizeof(buf));
 	return ret;
 }
 
 int nvme_tls_key_format(const struct nvme_tls_key *key, char *out, size_t cap)
 {
-	uint8_t raw[NVME_TLS_MAX_KEY + 4];
-	uint32_t crc;
-	size_t n;
-
 	if ((key->len != 32 && key->len != 48) ||
 	    key->hash > NVME_TLS_HASH_SHA384 ||
 	    (key->hash && hash_len(key->hash) != key->len))
 		return -EINVAL;
-	/* prefix + "HH:" + base64 of len + 4 + ":" + NUL */
-	if (cap < strlen(KEY_PREFIX) + 3 + (key->len + 4u + 2) / 3 * 4 + 2)
-		return -ENOSPC;
-	memcpy(raw, key->data, key->len);
-	crc = nvme_key_crc32(raw, key->len);
-	for (int i = 0; i < 4; i++)
-		raw[key->len + i] = (uint8_t)(crc >> (8 * i));
-	n = (size_t)snprintf(out, cap, KEY_PREFIX "%02u:", key->hash);
-	n += nvme_key_b64_encode(raw, key->len + 4u, out + n);
-	out[n++] = ':';
-	out[n] = '\0';
-	OPENSSL_cleanse(raw, sizeof(raw));
-	return 0;
+	return nvme_key_envelope_format(KEY_PREFIX, key->hash, key->data,
+					key->len, out, cap);
 }
 
 void nvme_tls_key_clear(struct nvme_tls_key *key)

@@ -18,40 +18,12 @@
 #include <cmocka.h>
 
 #include "nvme/auth.h"
+#include "nvme_cli.h"
 
 #define HOSTNQN "nqn.2014-08.org.nvmexpress:uuid:0c4f3b2a-auth-test-host"
 #define SUBNQN "nqn.2024-01.io.mqblk:auth-test"
 
 /* ---- nvme-cli --------------------------------------------------------- */
-
-/* nvme-cli present? Absent is a skip, except under CI (scripts/deps
- * installs it there). */
-static bool have_nvme_cli(void)
-{
-	const char *ci = getenv("CI");
-
-	if (system("command -v nvme >/dev/null 2>&1") == 0)
-		return true;
-	if (ci && !strcmp(ci, "true"))
-		fail_msg("nvme-cli is missing under CI (scripts/deps installs "
-			 "it)");
-	return false;
-}
-
-/* Run a command, its one line of output in out (newline dropped). */
-static void run_line(const char *cmd, char *out, size_t cap)
-{
-	FILE *f = popen(cmd, "r");
-	size_t n;
-
-	assert_non_null(f);
-	if (!fgets(out, (int)cap, f))
-		out[0] = '\0';
-	assert_int_equal(pclose(f), 0);
-	n = strlen(out);
-	if (n && out[n - 1] == '\n')
-		out[n - 1] = '\0';
-}
 
 static void parse_ok(const char *s, struct nvme_auth_key *k)
 {
@@ -96,7 +68,7 @@ static void test_nvme_cli_keys(void **state)
 			snprintf(cmd, sizeof(cmd),
 				 "nvme gen-dhchap-key -l %d -m %d -n %s", len,
 				 hmac, HOSTNQN);
-			run_line(cmd, line, sizeof(line));
+			assert_int_equal(run_line(cmd, line, sizeof(line)), 0);
 			parse_ok(line, &k);
 			assert_int_equal(k.len, want);
 			assert_int_equal(k.hash, hmac);
@@ -131,7 +103,7 @@ static void test_nvme_cli_transform(void **state)
 		snprintf(cmd, sizeof(cmd),
 			 "nvme gen-dhchap-key -s %s -l %d -m %u -n %s", hex,
 			 raw.len, h, HOSTNQN);
-		run_line(cmd, line, sizeof(line));
+		assert_int_equal(run_line(cmd, line, sizeof(line)), 0);
 		parse_ok(line, &cli);
 		assert_int_equal(cli.hash, h);
 		assert_int_equal(nvme_auth_key_transform(&raw, HOSTNQN, out),
@@ -316,23 +288,50 @@ static void pair_clear(struct pair *p)
 	nvme_auth_exch_clear(&p->c);
 }
 
-/* Negotiate -> Challenge -> Reply; returns the controller's verdict on
- * the Reply with Success1 (or Failure1) in p->b. */
-static int run_to_success1(struct pair *p, uint16_t t_id)
+/* The host's Negotiate (transaction t_id) in p->a */
+static void host_start(struct pair *p, uint16_t t_id)
 {
 	assert_int_equal(nvme_auth_host_start(&p->h, t_id, p->a, sizeof(p->a),
 					      &p->alen),
 			 0);
-	assert_int_equal(nvme_auth_ctrl_step_negotiate(&p->c, p->a, p->alen,
-						       p->b, sizeof(p->b),
-						       &p->blen),
-			 0);
-	assert_int_equal(nvme_auth_host_step_challenge(&p->h, p->b, p->blen,
-						       p->a, sizeof(p->a),
-						       &p->alen),
-			 0);
-	return nvme_auth_ctrl_step_reply(&p->c, p->a, p->alen, p->b,
-					 sizeof(p->b), &p->blen);
+}
+
+/* The controller's answer to the first alen bytes of p->a, in p->b: its
+ * verdict */
+static int ctrl_negotiate(struct pair *p, size_t alen)
+{
+	return nvme_auth_ctrl_step_negotiate(&p->c, p->a, alen, p->b,
+					     sizeof(p->b), &p->blen);
+}
+
+/* The host's answer to the first blen bytes of p->b, in p->a */
+static int host_challenge(struct pair *p, size_t blen)
+{
+	return nvme_auth_host_step_challenge(&p->h, p->b, blen, p->a,
+					     sizeof(p->a), &p->alen);
+}
+
+/* The controller's verdict on a Reply, Success1 (or Failure1) in p->b */
+static int ctrl_reply(struct pair *p, const uint8_t *msg, size_t len)
+{
+	return nvme_auth_ctrl_step_reply(&p->c, msg, len, p->b, sizeof(p->b),
+					 &p->blen);
+}
+
+/* Negotiate -> Challenge: the host's Reply in p->a */
+static void run_to_reply(struct pair *p, uint16_t t_id)
+{
+	host_start(p, t_id);
+	assert_int_equal(ctrl_negotiate(p, p->alen), 0);
+	assert_int_equal(host_challenge(p, p->blen), 0);
+}
+
+/* Negotiate -> Challenge -> Reply; returns the controller's verdict on
+ * the Reply with Success1 (or Failure1) in p->b. */
+static int run_to_success1(struct pair *p, uint16_t t_id)
+{
+	run_to_reply(p, t_id);
+	return ctrl_reply(p, p->a, p->alen);
 }
 
 static void exchange_ok(uint8_t hash, uint8_t group, bool bidir)
@@ -486,21 +485,15 @@ static void test_unusable(void **state)
 	p->hc.nr_hashes = 1;
 	p->cc.hashes[0] = NVME_AUTH_HASH_SHA512;
 	p->cc.nr_hashes = 1;
-	assert_int_equal(nvme_auth_host_start(&p->h, 1, p->a, sizeof(p->a),
-					      &p->alen),
-			 0);
-	assert_int_equal(nvme_auth_ctrl_step_negotiate(&p->c, p->a, p->alen,
-						       p->b, sizeof(p->b),
-						       &p->blen),
+	host_start(p, 1);
+	assert_int_equal(ctrl_negotiate(p, p->alen),
 			 NVME_AUTH_FAIL_HASH_UNUSABLE);
 	assert_int_equal(nvme_auth_failure_decode(p->b, p->blen,
 						  NVME_AUTH_ID_FAILURE1, &t_id,
 						  &reason),
 			 0);
 	assert_int_equal(reason, NVME_AUTH_FAIL_HASH_UNUSABLE);
-	assert_int_equal(nvme_auth_host_step_challenge(&p->h, p->b, p->blen,
-						       p->a, sizeof(p->a),
-						       &p->alen),
+	assert_int_equal(host_challenge(p, p->blen),
 			 NVME_AUTH_FAIL_HASH_UNUSABLE);
 	assert_true(p->h.peer_failed);
 	pair_clear(p);
@@ -510,12 +503,8 @@ static void test_unusable(void **state)
 	p->hc.nr_dhgroups = 1;
 	p->cc.dhgroups[0] = NVME_AUTH_DHGROUP_3072;
 	p->cc.nr_dhgroups = 1;
-	assert_int_equal(nvme_auth_host_start(&p->h, 1, p->a, sizeof(p->a),
-					      &p->alen),
-			 0);
-	assert_int_equal(nvme_auth_ctrl_step_negotiate(&p->c, p->a, p->alen,
-						       p->b, sizeof(p->b),
-						       &p->blen),
+	host_start(p, 1);
+	assert_int_equal(ctrl_negotiate(p, p->alen),
 			 NVME_AUTH_FAIL_DHGROUP_UNUSABLE);
 	pair_clear(p);
 
@@ -524,17 +513,13 @@ static void test_unusable(void **state)
 	pair_init(p, &hk, NULL, &hk, NULL);
 	p->hc.hashes[0] = NVME_AUTH_HASH_SHA256;
 	p->hc.nr_hashes = 1;
-	assert_int_equal(nvme_auth_host_start(&p->h, 2, p->a, sizeof(p->a),
-					      &p->alen),
-			 0);
+	host_start(p, 2);
 	uint8_t c1[64] = { 1 };
 	int n = nvme_auth_challenge_encode(p->b, sizeof(p->b), 2,
 					   NVME_AUTH_HASH_SHA384, 0, 5, c1,
 					   NULL, 0);
 	assert_true(n > 0);
-	assert_int_equal(nvme_auth_host_step_challenge(&p->h, p->b, (size_t)n,
-						       p->a, sizeof(p->a),
-						       &p->alen),
+	assert_int_equal(host_challenge(p, (size_t)n),
 			 NVME_AUTH_FAIL_HASH_UNUSABLE);
 	assert_int_equal(nvme_auth_failure_decode(p->a, p->alen,
 						  NVME_AUTH_ID_FAILURE2, &t_id,
@@ -558,55 +543,32 @@ static void test_bad_messages(void **state)
 
 	/* a Reply where the controller waits for a Negotiate */
 	pair_init(p, &hk, NULL, &hk, NULL);
-	assert_int_equal(nvme_auth_host_start(&p->h, 1, p->a, sizeof(p->a),
-					      &p->alen),
-			 0);
+	host_start(p, 1);
 	p->a[1] = NVME_AUTH_ID_REPLY;
-	assert_int_equal(nvme_auth_ctrl_step_negotiate(&p->c, p->a, p->alen,
-						       p->b, sizeof(p->b),
-						       &p->blen),
+	assert_int_equal(ctrl_negotiate(p, p->alen),
 			 NVME_AUTH_FAIL_INCORRECT_MESSAGE);
 	pair_clear(p);
 
 	/* a Negotiate cut short */
 	pair_init(p, &hk, NULL, &hk, NULL);
-	assert_int_equal(nvme_auth_host_start(&p->h, 1, p->a, sizeof(p->a),
-					      &p->alen),
-			 0);
-	assert_int_equal(nvme_auth_ctrl_step_negotiate(&p->c, p->a, p->alen - 1,
-						       p->b, sizeof(p->b),
-						       &p->blen),
+	host_start(p, 1);
+	assert_int_equal(ctrl_negotiate(p, p->alen - 1),
 			 NVME_AUTH_FAIL_INCORRECT_PAYLOAD);
 	pair_clear(p);
 
 	/* a secure channel concatenation we do not do */
 	pair_init(p, &hk, NULL, &hk, NULL);
-	assert_int_equal(nvme_auth_host_start(&p->h, 1, p->a, sizeof(p->a),
-					      &p->alen),
-			 0);
+	host_start(p, 1);
 	p->a[6] = 1;
-	assert_int_equal(nvme_auth_ctrl_step_negotiate(&p->c, p->a, p->alen,
-						       p->b, sizeof(p->b),
-						       &p->blen),
+	assert_int_equal(ctrl_negotiate(p, p->alen),
 			 NVME_AUTH_FAIL_CONCAT_MISMATCH);
 	pair_clear(p);
 
 	/* a Reply of another transaction */
 	pair_init(p, &hk, NULL, &hk, NULL);
-	assert_int_equal(nvme_auth_host_start(&p->h, 1, p->a, sizeof(p->a),
-					      &p->alen),
-			 0);
-	assert_int_equal(nvme_auth_ctrl_step_negotiate(&p->c, p->a, p->alen,
-						       p->b, sizeof(p->b),
-						       &p->blen),
-			 0);
-	assert_int_equal(nvme_auth_host_step_challenge(&p->h, p->b, p->blen,
-						       p->a, sizeof(p->a),
-						       &p->alen),
-			 0);
+	run_to_reply(p, 1);
 	nvme_put_le16(p->a + 4, 2);
-	assert_int_equal(nvme_auth_ctrl_step_reply(&p->c, p->a, p->alen, p->b,
-						   sizeof(p->b), &p->blen),
+	assert_int_equal(ctrl_reply(p, p->a, p->alen),
 			 NVME_AUTH_FAIL_INCORRECT_MESSAGE);
 	pair_clear(p);
 
@@ -614,20 +576,8 @@ static void test_bad_messages(void **state)
 	pair_init(p, &hk, NULL, &hk, NULL);
 	p->cc.dhgroups[0] = NVME_AUTH_DHGROUP_2048;
 	p->cc.nr_dhgroups = 1;
-	assert_int_equal(nvme_auth_host_start(&p->h, 1, p->a, sizeof(p->a),
-					      &p->alen),
-			 0);
-	assert_int_equal(nvme_auth_ctrl_step_negotiate(&p->c, p->a, p->alen,
-						       p->b, sizeof(p->b),
-						       &p->blen),
-			 0);
-	assert_int_equal(nvme_auth_host_step_challenge(&p->h, p->b, p->blen,
-						       p->a, sizeof(p->a),
-						       &p->alen),
-			 0);
-	assert_int_equal(nvme_auth_ctrl_step_reply(&p->c, p->a, p->alen - 256,
-						   p->b, sizeof(p->b),
-						   &p->blen),
+	run_to_reply(p, 1);
+	assert_int_equal(ctrl_reply(p, p->a, p->alen - 256),
 			 NVME_AUTH_FAIL_INCORRECT_PAYLOAD);
 	pair_clear(p);
 
@@ -635,21 +585,10 @@ static void test_bad_messages(void **state)
 	pair_init(p, &hk, NULL, &hk, NULL);
 	p->cc.dhgroups[0] = NVME_AUTH_DHGROUP_2048;
 	p->cc.nr_dhgroups = 1;
-	assert_int_equal(nvme_auth_host_start(&p->h, 1, p->a, sizeof(p->a),
-					      &p->alen),
-			 0);
-	assert_int_equal(nvme_auth_ctrl_step_negotiate(&p->c, p->a, p->alen,
-						       p->b, sizeof(p->b),
-						       &p->blen),
-			 0);
-	assert_int_equal(nvme_auth_host_step_challenge(&p->h, p->b, p->blen,
-						       p->a, sizeof(p->a),
-						       &p->alen),
-			 0);
+	run_to_reply(p, 1);
 	memset(p->a + 16 + 64, 0, 256);
 	p->a[16 + 64 + 255] = 1;
-	assert_int_equal(nvme_auth_ctrl_step_reply(&p->c, p->a, p->alen, p->b,
-						   sizeof(p->b), &p->blen),
+	assert_int_equal(ctrl_reply(p, p->a, p->alen),
 			 NVME_AUTH_FAIL_INCORRECT_PAYLOAD);
 	pair_clear(p);
 
@@ -663,16 +602,9 @@ static void test_bad_messages(void **state)
 	nvme_auth_exch_init(&p->c, &p->cc);
 	nvme_auth_exch_clear(&p->h);
 	nvme_auth_exch_init(&p->h, &p->hc);
-	assert_int_equal(nvme_auth_host_start(&p->h, 1, p->a, sizeof(p->a),
-					      &p->alen),
-			 0);
-	assert_int_equal(nvme_auth_ctrl_step_negotiate(&p->c, p->a, p->alen,
-						       p->b, sizeof(p->b),
-						       &p->blen),
-			 0);
-	assert_int_equal(nvme_auth_ctrl_step_reply(&p->c, old, old_len, p->b,
-						   sizeof(p->b), &p->blen),
-			 NVME_AUTH_FAIL_FAILED);
+	host_start(p, 1);
+	assert_int_equal(ctrl_negotiate(p, p->alen), 0);
+	assert_int_equal(ctrl_reply(p, old, old_len), NVME_AUTH_FAIL_FAILED);
 	/* and a step out of order is a local error, not a message */
 	assert_int_equal(nvme_auth_ctrl_step_success2(&p->c, old, old_len),
 			 -EBUSY);

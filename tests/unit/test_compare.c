@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of mqblk compare's statistics and reader (tools/compare.c):
+ * Unit tests of mqblk compare's statistics and reader (tools/compare/):
  * Student's t critical values against the printed table, Welch's test
  * against hand-computed cases, --threshold values, job matching, the
  * comparison's rows (cmp_rows), and what reading the reports with json-c

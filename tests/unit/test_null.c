@@ -142,13 +142,8 @@ static void test_irqmode2_completes_after_completion_nsec(void **state)
 
 	(void)state;
 	dev = open_with("null:size=1m,irqmode=2,completion_nsec=2000000", NULL);
-	assert_int_equal(mqblk_queue_open(dev, &q), 0);
-	rq = mqblk_rq_get(q, 0);
-	assert_non_null(rq);
-	rq->op = MQBLK_OP_READ;
-	rq->offset = 0;
-	rq->len = 512;
-	rq->buf = buf;
+	q = open_queue(dev);
+	rq = get_rq(q, MQBLK_OP_READ, 0, 512, buf);
 	t0 = mqblk_clock_ns();
 	assert_int_equal(mqblk_submit(rq), 0);
 	assert_int_equal(mqblk_reap(q, &out, 0, 1, 0), 0);
@@ -175,12 +170,8 @@ static void test_irqmode2_polled_completes_after_completion_nsec(void **state)
 	dev = open_with("null:size=1m,irqmode=2,completion_nsec=2000000,"
 			"complete=polled",
 			NULL);
-	assert_int_equal(mqblk_queue_open(dev, &q), 0);
-	rq = mqblk_rq_get(q, 0);
-	rq->op = MQBLK_OP_READ;
-	rq->offset = 0;
-	rq->len = 512;
-	rq->buf = buf;
+	q = open_queue(dev);
+	rq = get_rq(q, MQBLK_OP_READ, 0, 512, buf);
 	t0 = mqblk_clock_ns();
 	assert_int_equal(mqblk_submit(rq), 0);
 	assert_int_equal(mqblk_reap(q, &out, 0, 1, 0), 0);
@@ -204,12 +195,8 @@ static void test_reap_with_timeout_returns_short(void **state)
 	dev = open_with("null:size=1m,irqmode=2,completion_nsec=10000000000,"
 			"timeout=20",
 			NULL);
-	assert_int_equal(mqblk_queue_open(dev, &q), 0);
-	rq = mqblk_rq_get(q, 0);
-	rq->op = MQBLK_OP_READ;
-	rq->offset = 0;
-	rq->len = 512;
-	rq->buf = buf;
+	q = open_queue(dev);
+	rq = get_rq(q, MQBLK_OP_READ, 0, 512, buf);
 	assert_int_equal(mqblk_submit(rq), 0);
 	assert_int_equal(mqblk_reap(q, &out, 1, 1, 1000000), 0);
 	/* then the core's 20 ms deadline fails it */
@@ -227,7 +214,7 @@ static void test_reap_rejects_bad_bounds(void **state)
 	struct mqblk_rq *out[2];
 
 	(void)state;
-	assert_int_equal(mqblk_queue_open(dev, &q), 0);
+	q = open_queue(dev);
 	assert_int_equal(mqblk_reap(q, out, 0, 0, 0), -EINVAL);
 	assert_int_equal(mqblk_reap(q, out, 2, 1, 0), -EINVAL);
 	/* nothing in flight: returns at once even when waiting forever */
@@ -250,14 +237,9 @@ static void test_timed_out_timer_command_tag_reuse_is_safe(void **state)
 	dev = open_with("null:size=1m,irqmode=2,completion_nsec=200000000,"
 			"timeout=20,hw_queue_depth=1",
 			NULL);
-	assert_int_equal(mqblk_queue_open(dev, &q), 0);
+	q = open_queue(dev);
 	for (i = 0; i < 3; i++) {
-		rq = mqblk_rq_get(q, 0);
-		assert_non_null(rq);
-		rq->op = MQBLK_OP_READ;
-		rq->offset = 0;
-		rq->len = 512;
-		rq->buf = buf;
+		rq = get_rq(q, MQBLK_OP_READ, 0, 512, buf);
 		t0 = mqblk_clock_ns();
 		assert_int_equal(mqblk_submit(rq), 0);
 		assert_int_equal(mqblk_reap(q, &out, 1, 1, -1), 1);
@@ -301,7 +283,7 @@ static void test_sparse_write_at_end_of_1t_device_keeps_rss_small(void **state)
 	assert_true(before > 0);
 	dev = open_with("null:size=1t,memory_backed=1", NULL);
 	assert_int_equal(mqblk_dev_size(dev), end);
-	assert_int_equal(mqblk_queue_open(dev, &q), 0);
+	q = open_queue(dev);
 	for (i = 0; i < sizeof(w); i++)
 		w[i] = (uint8_t)(i * 13 + 1);
 	assert_int_equal(do_io(q, MQBLK_OP_WRITE, end - sizeof(w), sizeof(w),
@@ -330,7 +312,7 @@ static void test_not_memory_backed_reads_leave_buffer(void **state)
 	struct mqblk_queue *q;
 
 	(void)state;
-	assert_int_equal(mqblk_queue_open(dev, &q), 0);
+	q = open_queue(dev);
 	memset(r, 0x5a, sizeof(r));
 	assert_int_equal(do_io(q, MQBLK_OP_WRITE, 0, 512, r), 512);
 	assert_int_equal(do_io(q, MQBLK_OP_READ, 0, 512, r), 512);
@@ -349,7 +331,7 @@ static void test_write_zeroes_zeroes_range(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(mqblk_queue_open(dev, &q), 0);
+	q = open_queue(dev);
 	memset(w, 0xab, sizeof(w));
 	assert_int_equal(do_io(q, MQBLK_OP_WRITE, 0, sizeof(w), w),
 			 (int)sizeof(w));
@@ -396,7 +378,7 @@ static void test_write_zeroes_with_timer_completion(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(mqblk_queue_open(dev, &q), 0);
+	q = open_queue(dev);
 	memset(w, 0x11, sizeof(w));
 	assert_int_equal(do_io(q, MQBLK_OP_WRITE, 8192, 4096, w), 4096);
 	assert_int_equal(do_io(q, MQBLK_OP_WRITE_ZEROES, 8192, 4096, NULL),

@@ -36,6 +36,23 @@ static void put_all(struct mqblk_rq **rqs, unsigned n)
 		mqblk_rq_put(rqs[i]);
 }
 
+/* n BS-sized requests of op under one plug, the ith at block i * step of
+ * the device, from block i * buf_step of buf; then reaped into rqs (in
+ * completion order) */
+static void plugged(struct mqblk_queue *q, enum mqblk_op op, unsigned n,
+		    unsigned step, uint8_t *buf, unsigned buf_step,
+		    struct mqblk_rq **rqs)
+{
+	unsigned i;
+
+	mqblk_plug(q);
+	for (i = 0; i < n; i++)
+		submit(q, op, (uint64_t)i * step * BS, BS,
+		       buf + i * buf_step * BS);
+	mqblk_unplug(q);
+	reap_all(q, rqs, n);
+}
+
 /* ---- mq-deadline merges ---- */
 
 /* 16 sequential 4k writes from one contiguous buffer, under a plug. */
@@ -136,15 +153,10 @@ static void test_deadline_needs_contiguous_buffers(void **state)
 	uint8_t *buf = aligned_alloc(4096, 8 * BS);
 	struct mqblk_queue_stats st;
 	struct mqblk_rq *rqs[4];
-	unsigned i;
 
 	(void)state;
-	mqblk_plug(q);
 	/* sequential on the device, every other block in memory */
-	for (i = 0; i < 4; i++)
-		submit(q, MQBLK_OP_WRITE, i * BS, BS, buf + 2 * i * BS);
-	mqblk_unplug(q);
-	reap_all(q, rqs, 4);
+	plugged(q, MQBLK_OP_WRITE, 4, 1, buf, 2, rqs);
 	put_all(rqs, 4);
 	mqblk_queue_get_stats(q, &st);
 	assert_int_equal(st.merges, 0);
@@ -166,11 +178,7 @@ static void test_deadline_merged_error_reaches_all(void **state)
 	unsigned i;
 
 	(void)state;
-	mqblk_plug(q);
-	for (i = 0; i < 4; i++)
-		submit(q, MQBLK_OP_READ, i * BS, BS, buf + i * BS);
-	mqblk_unplug(q);
-	reap_all(q, rqs, 4);
+	plugged(q, MQBLK_OP_READ, 4, 1, buf, 1, rqs);
 	for (i = 0; i < 4; i++)
 		assert_int_equal(rqs[i]->res, -EIO);
 	put_all(rqs, 4);
@@ -286,11 +294,7 @@ static void test_dispatch_one_pulls_one_at_a_time(void **state)
 	unsigned i;
 
 	(void)state;
-	mqblk_plug(q);
-	for (i = 0; i < 16; i++)
-		submit(q, MQBLK_OP_WRITE, i * BS, BS, buf + i * BS);
-	mqblk_unplug(q);
-	reap_all(q, rqs, 16);
+	plugged(q, MQBLK_OP_WRITE, 16, 1, buf, 1, rqs);
 	for (i = 0; i < 16; i++)
 		assert_int_equal(rqs[i]->offset, i * BS); /* FIFO per queue */
 	put_all(rqs, 16);
@@ -307,11 +311,7 @@ static void test_dispatch_one_pulls_one_at_a_time(void **state)
 	/* batch (the default) issues the plug's list in one go */
 	dev = open_dev("null:size=1m,dispatch=batch", 1);
 	q = open_queue(dev);
-	mqblk_plug(q);
-	for (i = 0; i < 16; i++)
-		submit(q, MQBLK_OP_WRITE, i * BS, BS, buf + i * BS);
-	mqblk_unplug(q);
-	reap_all(q, rqs, 16);
+	plugged(q, MQBLK_OP_WRITE, 16, 1, buf, 1, rqs);
 	put_all(rqs, 16);
 	mqblk_queue_get_stats(q, &st);
 	assert_int_equal(st.dispatched, 16);
@@ -336,13 +336,8 @@ static void check_busy(const char *uri)
 	unsigned i, round;
 
 	for (round = 0; round < 4; round++) {
-		mqblk_plug(q);
-		for (i = 0; i < 32; i++)
-			/* every other block: nothing merges */
-			submit(q, MQBLK_OP_WRITE, 2 * i * BS, BS,
-			       buf + 2 * i * BS);
-		mqblk_unplug(q);
-		reap_all(q, rqs, 32);
+		/* every other block: nothing merges */
+		plugged(q, MQBLK_OP_WRITE, 32, 2, buf, 2, rqs);
 		memset(seen, 0, sizeof(seen));
 		for (i = 0; i < 32; i++) {
 			unsigned b = (unsigned)(rqs[i]->offset / BS / 2);
@@ -565,7 +560,7 @@ static void test_poll_budget_hits(void **state)
 		"null:size=1m,irqmode=1,poll_budget=2,complete=polled",
 	};
 	uint8_t *buf = aligned_alloc(4096, 32 * BS);
-	unsigned u, i;
+	unsigned u;
 
 	(void)state;
 	for (u = 0; u < 3; u++) {
@@ -575,11 +570,7 @@ static void test_poll_budget_hits(void **state)
 		struct mqblk_dev_stats ds;
 		struct mqblk_rq *rqs[32];
 
-		mqblk_plug(q);
-		for (i = 0; i < 32; i++)
-			submit(q, MQBLK_OP_READ, i * BS, BS, buf + i * BS);
-		mqblk_unplug(q);
-		reap_all(q, rqs, 32);
+		plugged(q, MQBLK_OP_READ, 32, 1, buf, 1, rqs);
 		put_all(rqs, 32);
 		mqblk_queue_get_stats(q, &st);
 		mqblk_dev_get_stats(dev, &ds);
@@ -596,11 +587,7 @@ static void test_poll_budget_hits(void **state)
 		struct mqblk_dev_stats ds;
 		struct mqblk_rq *rqs[32];
 
-		mqblk_plug(q);
-		for (i = 0; i < 32; i++)
-			submit(q, MQBLK_OP_READ, i * BS, BS, buf + i * BS);
-		mqblk_unplug(q);
-		reap_all(q, rqs, 32);
+		plugged(q, MQBLK_OP_READ, 32, 1, buf, 1, rqs);
 		put_all(rqs, 32);
 		mqblk_dev_get_stats(dev, &ds);
 		assert_int_equal(ds.poll_budget_hits, 0);

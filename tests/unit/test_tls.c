@@ -18,36 +18,10 @@
 #include <cmocka.h>
 
 #include "nvme/tls.h"
+#include "nvme_cli.h"
 
 #define HOSTNQN "nqn.2014-08.org.nvmexpress:uuid:0c4f3b2a-tls-test-host"
 #define SUBNQN "nqn.2024-01.io.mqblk:tls-test"
-
-static bool have_nvme_cli(void)
-{
-	const char *ci = getenv("CI");
-
-	if (system("command -v nvme >/dev/null 2>&1") == 0)
-		return true;
-	if (ci && !strcmp(ci, "true"))
-		fail_msg("nvme-cli is missing under CI (scripts/deps installs "
-			 "it)");
-	return false;
-}
-
-/* Run a command: its exit status, its first line in out. */
-static int run_line(const char *cmd, char *out, size_t cap)
-{
-	FILE *f = popen(cmd, "r");
-	size_t n;
-
-	assert_non_null(f);
-	if (!fgets(out, (int)cap, f))
-		out[0] = '\0';
-	n = strlen(out);
-	if (n && out[n - 1] == '\n')
-		out[n - 1] = '\0';
-	return pclose(f);
-}
 
 static void parse_ok(const char *s, struct nvme_tls_key *k)
 {

@@ -697,13 +697,13 @@ static int nr_poll(struct nvmf_queue *nq)
 
 /* ---- mqblk_queue_map_buf: the bench's buffers registered once ---------- */
 
-static int nr_map_buf(struct mqblk_hctx *hctx, void *base, size_t len)
+static int nr_map_buf(struct nvmf_queue *nq, void *base, size_t len)
 {
-	struct nr_queue *q = mqblk_hctx_data(hctx);
+	struct nr_queue *q = nr_q(nq);
 	struct ibv_mr *mr;
 	int ret = 0;
 
-	if (!q || q->nq.d->discovery)
+	if (q->nq.d->discovery)
 		return -EOPNOTSUPP;
 	mr = nr_reg(q->nq.d, base, len, &q->st);
 	if (!mr)
@@ -722,14 +722,12 @@ static int nr_map_buf(struct mqblk_hctx *hctx, void *base, size_t len)
 	return ret;
 }
 
-static void nr_unmap_buf(struct mqblk_hctx *hctx, void *base)
+static void nr_unmap_buf(struct nvmf_queue *nq, void *base)
 {
-	struct nr_queue *q = mqblk_hctx_data(hctx);
+	struct nr_queue *q = nr_q(nq);
 	struct ibv_mr *mr = NULL;
 	unsigned i;
 
-	if (!q)
-		return;
 	pthread_mutex_lock(&q->nq.tx_lock);
 	for (i = 0; i < q->nr_maps; i++) {
 		if (q->maps[i].base == base) {
@@ -853,26 +851,6 @@ const struct nvmf_transport_ops nvmf_rdma_transport = {
 	.queue_rq = nr_queue_rq,
 	.flush = nr_flush,
 	.poll = nr_poll,
-};
-
-static int nr_init(struct mqblk_dev *dev, struct mqblk_params *params,
-		   struct mqblk_dev_limits *lim, char *err, size_t errlen)
-{
-	return nvmf_init(dev, params, lim, err, errlen, &nvmf_rdma_transport);
-}
-
-const struct mqblk_driver_ops mqblk_nvme_rdma_driver = {
-	.name = "nvme_rdma",
-	.init = nr_init,
-	.exit = nvmf_exit,
-	.init_hctx = nvmf_init_hctx,
-	.exit_hctx = nvmf_exit_hctx,
-	.queue_rq = nvmf_queue_rq,
-	.commit_rqs = nvmf_commit_rqs,
-	.poll = nvmf_poll,
-	.timeout = nvmf_timeout,
-	.fail_held = nvmf_fail_held,
 	.map_buf = nr_map_buf,
 	.unmap_buf = nr_unmap_buf,
-	.nvme_admin = nvmf_nvme_admin,
 };

@@ -1184,23 +1184,3 @@ const struct nvmf_transport_ops nvmf_tcp_transport = {
 	.flush = nvt_flush,
 	.poll = nvt_poll,
 };
-
-static int nvt_init(struct mqblk_dev *dev, struct mqblk_params *params,
-		    struct mqblk_dev_limits *lim, char *err, size_t errlen)
-{
-	return nvmf_init(dev, params, lim, err, errlen, &nvmf_tcp_transport);
-}
-
-const struct mqblk_driver_ops mqblk_nvme_tcp_driver = {
-	.name = "nvme_tcp",
-	.init = nvt_init,
-	.exit = nvmf_exit,
-	.init_hctx = nvmf_init_hctx,
-	.exit_hctx = nvmf_exit_hctx,
-	.queue_rq = nvmf_queue_rq,
-	.commit_rqs = nvmf_commit_rqs,
-	.poll = nvmf_poll,
-	.timeout = nvmf_timeout,
-	.fail_held = nvmf_fail_held,
-	.nvme_admin = nvmf_nvme_admin,
-};

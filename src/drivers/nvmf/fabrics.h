@@ -252,6 +252,16 @@ struct nvmf_transport_ops {
 	/* Receive what has arrived, completing requests; how many. Under
 	 * rx_lock (tx_lock free). */
 	int (*poll)(struct nvmf_queue *q);
+
+	/* Optional pair (mqblk_queue_map_buf): register [base, base+len)
+	 * for I/O on q until unmap_buf (the driver's map_buf contract);
+	 * without them the driver answers -EOPNOTSUPP. 0 or -errno. */
+	int (*map_buf)(struct nvmf_queue *q, void *base, size_t len);
+	void (*unmap_buf)(struct nvmf_queue *q, void *base);
+
+	/* Set when this build lacks the transport (no rdma-core): why,
+	 * which opening one of its controllers says, with -ENOTSUP. */
+	const char *missing;
 };
 
 /* ---- What the core gives transports --------------------------------- */
@@ -274,7 +284,7 @@ bool nvmf_is_ctrl(const struct mqblk_dev *dev);
 void nvmf_err(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* ---- The host's mqblk driver ops, shared by every transport's table -- */
+/* ---- The host's mqblk driver ops: transports.c's driver tables ------- */
 
 int nvmf_init(struct mqblk_dev *dev, struct mqblk_params *params,
 	      struct mqblk_dev_limits *lim, char *err, size_t errlen,
@@ -292,6 +302,9 @@ bool nvmf_fail_held(struct mqblk_hctx *hctx, int res, unsigned *nr);
 enum mqblk_timeout_ret nvmf_timeout(struct mqblk_rq *rq);
 int nvmf_nvme_admin(struct mqblk_dev *dev, void *sqe, void *data, uint32_t len,
 		    bool to_dev, uint32_t *result, uint16_t *status);
+/* mqblk_queue_map_buf: the transport's map_buf/unmap_buf, if it has them */
+int nvmf_map_buf(struct mqblk_hctx *hctx, void *base, size_t len);
+void nvmf_unmap_buf(struct mqblk_hctx *hctx, void *base);
 
 /* ---- Inside the core (host.c, ctrl.c, options.c) -------------------- */
 
