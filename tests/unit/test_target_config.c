@@ -1330,6 +1330,28 @@ static void test_args_dhchap(void **state)
 	assert_int_equal(h->dhgroups[0], NVME_AUTH_DHGROUP_2048);
 	assert_int_equal(h->nr_dhgroups, 1);
 	tgt_config_free(&t);
+	{
+		char *json = NULL;
+
+		/* the host defined (t->hosts, as ctl add-host makes it) with
+		 * another hash list than the subsystem's copy: nvmetcli's
+		 * JSON has one dhchap per host, so save refuses, naming it */
+		args_ok(&t, "target --listen 127.0.0.1:4420 --nqn nqn.s1 "
+			    "--ns null:size=1m --allow-host nqn.h1 "
+			    "--dhchap-key " KEY32 " --dhchap-hash sha256");
+		t.hosts = calloc(1, sizeof(*t.hosts));
+		assert_non_null(t.hosts);
+		t.hosts[0] = *tgt_host_find(t.subsys[0], "nqn.h1");
+		t.hosts[0].hashes[0] = NVME_AUTH_HASH_SHA512;
+		t.nr_hosts = 1;
+		memset(err, 0, sizeof(err));
+		assert_int_equal(
+			tgt_config_to_json(&t, &json, err, sizeof(err)), -1);
+		assert_null(json);
+		assert_non_null(strstr(err, "host nqn.h1 has two different "
+					    "DH-HMAC-CHAP settings"));
+		tgt_config_free(&t);
+	}
 	args_bad("target --listen 127.0.0.1:4420 --nqn nqn.2024-01.x:y --ns a "
 		 "--dhchap-key " KEY32 " --allow-host nqn.h1",
 		 "--dhchap-key must follow the --allow-host it is for");

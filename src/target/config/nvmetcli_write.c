@@ -192,13 +192,15 @@ static int host_list(const struct tgt *t, const struct tgt_host ***out,
 	for (i = j = 0; i < k; i++) {
 		if (j && !strcmp(l[j - 1]->nqn, l[i]->nqn)) {
 			if (!host_same(l[j - 1], l[i])) {
+				int ret = tgt_err(err, errlen,
+						  "host %s has two different "
+						  "DH-HMAC-CHAP settings: "
+						  "nvmetcli's format has one "
+						  "per host",
+						  l[i]->nqn);
+
 				free(l);
-				return tgt_err(err, errlen,
-					       "host %s has two different "
-					       "DH-HMAC-CHAP settings: "
-					       "nvmetcli's format has one per "
-					       "host",
-					       l[i]->nqn);
+				return ret;
 			}
 			continue;
 		}
