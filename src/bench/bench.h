@@ -121,7 +121,10 @@ struct bench_job {
 	 * or a bare name); else it stays an error, as before */
 	bool path_may_create;
 	uint64_t filesize; /* --filesize; 0 = size / nrfiles */
-	unsigned nrfiles; /* --nrfiles, default 1 */
+	/* fio's filesize=LOW-HIGH: each file's size drawn between filesize
+	 * and this (bench_file_size); 0 = no range */
+	uint64_t filesize_high;
+	unsigned nrfiles; /* --nrfiles, default 1 (fio's jobname files) */
 	enum bench_file_service file_service;
 	unsigned file_service_nr; /* fio's file_service_type=TYPE:N */
 	bool create_on_open; /* create at open, no layout */

@@ -161,7 +161,7 @@ static const struct opt job_opts[] = {
 	{ "size", OT_SPECIAL, 0, 0, 0 },
 	{ "directory", OT_SPECIAL, 0, 0, 0 },
 	{ "filesize", OT_SPECIAL, 0, 0, 0 },
-	{ "nrfiles", OT_U32, J(nrfiles), 1, 1u << 20 },
+	{ "nrfiles", OT_U32, J(nrfiles), 1, 1024 },
 	{ "file_service_type", OT_SPECIAL, 0, 0, 0 },
 	{ "create_on_open", OT_BOOL, J(create_on_open), 0, 0 },
 	{ "unlink", OT_BOOL, J(unlink), 0, 0 },
@@ -917,24 +917,44 @@ static int set_file_service(struct bench_job *job, const char *val, char *err,
 	return 0;
 }
 
-/* fio's filesize=SIZE; its LOW-HIGH range is refused. */
+/* fio's filesize=SIZE or LOW-HIGH, also LOW:HIGH (each file's size drawn
+ * in the range, fio's file_size_low/high; a range whose high end is below
+ * its low is swapped, as fio's range parser does). */
 static int set_filesize(struct bench_job *job, const char *val, char *err,
 			size_t errlen)
 {
-	char buf[160];
-	uint64_t v;
+	const char *dash = strchr(val, '-');
+	char buf[160], low[64];
+	uint64_t v, hi = 0;
 
-	if (strchr(val, '-') || strchr(val, ':'))
-		return bench_err(err, errlen,
-				 "filesize=%s: size ranges are not supported "
-				 "(each clone's file gets one size)",
-				 val);
-	if (bench_parse_size_base(val, job->kb_base, &v, buf, sizeof(buf)))
+	if (!dash)
+		dash = strchr(val, ':');
+	if (dash) {
+		if ((size_t)(dash - val) >= sizeof(low))
+			return bench_err(err, errlen, "filesize=%s: too long",
+					 val);
+		memcpy(low, val, (size_t)(dash - val));
+		low[dash - val] = 0;
+		if (bench_parse_size_base(low, job->kb_base, &v, buf,
+					  sizeof(buf)) ||
+		    bench_parse_size_base(dash + 1, job->kb_base, &hi, buf,
+					  sizeof(buf)))
+			return bench_err(err, errlen, "filesize: %s", buf);
+		if (hi < v) {
+			uint64_t t = v;
+
+			v = hi;
+			hi = t;
+		}
+	} else if (bench_parse_size_base(val, job->kb_base, &v, buf,
+					 sizeof(buf))) {
 		return bench_err(err, errlen, "filesize: %s", buf);
+	}
 	if (!v)
 		return bench_err(err, errlen, "filesize=%s: must be above 0",
 				 val);
 	job->filesize = v;
+	job->filesize_high = hi > v ? hi : 0;
 	return 0;
 }
 
@@ -1679,11 +1699,16 @@ static int job_fixup_target(struct bench_job *job, char *err, size_t errlen)
 	size_t len;
 	char *p;
 
-	if (job->nrfiles > 1)
+	if (job->nrfiles > 1 && (job->filename || !file_engine))
 		return bench_err(err, errlen,
-				 "%s: nrfiles=%u: more than one file per job "
-				 "is not supported (a job thread drives one "
-				 "device)",
+				 "%s: nrfiles=%u: more files than one are "
+				 "fio's jobname files, for a file engine with "
+				 "no --filename",
+				 job->name, job->nrfiles);
+	if (job->nrfiles > 1 && job->verify)
+		return bench_err(err, errlen,
+				 "%s: nrfiles=%u: verify over more files than "
+				 "one is not supported",
 				 job->name, job->nrfiles);
 	if (!job->filename) {
 		if (!file_engine) {
@@ -1707,7 +1732,12 @@ static int job_fixup_target(struct bench_job *job, char *err, size_t errlen)
 						 "size= (size=%u%% of a file "
 						 "not made yet)",
 						 job->name, job->size_pct);
-			job->filesize = job->size;
+			/* fio: size= spread over the files, each one that
+			 * much past the offset */
+			job->filesize =
+				job->nrfiles > 1 ?
+					job->offset + job->size / job->nrfiles :
+					job->size;
 		}
 		if (job->size_pct) {
 			job->size = job->filesize * job->size_pct / 100;
@@ -2246,7 +2276,7 @@ void bench_usage(FILE *f)
 		"                           file engine: fio's NAME.CLONE.0, laid out\n"
 		"                           first; none and no engine: the null device\n"
 		"  --directory=DIR          where those files go (default .)\n"
-		"  --filesize=SIZE --nrfiles=1 --file_service_type=roundrobin|\n"
+		"  --filesize=SIZE|LOW-HIGH --nrfiles=N --file_service_type=roundrobin|\n"
 		"                           sequential|random[:N]\n"
 		"  --create_on_open --unlink   make files at open / remove them after\n"
 		"  --size=N%%               N %% of the device past --offset\n"

@@ -351,4 +351,111 @@ run bench --name=x --filename=null --rw=read --size=1m \
 	--verify_dump=0
 ok "the defaults of the options not implemented are taken"
 
+# nrfiles, file_service_type, filesize ranges: fio's NAME.CLONE.FILE files,
+# the I/O spread over them as fio spreads it. Each service type writes
+# half of four 1 MiB files with a pattern over fresh (zero) files: the
+# blocks written per file are fio's (roundrobin: a quarter of each file
+# each, its first half; sequential: files 0 and 1 whole; roundrobin:3 the
+# same as fio's, block for block; random: every file some)
+FIO=${FIO:-fio}
+MQBLK_ABS=$(realpath "$MQBLK")
+# written NAME DIR: "file:blocks-of-the-pattern" for DIR's files
+written()
+{
+	python3 -c '
+import os, sys
+d = sys.argv[1]
+out = []
+for f in sorted(os.listdir(d)):
+    b = open(os.path.join(d, f), "rb").read()
+    n = sum(1 for i in range(0, len(b), 4096) if b[i:i + 4096].count(0) == 0)
+    out.append("%s:%d:%d" % (f, len(b), n))
+print(" ".join(out))' "$1"
+}
+NF=$TMP/nf
+for svc in roundrobin sequential roundrobin:3 random; do
+	rm -rf "$NF" && mkdir -p "$NF"
+	run bench --name=t --ioengine=psync --rw=write --filesize=1m \
+		--nrfiles=4 --size=2m --buffer_pattern=0xab \
+		--file_service_type=$svc --directory="$NF" --output-format=json
+	ok "nrfiles=4 file_service_type=$svc" || continue
+	got=$(written "$NF")
+	case $svc in
+	roundrobin) want="t.0.0:1048576:128 t.0.1:1048576:128 t.0.2:1048576:128 t.0.3:1048576:128" ;;
+	sequential) want="t.0.0:1048576:256 t.0.1:1048576:256 t.0.2:1048576:0 t.0.3:1048576:0" ;;
+	roundrobin:3) want="t.0.0:1048576:129 t.0.1:1048576:129 t.0.2:1048576:128 t.0.3:1048576:126" ;;
+	random) want=random ;;
+	esac
+	if [[ $want == random ]]; then
+		check "file_service_type=random: every file written, 512 blocks in all" \
+			python3 -c '
+import sys
+f = [int(x.split(":")[2]) for x in sys.argv[1].split()]
+sys.exit(0 if len(f) == 4 and all(f) and sum(f) == 512 else 1)' "$got"
+	else
+		check "file_service_type=$svc: the blocks written per file are fio's ($got)" \
+			test "$got" = "$want"
+	fi
+	check "file_service_type=$svc: 512 writes of 4k" json_eval \
+		'd["jobs"][0]["write"]["total_ios"] == 512'
+done
+# the same layout as fio's: names, sizes and the 'Laying out' lines of
+# size= spread over the files of two clones
+if command -v "$FIO" >/dev/null; then
+	rm -rf "$NF" "$TMP/nff" && mkdir -p "$NF" "$TMP/nff"
+	(cd "$TMP/nff" && "$FIO" --name=t --ioengine=psync --rw=randread \
+		--size=6m --nrfiles=3 --numjobs=2 >"$TMP/fio.out" 2>&1)
+	run bench --name=t --ioengine=psync --rw=randread --size=6m \
+		--nrfiles=3 --numjobs=2 --directory="$NF" --eta=never
+	ok "nrfiles=3 numjobs=2 randread" &&
+		check "nrfiles=3 numjobs=2: fio's file names and sizes" \
+			test "$(cd "$NF" && ls -l --time-style=+ | awk 'NR > 1 { print $5, $6 }')" = \
+			"$(cd "$TMP/nff" && ls -l --time-style=+ | awk 'NR > 1 { print $5, $6 }')" &&
+		check "nrfiles=3 numjobs=2: fio's 'Laying out IO files' lines" \
+			test "$(grep 'Laying out' "$TMP/fio.out")" = \
+			"$(grep 'Laying out' "$OUT")" &&
+		check "nrfiles=3 numjobs=2: 6 MiB read per clone, as fio" \
+			grep -q 'READ: bw=.*io=12.0MiB' "$OUT"
+else
+	skip "nrfiles side by side: no fio"
+fi
+# filesize=LOW-HIGH: each file's size in the range, a multiple of bs, the
+# same on a second run (kept, not laid out again); size= left out is what
+# the files hold
+rm -rf "$NF" && mkdir -p "$NF"
+run bench --name=r --ioengine=psync --rw=read --bs=8k --filesize=1m-3m \
+	--nrfiles=5 --directory="$NF" --output-format=json
+ok "filesize=1m-3m nrfiles=5" &&
+	check "filesize=1m-3m: five sizes in the range, multiples of 8k, not all one" \
+		python3 -c '
+import os, sys
+s = [os.path.getsize(os.path.join(sys.argv[1], f)) for f in os.listdir(sys.argv[1])]
+sys.exit(0 if len(s) == 5 and len(set(s)) > 1 and
+         all(1048576 - 8192 < x <= 3145728 and x % 8192 == 0 for x in s) else 1)' "$NF" &&
+	check "filesize=1m-3m: every byte of the files read once" json_eval \
+		"d['jobs'][0]['read']['io_bytes'] == $(cat "$NF"/* | wc -c)"
+sizes1=$(ls -l "$NF" | md5sum)
+run bench --name=r --ioengine=psync --rw=read --bs=8k --filesize=1m-3m \
+	--nrfiles=5 --directory="$NF"
+ok "filesize=1m-3m again" &&
+	check "filesize=1m-3m again: the same sizes, nothing laid out" \
+		test "$sizes1" = "$(ls -l "$NF" | md5sum)" -a \
+		-z "$(grep 'Laying out' "$OUT")"
+# a time_based job over files with a mixed pattern and end_fsync: it ends,
+# flushes each file, and unlinks them all
+rm -rf "$NF" && mkdir -p "$NF"
+run bench --name=m --ioengine=io_uring --rw=randrw --iodepth=8 --size=4m \
+	--nrfiles=4 --file_service_type=random:2 --time_based --runtime=1 \
+	--end_fsync=1 --unlink=1 --directory="$NF" --output-format=json
+ok "nrfiles=4 randrw time_based, end_fsync, unlink" &&
+	check "nrfiles=4 time_based: reads, writes, a flush per file, no file left" \
+		json_eval 'd["jobs"][0]["read"]["total_ios"] > 0 and d["jobs"][0]["write"]["total_ios"] > 0 and d["jobs"][0]["sync"]["total_ios"] == 4' &&
+	check "nrfiles=4 unlink: no file left" test -z "$(ls -A "$NF")"
+run bench --name=v --ioengine=psync --rw=write --size=1m --nrfiles=2 \
+	--verify=crc32c --directory="$NF"
+failed "nrfiles=2 with verify" "nrfiles=2: verify over more files than one is not supported"
+run bench --name=v --ioengine=psync --rw=write --size=1m --nrfiles=1025 \
+	--directory="$NF"
+failed "nrfiles=1025" "nrfiles"
+
 finish
