@@ -76,6 +76,11 @@ enum bench_verify_type {
 #define BENCH_MAX_PERCENTILES 20 /* fio's FIO_IO_U_LIST_MAX_LEN */
 #define BENCH_NAME_MAX 128
 #define BENCH_BSSPLIT_MAX 64 /* fio's BSSPLIT_MAX */
+#define BENCH_IGNORE_ERROR_MAX 32 /* errors per ignore_error list */
+/* fio's error_type_bit: which errors continue_on_error lets go */
+#define BENCH_ERR_READ 0
+#define BENCH_ERR_WRITE 1
+#define BENCH_ERR_VERIFY 2
 
 /* One entry of fio's bssplit: this block size for perc percent of I/Os. */
 struct bench_bssplit {
@@ -130,6 +135,12 @@ struct bench_job {
 	bool create_on_open; /* create at open, no layout */
 	bool unlink; /* remove the job's files when it ends */
 	bool zero_buffers; /* write (and lay out) zeroes */
+	/* fio's continue_on_error: a mask of 1 << BENCH_ERR_READ, _WRITE,
+	 * _VERIFY (none 0, io read|write, all every one); ignore_error's
+	 * lists per type (none given: fio's EIO, EILSEQ) */
+	unsigned continue_on_error;
+	unsigned ignore_error_nr[3];
+	int ignore_error[3][BENCH_IGNORE_ERROR_MAX];
 	/* --buffer_pattern: write buffers carry it, repeated */
 	unsigned buffer_pattern_len;
 	uint8_t buffer_pattern[BENCH_VERIFY_PATTERN_MAX];

@@ -6,6 +6,7 @@
  * job files. An option mqblk does not implement is an error naming it.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -1157,6 +1158,119 @@ static int set_random_distribution(struct bench_job *job, const char *val,
  * the default is taken, anything else refused naming why (mqblk-bench(1)'s
  * list of options not implemented).
  */
+/* fio's continue_on_error=none|read|write|io|verify|all|0|1 */
+static int set_continue_on_error(struct bench_job *job, const char *val,
+				 char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		unsigned mask;
+	} tab[] = {
+		{ "none", 0 },
+		{ "0", 0 },
+		{ "read", 1u << BENCH_ERR_READ },
+		{ "write", 1u << BENCH_ERR_WRITE },
+		{ "io", (1u << BENCH_ERR_READ) | (1u << BENCH_ERR_WRITE) },
+		{ "verify", 1u << BENCH_ERR_VERIFY },
+		{ "all", 7 },
+		{ "1", 7 },
+	};
+	size_t i;
+
+	for (i = 0; val && i < sizeof(tab) / sizeof(tab[0]); i++)
+		if (!strcmp(val, tab[i].name)) {
+			job->continue_on_error = tab[i].mask;
+			return 0;
+		}
+	return bench_err(err, errlen,
+			 "failed parsing continue_on_error=%s (none, read, "
+			 "write, io, verify, all, 0, 1)",
+			 val ? val : "");
+}
+
+/*
+ * fio's ignore_error=READ_LIST,WRITE_LIST,VERIFY_LIST: each list errors
+ * by name (EIO) or number (5, 0x5) separated by ':'; a list given lets
+ * its type's errors go (continue_on_error for that type), only those.
+ */
+static int set_ignore_error(struct bench_job *job, const char *val, char *err,
+			    size_t errlen)
+{
+	const char *p = val ? val : "";
+	unsigned type = 0;
+
+	while (*p == ' ')
+		p++;
+	for (;; type++) {
+		size_t len = strcspn(p, ","), n = 0;
+		const char *q = p, *end = p + len;
+
+		if (type >= 3)
+			return bench_err(
+				err, errlen,
+				"failed parsing ignore_error=%s: Illegal "
+				"error type (three lists at most: read, "
+				"write, verify)",
+				val);
+		while (q < end) {
+			size_t el = strcspn(q, ":,");
+			char name[32];
+			int e = 0;
+
+			if (!el)
+				break; /* fio: an empty entry ends the list */
+			if (el >= sizeof(name))
+				return bench_err(
+					err, errlen,
+					"Unknown error %.*s, please use "
+					"number value",
+					(int)el, q);
+			memcpy(name, q, el);
+			name[el] = 0;
+			if (name[0] == 'E') {
+				int k;
+
+				for (k = 1; k < 200 && !e; k++) {
+					const char *en = strerrorname_np(k);
+
+					if (en && !strcmp(en, name))
+						e = k;
+				}
+			} else {
+				char *ep;
+				long v = strtol(name, &ep, 0);
+
+				if (*ep || v == LONG_MIN || v == LONG_MAX ||
+				    v > INT32_MAX || v < -INT32_MAX)
+					v = 0;
+				e = (int)(v < 0 ? -v : v);
+			}
+			if (!e)
+				return bench_err(err, errlen,
+						 "Unknown error %s, please use "
+						 "number value",
+						 name);
+			if (n == BENCH_IGNORE_ERROR_MAX)
+				return bench_err(
+					err, errlen,
+					"ignore_error=%s: more than %u "
+					"errors in a list",
+					val, BENCH_IGNORE_ERROR_MAX);
+			job->ignore_error[type][n++] = e;
+			q += el;
+			if (*q == ':')
+				q++;
+		}
+		job->ignore_error_nr[type] = (unsigned)n;
+		if (n)
+			job->continue_on_error |= 1u << type;
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	return 0;
+}
+
 static int set_default_only(const struct opt *o, const char *val, char *err,
 			    size_t errlen)
 {
@@ -1168,9 +1282,6 @@ static int set_default_only(const struct opt *o, const char *val, char *err,
 		{ "unified_rw_reporting",
 		  { "0", "none", NULL },
 		  "the reports keep read, write and trim apart" },
-		{ "continue_on_error",
-		  { "0", "none", NULL },
-		  "an I/O error ends the job, as fio's default" },
 		{ "buffer_compress_percentage",
 		  { "0", NULL, NULL },
 		  "write buffers are random or --buffer_pattern/--zero_buffers" },
@@ -1336,9 +1447,9 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		return 0;
 	}
 	if (!strcmp(o->name, "ignore_error"))
-		return bench_err(err, errlen,
-				 "ignore_error is not supported: an I/O error "
-				 "ends the job, as fio's default");
+		return set_ignore_error(job, val, err, errlen);
+	if (!strcmp(o->name, "continue_on_error"))
+		return set_continue_on_error(job, val, err, errlen);
 	if (!strcmp(o->name, "percentile_list"))
 		return set_percentiles(job, val, err, errlen);
 	if (!strncmp(o->name, "verify", 6) && strcmp(o->name, "verify_dump"))
@@ -2335,7 +2446,7 @@ void bench_usage(FILE *f)
 		"    (stonewall) --iodepth_batch_complete (..._min) --ratemin\n"
 		"    (rate_min) --threads (thread) --readwrite (rw) --timeout\n"
 		"    (runtime) --io_limit (io_size)\n"
-		"  refused with the reason: --sqthread_poll_cpu --ignore_error\n"
+		"  refused with the reason: --sqthread_poll_cpu\n"
 		"    --buffer_compress_percentage --dedupe_percentage --write_barrier\n"
 		"    --verify_dump (other than 0)\n"
 		"  --rate=R[,W[,T]] --rate_iops=R[,W[,T]]  bytes/s, IOPS per direction\n"
@@ -2355,8 +2466,11 @@ void bench_usage(FILE *f)
 		"  (refused: --log_compression)\n"
 		"  --sync=none|0|sync|1|dsync  open the file O_SYNC / O_DSYNC (a device\n"
 		"                        that cannot is refused)\n"
-		"  --unified_rw_reporting=0 --continue_on_error=none: fio's defaults\n"
-		"                           only (mqblk-bench(1): not implemented)\n"
+		"  --unified_rw_reporting=0: fio's default only (mqblk-bench(1))\n"
+		"  --continue_on_error=none|read|write|io|verify|all  errors of\n"
+		"                           those types (EIO, EILSEQ) let go, counted\n"
+		"  --ignore_error=READ,WRITE,VERIFY  errnos to let go per type, each\n"
+		"                           list NAME:NUMBER:... (ENOSPC:122)\n"
 		"\n"
 		"verification (fio's): every block written carries a header (offset,\n"
 		"length, seed, checksums); then, with do_verify, it is read back and\n"

@@ -756,6 +756,11 @@ static void job_json(struct jw *w, const struct job_stats *js,
 	stats_calc_lat(js->lat_m, LAT_M_NR, issued, pct);
 	dist_json(w, "latency_ms", lat_keys, pct, LAT_M_NR);
 
+	/* fio: only with continue_on_error */
+	if (job && job->continue_on_error) {
+		jw_uint(w, "total_err", js->total_err);
+		jw_int(w, "first_error", js->first_error);
+	}
 	/* No latency_target support: fio's values for that case. */
 	jw_uint(w, "latency_depth", job ? job->iodepth : 1);
 	jw_uint(w, "latency_target", 0);

@@ -460,6 +460,12 @@ static void show_entry(FILE *f, const struct job_stats *js,
 		js->dd[DDIR_READ].short_ios, js->dd[DDIR_WRITE].short_ios,
 		js->dd[DDIR_TRIM].short_ios, js->dd[DDIR_READ].drop_ios,
 		js->dd[DDIR_WRITE].drop_ios, js->dd[DDIR_TRIM].drop_ios);
+	if (js->job && js->job->continue_on_error)
+		fprintf(f,
+			"     errors    : total=%" PRIu64
+			", first_error=%d/<%s>\n",
+			js->total_err, js->first_error,
+			strerror(js->first_error));
 	/* No latency_target support: fio's values for that case. */
 	fprintf(f,
 		"     latency   : target=0, window=0, percentile=100.00%%, "

@@ -131,6 +131,9 @@ static void job_terse(FILE *f, const struct job_stats *js,
 	for (i = 0; i < LAT_M_NR; i++)
 		fprintf(f, ";%3.2f%%", pct[i]);
 	/* no disk util fields: fio prints none when it saw no disk */
+	if (js->job && js->job->continue_on_error)
+		fprintf(f, ";%llu;%d", (unsigned long long)js->total_err,
+			js->first_error);
 	if (desc[0]) {
 		if (ver == 2)
 			fputc('\n', f);

@@ -1081,6 +1081,12 @@ static bool check_read(struct job_thread *jt, const struct verify_ctx *vc,
 	jt->stats.verify_errors++;
 	if (!jt->stats.error)
 		jt->stats.error = EILSEQ;
+	/* continue_on_error=verify: counted with the errors let go */
+	if (jt->job->continue_on_error & (1u << BENCH_ERR_VERIFY)) {
+		jt->stats.total_err++;
+		if (!jt->stats.first_error)
+			jt->stats.first_error = EILSEQ;
+	}
 	return jt->job->verify_fatal;
 }
 
@@ -1101,6 +1107,49 @@ static void report_io_error(const struct job_thread *jt,
 		jt->fdevs ? jt->fdevs[u->file]->uri : jt->bdev->uri,
 		strerror(-rq->res), op, (unsigned long long)rq->offset,
 		rq->len);
+}
+
+/*
+ * An I/O that failed: fio's td_non_fatal_error. With continue_on_error
+ * for its type (a read's, else a write's) and its errno in the type's
+ * ignore_error list (none given: EIO, EILSEQ) the job goes on (false);
+ * else it is the job's error, said once, and the job ends (true). An
+ * error of a type continue_on_error names counts in total_err and
+ * first_error either way, as fio 3.33 counts it.
+ */
+static __attribute__((noinline, cold)) bool io_error(struct job_thread *jt,
+						     const struct mqblk_rq *rq)
+{
+	const struct bench_job *job = jt->job;
+	const struct io_u *u = rq->private;
+	struct job_stats *js = &jt->stats;
+	unsigned type = !u->sync && u->ddir == DDIR_READ ? BENCH_ERR_READ :
+							   BENCH_ERR_WRITE;
+	int err = -rq->res;
+	unsigned k;
+
+	if (job->continue_on_error & (1u << type)) {
+		bool let_go = false;
+
+		/* fio counts one of a type it may let go even when its
+		 * errno is not in the list and it ends the job */
+		js->total_err++;
+		if (!js->first_error)
+			js->first_error = err;
+
+		if (!job->ignore_error_nr[type])
+			let_go = err == EIO || err == EILSEQ;
+		for (k = 0; k < job->ignore_error_nr[type]; k++)
+			if (job->ignore_error[type][k] == err)
+				let_go = true;
+		if (let_go)
+			return false; /* fio 3.33 says nothing of it */
+	}
+	if (!js->error) {
+		js->error = err;
+		report_io_error(jt, rq);
+	}
+	return true;
 }
 
 /*
@@ -1966,11 +2015,10 @@ static void *job_thread_fn(void *arg)
 				for (i = 0; i < (unsigned)n; i++) {
 					struct io_u *u = rqs[i]->private;
 
-					if (rqs[i]->res < 0 && !js->error) {
-						js->error = -rqs[i]->res;
-						report_io_error(jt, rqs[i]);
+					if (__builtin_expect(rqs[i]->res < 0,
+							     0) &&
+					    io_error(jt, rqs[i]))
 						more = false;
-					}
 					if (u->verify && rqs[i]->res >= 0 &&
 					    check_read(jt, &vctx, u))
 						more = false;
@@ -2026,6 +2074,11 @@ static void *job_thread_fn(void *arg)
 	}
 	if (g.err && !jt->err)
 		fail(jt, g.err, "%s: cannot grow the verify log", job->name);
+	/* fio: the errors let go leave the first as the job's err= */
+	if (!js->error && js->first_error) {
+		js->error = js->first_error;
+		js->error_let_go = true;
+	}
 	if (g.held_failed)
 		fprintf(stderr,
 			"mqblk: %s: %u request%s held for a reconnection to %s "
@@ -2929,7 +2982,7 @@ int bench_run(struct bench_config *cfg)
 	for (i = 0; i < nr_jts; i++) {
 		all[i] = &jts[i].stats;
 		jts[i].stats.pid = getpid();
-		if (jts[i].stats.error)
+		if (jts[i].stats.error && !jts[i].stats.error_let_go)
 			status = 1;
 	}
 	if (atomic_load(&stop_signal))

@@ -282,6 +282,9 @@ void stats_merge(struct job_stats *dst, const struct job_stats *src)
 	dst->verify_errors += src->verify_errors;
 	if (!dst->error)
 		dst->error = src->error;
+	dst->total_err += src->total_err;
+	if (!dst->first_error)
+		dst->first_error = src->first_error;
 	/* fio adds total_run_time up (so cpu% is per job on average). */
 	dst->runtime_ns += src->runtime_ns;
 	dst->usr_us += src->usr_us;

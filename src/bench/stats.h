@@ -104,6 +104,10 @@ struct job_stats {
 	unsigned groupid;
 	unsigned nr_jobs; /* 1, or the number merged by group_reporting */
 	int error; /* first error (errno value), 0 = none */
+	/* continue_on_error: the errors let go, and the first of them */
+	uint64_t total_err;
+	int first_error;
+	bool error_let_go; /* error is first_error: the run still succeeds */
 	int pid;
 	const struct bench_job *job; /* options, for headers and JSON */
 
