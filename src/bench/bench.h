@@ -81,6 +81,9 @@ enum bench_verify_type {
 #define BENCH_ERR_READ 0
 #define BENCH_ERR_WRITE 1
 #define BENCH_ERR_VERIFY 2
+#define BENCH_UNIFIED_NONE 0
+#define BENCH_UNIFIED_MIXED 1
+#define BENCH_UNIFIED_BOTH 2
 
 /* One entry of fio's bssplit: this block size for perc percent of I/Os. */
 struct bench_bssplit {
@@ -139,6 +142,9 @@ struct bench_job {
 	 * _VERIFY (none 0, io read|write, all every one); ignore_error's
 	 * lists per type (none given: fio's EIO, EILSEQ) */
 	unsigned continue_on_error;
+	/* fio's unified_rw_reporting: BENCH_UNIFIED_NONE, _MIXED (read,
+	 * write and trim reported as one "mixed"), _BOTH (each, then mixed) */
+	unsigned unified_rw_reporting;
 	unsigned ignore_error_nr[3];
 	int ignore_error[3][BENCH_IGNORE_ERROR_MAX];
 	/* --buffer_pattern: write buffers carry it, repeated */

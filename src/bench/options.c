@@ -1158,6 +1158,25 @@ static int set_random_distribution(struct bench_job *job, const char *val,
  * the default is taken, anything else refused naming why (mqblk-bench(1)'s
  * list of options not implemented).
  */
+/* fio 3.33's unified_rw_reporting=none|mixed|both|0|1|2 */
+static int set_unified(struct bench_job *job, const char *val, char *err,
+		       size_t errlen)
+{
+	static const char *const names[] = { "none", "mixed", "both" };
+	static const char *const nums[] = { "0", "1", "2" };
+	unsigned i;
+
+	for (i = 0; val && i < 3; i++)
+		if (!strcmp(val, names[i]) || !strcmp(val, nums[i])) {
+			job->unified_rw_reporting = i;
+			return 0;
+		}
+	return bench_err(err, errlen,
+			 "failed parsing unified_rw_reporting=%s (none, mixed, "
+			 "both, 0, 1, 2)",
+			 val ? val : "");
+}
+
 /* fio's continue_on_error=none|read|write|io|verify|all|0|1 */
 static int set_continue_on_error(struct bench_job *job, const char *val,
 				 char *err, size_t errlen)
@@ -1279,9 +1298,6 @@ static int set_default_only(const struct opt *o, const char *val, char *err,
 		const char *ok[3];
 		const char *why;
 	} tab[] = {
-		{ "unified_rw_reporting",
-		  { "0", "none", NULL },
-		  "the reports keep read, write and trim apart" },
 		{ "buffer_compress_percentage",
 		  { "0", NULL, NULL },
 		  "write buffers are random or --buffer_pattern/--zero_buffers" },
@@ -1450,6 +1466,8 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		return set_ignore_error(job, val, err, errlen);
 	if (!strcmp(o->name, "continue_on_error"))
 		return set_continue_on_error(job, val, err, errlen);
+	if (!strcmp(o->name, "unified_rw_reporting"))
+		return set_unified(job, val, err, errlen);
 	if (!strcmp(o->name, "percentile_list"))
 		return set_percentiles(job, val, err, errlen);
 	if (!strncmp(o->name, "verify", 6) && strcmp(o->name, "verify_dump"))
@@ -2466,7 +2484,8 @@ void bench_usage(FILE *f)
 		"  (refused: --log_compression)\n"
 		"  --sync=none|0|sync|1|dsync  open the file O_SYNC / O_DSYNC (a device\n"
 		"                        that cannot is refused)\n"
-		"  --unified_rw_reporting=0: fio's default only (mqblk-bench(1))\n"
+		"  --unified_rw_reporting=none|mixed|both  read, write and trim\n"
+		"                           reported apart, as one 'mixed', or both\n"
 		"  --continue_on_error=none|read|write|io|verify|all  errors of\n"
 		"                           those types (EIO, EILSEQ) let go, counted\n"
 		"  --ignore_error=READ,WRITE,VERIFY  errnos to let go per type, each\n"

@@ -328,11 +328,6 @@ failed "--sync=1 on the null device: refused, not ignored" \
 bad_opt "random_distribution=zoned" \
 	"random_distribution=zoned:50/5:50/95 is not supported" \
 	--random_distribution=zoned:50/5:50/95
-bad_opt "unified_rw_reporting=1" "unified_rw_reporting=1 is not supported" \
-	--unified_rw_reporting=1
-bad_opt "continue_on_error=all" "continue_on_error=all is not supported" \
-	--continue_on_error=all
-bad_opt "ignore_error" "ignore_error is not supported" --ignore_error=EIO
 bad_opt "buffer_compress_percentage=50" \
 	"buffer_compress_percentage=50 is not supported" \
 	--buffer_compress_percentage=50
@@ -457,5 +452,64 @@ failed "nrfiles=2 with verify" "nrfiles=2: verify over more files than one is no
 run bench --name=v --ioengine=psync --rw=write --size=1m --nrfiles=1025 \
 	--directory="$NF"
 failed "nrfiles=1025" "nrfiles"
+
+# unified_rw_reporting (fio 3.33's none|mixed|both|0|1|2): mixed reports
+# read, write and trim as one "mixed" (JSON: that object alone; normal:
+# a "mixed:" line and a MIXED group row; terse: read's fields alone),
+# both adds it after them; the JSON keys and the fold's counts as fio's
+# (fio's null engine, the same job)
+ujob=(--name=u --rw=randrw --size=4m --bs=4k)
+ukeys()
+{
+	python3 -c '
+import json, sys
+t = open(sys.argv[1]).read()
+j = json.loads(t[t.index("{"):])["jobs"][0]
+m = j["mixed"]
+print([k for k in j if k in ("read", "write", "trim", "sync", "mixed")],
+      m["io_bytes"], m["total_ios"], m["clat_ns"].get("N"),
+      j.get("read", {}).get("io_bytes", 0) + j.get("write", {}).get("io_bytes", 0) in (0, m["io_bytes"]))' "$1"
+}
+for m in mixed both 1 2; do
+	run bench "${ujob[@]}" --ioengine=null --unified_rw_reporting=$m \
+		--output-format=json
+	ok "unified_rw_reporting=$m" || continue
+	got=$(ukeys "$OUT")
+	if command -v "$FIO" >/dev/null; then
+		"$FIO" "${ujob[@]}" --ioengine=null --unified_rw_reporting=$m \
+			--output-format=json >"$TMP/fio-u.json" 2>/dev/null
+		check "unified_rw_reporting=$m: fio's keys and mixed counts ($got)" \
+			test "$got" = "$(ukeys "$TMP/fio-u.json")"
+	else
+		check "unified_rw_reporting=$m: a mixed object" \
+			test -n "$got"
+	fi
+done
+run bench "${ujob[@]}" --ioengine=null --unified_rw_reporting=mixed
+ok "unified_rw_reporting=mixed, normal report" &&
+	check "mixed: one 'mixed:' line, no read or write line" \
+		test "$(grep -cE '^  (read|write|mixed):' "$OUT")" = 1 -a \
+		"$(grep -cE '^  mixed: IOPS=.*\(4096KiB/' "$OUT")" = 1 &&
+	check "mixed: the group row is MIXED with all 4 MiB" \
+		grep -qE '^  MIXED: bw=.*io=4096KiB \(4194kB\)' "$OUT"
+run bench "${ujob[@]}" --ioengine=null --unified_rw_reporting=both
+ok "unified_rw_reporting=both, normal report" &&
+	check "both: read, write, then mixed with all 4 MiB" \
+		test "$(grep -oE '^  (read|write|mixed):' "$OUT" | tr -d ' \n')" = \
+		"read:write:mixed:" -a \
+		"$(grep -cE '^  mixed: IOPS=.*\(4096KiB/' "$OUT")" = 1 &&
+	check "both: READ, WRITE and MIXED group rows" \
+		test "$(grep -oE '^ *(READ|WRITE|MIXED):' "$OUT" | tr -d ' \n')" = \
+		"READ:WRITE:MIXED:"
+for m in mixed both; do
+	run bench "${ujob[@]}" --ioengine=null --unified_rw_reporting=$m \
+		--minimal
+	ok "unified_rw_reporting=$m --minimal" &&
+		check "unified_rw_reporting=$m: fio's terse field count" \
+			test "$(awk -F';' '{ print NF }' "$OUT")" = \
+			"$([[ $m == mixed ]] && echo 80 || echo 162)"
+done
+run bench "${ujob[@]}" --ioengine=null --unified_rw_reporting=3
+failed "unified_rw_reporting=3" "failed parsing unified_rw_reporting=3"
 
 finish
