@@ -138,6 +138,13 @@ struct bench_job {
 	bool create_on_open; /* create at open, no layout */
 	bool unlink; /* remove the job's files when it ends */
 	bool zero_buffers; /* write (and lay out) zeroes */
+	/* fio's buffer_compress_percentage: of every buffer_compress_chunk
+	 * bytes of a write buffer, that percentage is zeroes (or the
+	 * buffer_pattern), the rest random; dedupe_percentage: that share of
+	 * write buffers repeats the last unique one (dedupe_mode=repeat) */
+	unsigned compress_pct;
+	uint64_t compress_chunk; /* default 512 */
+	unsigned dedupe_pct;
 	/* fio's continue_on_error: a mask of 1 << BENCH_ERR_READ, _WRITE,
 	 * _VERIFY (none 0, io read|write, all every one); ignore_error's
 	 * lists per type (none given: fio's EIO, EILSEQ) */

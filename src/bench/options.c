@@ -48,6 +48,7 @@ void bench_job_defaults(struct bench_job *job)
 	job->loops = 1;
 	job->do_verify = true;
 	job->nrfiles = 1;
+	job->compress_chunk = 512; /* fio's buffer_compress_chunk */
 	job->thinktime_blocks = 1;
 	job->invalidate = true;
 	job->per_job_logs = true;
@@ -201,8 +202,10 @@ static const struct opt job_opts[] = {
 	{ "unified_rw_reporting", OT_SPECIAL, 0, 0, 0 },
 	{ "continue_on_error", OT_SPECIAL, 0, 0, 0 },
 	{ "ignore_error", OT_SPECIAL, 0, 0, 0 },
-	{ "buffer_compress_percentage", OT_SPECIAL, 0, 0, 0 },
-	{ "dedupe_percentage", OT_SPECIAL, 0, 0, 0 },
+	{ "buffer_compress_percentage", OT_U32, J(compress_pct), 0, 100 },
+	{ "buffer_compress_chunk", OT_SIZE, J(compress_chunk), 0, 0 },
+	{ "dedupe_percentage", OT_U32, J(dedupe_pct), 0, 100 },
+	{ "dedupe_mode", OT_SPECIAL, 0, 0, 0 },
 	{ "write_barrier", OT_SPECIAL, 0, 0, 0 },
 	{ "verify_dump", OT_SPECIAL, 0, 0, 0 },
 	{ "offset", OT_SIZE, J(offset), 0, 0 },
@@ -1298,12 +1301,10 @@ static int set_default_only(const struct opt *o, const char *val, char *err,
 		const char *ok[3];
 		const char *why;
 	} tab[] = {
-		{ "buffer_compress_percentage",
-		  { "0", NULL, NULL },
-		  "write buffers are random or --buffer_pattern/--zero_buffers" },
-		{ "dedupe_percentage",
-		  { "0", NULL, NULL },
-		  "write buffers are random or --buffer_pattern/--zero_buffers" },
+		{ "dedupe_mode",
+		  { "repeat", NULL, NULL },
+		  "a dedupe buffer repeats the last unique one (working_set "
+		  "is not implemented)" },
 		{ "write_barrier",
 		  { "0", NULL, NULL },
 		  "no barrier writes (use --fsync=N)" },
@@ -1984,6 +1985,26 @@ static int job_fixup(struct bench_job *job, char *err, size_t errlen)
 	for (d = 0; d < DDIR_NR; d++)
 		if (job->bs_max[d] < job->bs[d]) /* a job built by hand */
 			job->bs_max[d] = job->bs[d];
+	/* fio: fully compressible is zero buffers; compressible or dedupable
+	 * content is made for every write (refill_buffers) */
+	if (job->compress_pct == 100) {
+		job->zero_buffers = true;
+		job->compress_pct = 0;
+	}
+	if (job->compress_pct || job->dedupe_pct) {
+		if (job->zero_buffers)
+			return bench_err(err, errlen,
+					 "%s: zero_buffers and "
+					 "buffer_compress_percentage or "
+					 "dedupe_percentage together",
+					 job->name);
+		if (!job->compress_chunk)
+			return bench_err(err, errlen,
+					 "%s: buffer_compress_chunk must be "
+					 "above 0",
+					 job->name);
+		job->refill_buffers = true;
+	}
 	if (!job->iodepth_batch_submit || job->iodepth_batch_submit > depth)
 		job->iodepth_batch_submit = depth;
 	/* fio: an unset (0) or too small complete_max is raised to
@@ -2464,8 +2485,11 @@ void bench_usage(FILE *f)
 		"    (stonewall) --iodepth_batch_complete (..._min) --ratemin\n"
 		"    (rate_min) --threads (thread) --readwrite (rw) --timeout\n"
 		"    (runtime) --io_limit (io_size)\n"
+		"  --buffer_compress_percentage=N --buffer_compress_chunk=SIZE\n"
+		"    --dedupe_percentage=N --dedupe_mode=repeat  write buffers that\n"
+		"                           compress by N%% / repeat N%% of the time\n"
 		"  refused with the reason: --sqthread_poll_cpu\n"
-		"    --buffer_compress_percentage --dedupe_percentage --write_barrier\n"
+		"    --write_barrier\n"
 		"    --verify_dump (other than 0)\n"
 		"  --rate=R[,W[,T]] --rate_iops=R[,W[,T]]  bytes/s, IOPS per direction\n"
 		"  --rate_min=... --rate_iops_min=...  fail below (1 s cycles)\n"

@@ -277,6 +277,9 @@ struct gen {
 	 * swaps it as --file_service_type moves on. NULL with one file:
 	 * the I/O path then tests one pointer per I/O.
 	 */
+	/* compressible / dedupable write content (fill_content) */
+	struct bench_rng buf_state, buf_prev, dedupe_rng;
+	bool buf_prev_set;
 	struct gfile *files;
 	unsigned nr_files; /* 1 with one file */
 	unsigned cur_file;
@@ -719,11 +722,64 @@ next_io(struct gen *g, unsigned inflight, struct next_io *n)
  * down to the minimum (a multiple of it, or the maximum) and capped at the
  * maximum, and drawn again until it fits. 0 when not even the minimum fits.
  */
-/* fio's refill_buffers: fresh random data for every write */
+/*
+ * fio's fill_io_buffer with buffer_compress_percentage/dedupe_percentage:
+ * a buffer is unique, or (dedupe_percentage of the time) the last unique
+ * one again (its generator state replayed: dedupe_mode=repeat); either is
+ * made chunk by chunk of buffer_compress_chunk, each (100 - N)% random
+ * bytes then N% zeroes or the buffer_pattern (fio's
+ * fill_random_buf_percentage), so zlib-like compressors shrink it by
+ * about N%.
+ */
+static __attribute__((noinline)) void
+fill_content(struct gen *g, unsigned char *buf, uint64_t len)
+{
+	const struct bench_job *job = g->job;
+	uint64_t off, n, rnd, i, v, chunk = job->compress_chunk;
+	struct bench_rng rs;
+	bool unique = true;
+
+	if (job->dedupe_pct && g->buf_prev_set &&
+	    bench_rng_below(&g->dedupe_rng, 100) < job->dedupe_pct) {
+		rs = g->buf_prev;
+		unique = false;
+	} else {
+		g->buf_prev = g->buf_state;
+		g->buf_prev_set = true;
+		rs = g->buf_state;
+	}
+	for (off = 0; off < len; off += n) {
+		n = len - off < chunk ? len - off : chunk;
+		rnd = n * (100 - job->compress_pct) / 100;
+		for (i = 0; i < rnd; i += 8) {
+			v = bench_rng_next(&rs);
+			memcpy(buf + off + i, &v, rnd - i < 8 ? rnd - i : 8);
+		}
+		if (!job->buffer_pattern_len)
+			memset(buf + off + rnd, 0, n - rnd);
+		else
+			for (i = rnd; i < n; i++)
+				buf[off + i] =
+					job->buffer_pattern
+						[(i - rnd) %
+						 job->buffer_pattern_len];
+	}
+	if (unique)
+		g->buf_state = rs;
+}
+
+/* fio's refill_buffers: fresh random data for every write (or content
+ * made to compress or repeat) */
 static void refill(struct gen *g, void *buf, uint64_t len)
 {
 	uint64_t i, v;
 
+	if (g->job->compress_pct || g->job->dedupe_pct) {
+		fill_content(g, buf, len);
+		return;
+	}
+	if (g->job->zero_buffers || g->job->buffer_pattern_len)
+		return; /* the buffers hold it already */
 	for (i = 0; i + 8 <= len; i += 8) {
 		v = bench_rng_next(&g->rng);
 		memcpy((char *)buf + i, &v, 8);
@@ -1720,6 +1776,8 @@ static void *job_thread_fn(void *arg)
 	bench_rng_seed(&g.rng, job_seed(jt));
 	g.nr_files = 1;
 	g.epfd = -1;
+	bench_rng_seed(&g.buf_state, job_seed(jt) ^ 0x6275666665727321ull);
+	bench_rng_seed(&g.dedupe_rng, job_seed(jt) ^ 0x6465647570652121ull);
 	if (jt->fdevs && multi_init(jt, &g))
 		goto out;
 	for (d = 0; g.use_dist && d < DDIR_NR; d++) {
@@ -1937,9 +1995,8 @@ static void *job_thread_fn(void *arg)
 			if (n.stamp)
 				verify_stamp(&vctx, u->buf, n.off, n.len,
 					     job->loops - g.loops_left);
-			else if (job->refill_buffers && !job->zero_buffers &&
-				 !job->buffer_pattern_len &&
-				 n.d == DDIR_WRITE && !n.sync)
+			else if (job->refill_buffers && n.d == DDIR_WRITE &&
+				 !n.sync)
 				refill(&g, u->buf, n.len);
 			rq->op = n.sync ? MQBLK_OP_FLUSH : ddir_op(n.d);
 			rq->offset = n.sync ? 0 : n.off;
