@@ -149,6 +149,10 @@ struct bench_job {
 	 * _VERIFY (none 0, io read|write, all every one); ignore_error's
 	 * lists per type (none given: fio's EIO, EILSEQ) */
 	unsigned continue_on_error;
+	bool error_dump; /* fio's: each error let go said too (default) */
+	/* fio's fallocate=none|truncate|0: a write-only job's layout is a
+	 * sparse file; else (posix, native, 1: the default) allocated */
+	bool fallocate_none;
 	/* fio's unified_rw_reporting: BENCH_UNIFIED_NONE, _MIXED (read,
 	 * write and trim reported as one "mixed"), _BOTH (each, then mixed) */
 	unsigned unified_rw_reporting;

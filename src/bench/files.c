@@ -239,6 +239,11 @@ static int layout_one(struct bench_file *f, const struct bench_job *job)
 		goto out;
 	}
 	f->created = true;
+	if (!f->data && job->fallocate_none) {
+		/* fio's fallocate=none: a sparse file of the size */
+		ret = ftruncate(fd, (off_t)f->size) ? -errno : 0;
+		goto out;
+	}
 	if (!f->data) {
 		ret = posix_fallocate(fd, 0, (off_t)f->size);
 		/* a filesystem without fallocate: a sparse file, as fio's

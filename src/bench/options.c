@@ -49,6 +49,7 @@ void bench_job_defaults(struct bench_job *job)
 	job->do_verify = true;
 	job->nrfiles = 1;
 	job->compress_chunk = 512; /* fio's buffer_compress_chunk */
+	job->error_dump = true;
 	job->thinktime_blocks = 1;
 	job->invalidate = true;
 	job->per_job_logs = true;
@@ -206,6 +207,8 @@ static const struct opt job_opts[] = {
 	{ "buffer_compress_chunk", OT_SIZE, J(compress_chunk), 0, 0 },
 	{ "dedupe_percentage", OT_U32, J(dedupe_pct), 0, 100 },
 	{ "dedupe_mode", OT_SPECIAL, 0, 0, 0 },
+	{ "error_dump", OT_BOOL, J(error_dump), 0, 0 },
+	{ "fallocate", OT_SPECIAL, 0, 0, 0 },
 	{ "write_barrier", OT_SPECIAL, 0, 0, 0 },
 	{ "verify_dump", OT_SPECIAL, 0, 0, 0 },
 	{ "offset", OT_SIZE, J(offset), 0, 0 },
@@ -1469,6 +1472,23 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		return set_continue_on_error(job, val, err, errlen);
 	if (!strcmp(o->name, "unified_rw_reporting"))
 		return set_unified(job, val, err, errlen);
+	if (!strcmp(o->name, "fallocate")) {
+		if (val && (!strcmp(val, "none") || !strcmp(val, "0") ||
+			    !strcmp(val, "truncate"))) {
+			job->fallocate_none = true;
+			return 0;
+		}
+		if (val && (!strcmp(val, "posix") || !strcmp(val, "1") ||
+			    !strcmp(val, "native"))) {
+			job->fallocate_none = false;
+			return 0;
+		}
+		return bench_err(err, errlen,
+				 "fallocate=%s is not supported (none, "
+				 "truncate, 0, posix, native, 1; keep is not "
+				 "implemented)",
+				 val ? val : "");
+	}
 	if (!strcmp(o->name, "percentile_list"))
 		return set_percentiles(job, val, err, errlen);
 	if (!strncmp(o->name, "verify", 6) && strcmp(o->name, "verify_dump"))
@@ -2514,6 +2534,9 @@ void bench_usage(FILE *f)
 		"                           those types (EIO, EILSEQ) let go, counted\n"
 		"  --ignore_error=READ,WRITE,VERIFY  errnos to let go per type, each\n"
 		"                           list NAME:NUMBER:... (ENOSPC:122)\n"
+		"  --error_dump=0|1         say each error let go (default 1)\n"
+		"  --fallocate=none|truncate|posix|native  a write-only job's layout\n"
+		"                           sparse, or allocated (the default)\n"
 		"\n"
 		"verification (fio's): every block written carries a header (offset,\n"
 		"length, seed, checksums); then, with do_verify, it is read back and\n"

@@ -1168,7 +1168,8 @@ static void report_io_error(const struct job_thread *jt,
 /*
  * An I/O that failed: fio's td_non_fatal_error. With continue_on_error
  * for its type (a read's, else a write's) and its errno in the type's
- * ignore_error list (none given: EIO, EILSEQ) the job goes on (false);
+ * ignore_error list (none given: EIO, EILSEQ) the job goes on (false),
+ * the error said on stderr unless error_dump=0;
  * else it is the job's error, said once, and the job ends (true). An
  * error of a type continue_on_error names counts in total_err and
  * first_error either way, as fio 3.33 counts it.
@@ -1198,8 +1199,12 @@ static __attribute__((noinline, cold)) bool io_error(struct job_thread *jt,
 		for (k = 0; k < job->ignore_error_nr[type]; k++)
 			if (job->ignore_error[type][k] == err)
 				let_go = true;
-		if (let_go)
-			return false; /* fio 3.33 says nothing of it */
+		if (let_go) {
+			/* fio's error_dump (default on): said, not fatal */
+			if (job->error_dump)
+				report_io_error(jt, rq);
+			return false;
+		}
 	}
 	if (!js->error) {
 		js->error = err;

@@ -125,12 +125,16 @@ same_as_fio "ignore_error=ENOSPC,ENOSPC: EIO ends it" 1 \
 
 # the normal report's lines and terse's two last fields
 run bench "${common[@]}" --rw=read --continue_on_error=all
-ok "continue_on_error=all: runs" &&
+check "error_dump (default 1): an io_u error line for each of the 4" \
+	test "$(grep -c 'io_u error on file .*disk.img: Input/output error: read offset=10[0-9]*, buflen=4096' "$ERR")" = 4
+run bench "${common[@]}" --rw=read --continue_on_error=all --error_dump=0
+ok "continue_on_error=all --error_dump=0: runs, nothing on stderr" &&
 	check "continue_on_error: fio's errors line" \
 		grep -q '^     errors    : total=4, first_error=5/<Input/output error>$' "$OUT" &&
 	check "continue_on_error: err= 5 in the header" \
 		grep -q '^c: (groupid=0, jobs=1): err= 5 ' "$OUT"
-run bench "${common[@]}" --rw=read --continue_on_error=1 --minimal
+run bench "${common[@]}" --rw=read --continue_on_error=1 --minimal \
+	--error_dump=0
 ok "continue_on_error=1 --minimal" &&
 	check "terse: total_err;first_error last" \
 		grep -q ';4;5$' "$OUT"
