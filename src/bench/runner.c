@@ -228,6 +228,9 @@ struct gen {
 		 * with no test for one, at no cost: the phase is switched
 		 * on anyway */
 		PH_MAIN_SEQMOD,
+		/* PH_MAIN over nrfiles > 1: the file first (main_next_multi),
+		 * so one-file jobs test nothing for it */
+		PH_MAIN_MULTI,
 		PH_BACKLOG, /* --verify_backlog: verify the last N writes */
 		PH_END_FSYNC, /* --end_fsync */
 		PH_VERIFY, /* the read-back pass over what was written */
@@ -559,8 +562,6 @@ static inline __attribute__((always_inline)) int main_next(struct gen *g,
 		}
 		return NEXT_AGAIN;
 	}
-	if (__builtin_expect(g->files != NULL, 0) && !g->main_done)
-		gen_file_next(g, n);
 	if (!g->main_done &&
 	    (g->stop_main || !gen_next(g, job->time_based && !job->verify_only,
 				       &n->d, &n->off, &n->len, seqmod)))
@@ -603,6 +604,18 @@ static inline __attribute__((always_inline)) int main_next(struct gen *g,
 	return NEXT_IO;
 }
 
+/* nrfiles > 1: the file the next I/O goes to, then the I/O (a flush due
+ * goes to the file just written, before the service moves on) */
+static __attribute__((noinline)) int
+main_next_multi(struct gen *g, unsigned inflight, struct next_io *n)
+{
+	if (!g->sync_due && !g->main_done)
+		gen_file_next(g, n);
+	if (g->job->ddir_seq_nr > 1 || g->job->ddir_seq_add)
+		return main_next(g, inflight, n, true);
+	return main_next(g, inflight, n, false);
+}
+
 /* out of line: next_io, the other jobs' path, stays the size it was */
 static __attribute__((noinline)) int
 main_next_seqmod(struct gen *g, unsigned inflight, struct next_io *n)
@@ -643,6 +656,11 @@ next_io(struct gen *g, unsigned inflight, struct next_io *n)
 			continue;
 		case PH_MAIN_SEQMOD:
 			ret = main_next_seqmod(g, inflight, n);
+			if (ret != NEXT_AGAIN)
+				return ret;
+			continue;
+		case PH_MAIN_MULTI:
+			ret = main_next_multi(g, inflight, n);
 			if (ret != NEXT_AGAIN)
 				return ret;
 			continue;
@@ -1576,6 +1594,8 @@ static __attribute__((noinline, cold)) int multi_init(struct job_thread *jt,
 						     sum;
 	/* gen_file_next moves on from the last to file 0 first */
 	g->cur_file = g->nr_files - 1;
+	g->main_phase = PH_MAIN_MULTI;
+	g->phase = PH_MAIN_MULTI;
 	g->region_len = g->files[g->cur_file].region_len;
 	return 0;
 }
@@ -1996,7 +2016,8 @@ static void *job_thread_fn(void *arg)
 			u->off = n.off;
 			u->verify = n.verify;
 			u->sync = n.sync;
-			u->file = n.file;
+			if (multi)
+				u->file = n.file;
 			if (n.stamp)
 				verify_stamp(&vctx, u->buf, n.off, n.len,
 					     job->loops - g.loops_left);
