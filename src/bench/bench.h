@@ -76,6 +76,14 @@ enum bench_verify_type {
 #define BENCH_MAX_PERCENTILES 20 /* fio's FIO_IO_U_LIST_MAX_LEN */
 #define BENCH_NAME_MAX 128
 #define BENCH_BSSPLIT_MAX 64 /* fio's BSSPLIT_MAX */
+#define BENCH_IGNORE_ERROR_MAX 32 /* errors per ignore_error list */
+/* fio's error_type_bit: which errors continue_on_error lets go */
+#define BENCH_ERR_READ 0
+#define BENCH_ERR_WRITE 1
+#define BENCH_ERR_VERIFY 2
+#define BENCH_UNIFIED_NONE 0
+#define BENCH_UNIFIED_MIXED 1
+#define BENCH_UNIFIED_BOTH 2
 
 /* One entry of fio's bssplit: this block size for perc percent of I/Os. */
 struct bench_bssplit {
@@ -121,12 +129,35 @@ struct bench_job {
 	 * or a bare name); else it stays an error, as before */
 	bool path_may_create;
 	uint64_t filesize; /* --filesize; 0 = size / nrfiles */
-	unsigned nrfiles; /* --nrfiles, default 1 */
+	/* fio's filesize=LOW-HIGH: each file's size drawn between filesize
+	 * and this (bench_file_size); 0 = no range */
+	uint64_t filesize_high;
+	unsigned nrfiles; /* --nrfiles, default 1 (fio's jobname files) */
 	enum bench_file_service file_service;
 	unsigned file_service_nr; /* fio's file_service_type=TYPE:N */
 	bool create_on_open; /* create at open, no layout */
 	bool unlink; /* remove the job's files when it ends */
 	bool zero_buffers; /* write (and lay out) zeroes */
+	/* fio's buffer_compress_percentage: of every buffer_compress_chunk
+	 * bytes of a write buffer, that percentage is zeroes (or the
+	 * buffer_pattern), the rest random; dedupe_percentage: that share of
+	 * write buffers repeats the last unique one (dedupe_mode=repeat) */
+	unsigned compress_pct;
+	uint64_t compress_chunk; /* default 512 */
+	unsigned dedupe_pct;
+	/* fio's continue_on_error: a mask of 1 << BENCH_ERR_READ, _WRITE,
+	 * _VERIFY (none 0, io read|write, all every one); ignore_error's
+	 * lists per type (none given: fio's EIO, EILSEQ) */
+	unsigned continue_on_error;
+	bool error_dump; /* fio's: each error let go said too (default) */
+	/* fio's fallocate=none|truncate|0: a write-only job's layout is a
+	 * sparse file; else (posix, native, 1: the default) allocated */
+	bool fallocate_none;
+	/* fio's unified_rw_reporting: BENCH_UNIFIED_NONE, _MIXED (read,
+	 * write and trim reported as one "mixed"), _BOTH (each, then mixed) */
+	unsigned unified_rw_reporting;
+	unsigned ignore_error_nr[3];
+	int ignore_error[3][BENCH_IGNORE_ERROR_MAX];
 	/* --buffer_pattern: write buffers carry it, repeated */
 	unsigned buffer_pattern_len;
 	uint8_t buffer_pattern[BENCH_VERIFY_PATTERN_MAX];

@@ -17,8 +17,8 @@
 
 #define LAYOUT_CHUNK (1u << 20)
 
-const char *bench_clone_uri(const struct bench_job *job, unsigned clone,
-			    char *buf, size_t len)
+const char *bench_file_uri(const struct bench_job *job, unsigned clone,
+			   unsigned file, char *buf, size_t len)
 {
 	size_t plen;
 	int n;
@@ -31,9 +31,38 @@ const char *bench_clone_uri(const struct bench_job *job, unsigned clone,
 	plen = strcspn(job->filename, "?");
 	if (plen < 4)
 		return job->filename;
-	n = snprintf(buf, len, "%.*s%u.0%s", (int)(plen - 3), job->filename,
-		     clone, job->filename + plen);
+	n = snprintf(buf, len, "%.*s%u.%u%s", (int)(plen - 3), job->filename,
+		     clone, file, job->filename + plen);
 	return n < 0 || (size_t)n >= len ? NULL : buf;
+}
+
+uint64_t bench_file_size(const struct bench_job *job, unsigned clone,
+			 unsigned file)
+{
+	uint64_t minbs = UINT64_MAX, size, seed;
+	struct bench_rng rng;
+	double u;
+	int d;
+
+	if (!job->filesize_high)
+		return job->filesize;
+	for (d = 0; d < DDIR_NR; d++)
+		if (job->bs[d] && job->bs[d] < minbs)
+			minbs = job->bs[d];
+	if (minbs == UINT64_MAX)
+		minbs = 1;
+	/* one draw per file from a seed of its own: the same sizes on
+	 * every run (fio's randrepeat), whatever else the job draws */
+	seed = (job->randseed_set ? job->randseed : 0x66696c6573697a65ull) ^
+	       ((uint64_t)clone * 0x9e3779b97f4a7c15ull) ^
+	       ((uint64_t)(file + 1) * 0xbf58476d1ce4e5b9ull);
+	bench_rng_seed(&rng, seed);
+	u = (double)(bench_rng_next(&rng) >> 11) * 0x1p-53;
+	size = job->filesize +
+	       (uint64_t)((double)(job->filesize_high - job->filesize) * u);
+	size -= size % minbs;
+	/* fio can go below LOW by the alignment; not below one block */
+	return size < minbs ? minbs : size;
 }
 
 /* The job reads what it has not written: its file needs real data. */
@@ -44,7 +73,8 @@ static bool job_reads(const struct bench_job *job)
 }
 
 static int add_file(struct bench_files *bf, const struct bench_job *job,
-		    unsigned job_idx, const char *uri)
+		    unsigned job_idx, unsigned clone, unsigned file,
+		    const char *uri)
 {
 	size_t plen = strcspn(uri, "?");
 	uint64_t need;
@@ -52,7 +82,10 @@ static int add_file(struct bench_files *bf, const struct bench_job *job,
 	struct stat st;
 	unsigned k;
 
-	need = job->filesize ? job->filesize : job->offset + job->size;
+	need = job->target == TARGET_JOBFILES ?
+		       bench_file_size(job, clone, file) :
+	       job->filesize ? job->filesize :
+			       job->offset + job->size;
 	for (k = 0; k < bf->nr; k++) {
 		f = &bf->f[k];
 		if (strlen(f->path) != plen || strncmp(f->path, uri, plen))
@@ -79,6 +112,7 @@ static int add_file(struct bench_files *bf, const struct bench_job *job,
 	bf->nr++;
 	f->size = need;
 	f->job_idx = job_idx;
+	f->clone = clone;
 	f->data = job_reads(job);
 	if (stat(f->path, &st)) {
 		/* a path named with no file engine: opening it says what
@@ -205,6 +239,11 @@ static int layout_one(struct bench_file *f, const struct bench_job *job)
 		goto out;
 	}
 	f->created = true;
+	if (!f->data && job->fallocate_none) {
+		/* fio's fallocate=none: a sparse file of the size */
+		ret = ftruncate(fd, (off_t)f->size) ? -errno : 0;
+		goto out;
+	}
 	if (!f->data) {
 		ret = posix_fallocate(fd, 0, (off_t)f->size);
 		/* a filesystem without fallocate: a sparse file, as fio's
@@ -251,7 +290,7 @@ int bench_files_prepare(const struct bench_job *jobs, unsigned nr,
 			struct bench_files *bf)
 {
 	char buf[4096];
-	unsigned i, c, k;
+	unsigned i, c, k, n;
 
 	memset(bf, 0, sizeof(*bf));
 	for (i = 0; i < nr; i++) {
@@ -263,17 +302,19 @@ int bench_files_prepare(const struct bench_job *jobs, unsigned nr,
 		    job->target != TARGET_PATH)
 			continue;
 		for (c = 0; c < clones; c++) {
-			const char *uri =
-				bench_clone_uri(job, c, buf, sizeof(buf));
+			for (n = 0; n < job->nrfiles; n++) {
+				const char *uri = bench_file_uri(job, c, n, buf,
+								 sizeof(buf));
 
-			if (!uri) {
-				fprintf(stderr,
-					"mqblk: %s: file name too long\n",
-					job->name);
-				goto fail;
+				if (!uri) {
+					fprintf(stderr,
+						"mqblk: %s: file name too long\n",
+						job->name);
+					goto fail;
+				}
+				if (add_file(bf, job, i, c, n, uri))
+					goto fail;
 			}
-			if (add_file(bf, job, i, uri))
-				goto fail;
 		}
 	}
 	for (k = 0; k < bf->nr; k++) {
@@ -312,17 +353,31 @@ void bench_files_print_layout(FILE *out, const struct bench_files *bf,
 			      const struct bench_job *jobs, unsigned first,
 			      unsigned last)
 {
-	unsigned k;
+	unsigned k, m, nr;
+	uint64_t total;
 
-	for (k = 0; k < bf->nr; k++) {
+	/* fio's line per clone: its files laid out, their total in whole
+	 * MiB (a clone's files are added one after the other) */
+	for (k = 0; k < bf->nr; k = m) {
 		const struct bench_file *f = &bf->f[k];
 
-		if (!f->laid_out || f->job_idx < first || f->job_idx >= last)
+		nr = 0;
+		total = 0;
+		for (m = k; m < bf->nr && bf->f[m].job_idx == f->job_idx &&
+			    bf->f[m].clone == f->clone;
+		     m++) {
+			if (!bf->f[m].laid_out)
+				continue;
+			nr++;
+			total += bf->f[m].size;
+		}
+		if (!nr || f->job_idx < first || f->job_idx >= last)
 			continue;
-		/* fio's extend_file line, sizes in whole MiB */
-		fprintf(out, "%s: Laying out IO file (1 file / %lluMiB)\n",
-			jobs[f->job_idx].name,
-			(unsigned long long)(f->size >> 20));
+		fprintf(out,
+			"%s: Laying out IO file%s (%u file%s / %s%lluMiB)\n",
+			jobs[f->job_idx].name, nr > 1 ? "s" : "", nr,
+			nr > 1 ? "s" : "", nr > 1 ? "total " : "",
+			(unsigned long long)(total >> 20));
 	}
 }
 

@@ -17,6 +17,7 @@ struct bench_file {
 	char *path; /* the file, no URI keys */
 	uint64_t size; /* bytes it must hold */
 	unsigned job_idx;
+	unsigned clone; /* of the job: fio's message counts a clone's files */
 	bool data; /* written through (a job that reads), else allocated */
 	bool create; /* does not exist, or too small: to lay out */
 	bool created; /* this run made it */
@@ -29,12 +30,27 @@ struct bench_files {
 };
 
 /*
- * The device URI clone `clone` of job uses: its filename, or for
- * TARGET_JOBFILES fio's DIR/NAME.CLONE.0 with the same URI keys. NULL
- * when it does not fit in len.
+ * The device URI of file `file` (< nrfiles) of clone `clone` of job: its
+ * filename, or for TARGET_JOBFILES fio's DIR/NAME.CLONE.FILE with the
+ * same URI keys. NULL when it does not fit in len.
  */
-const char *bench_clone_uri(const struct bench_job *job, unsigned clone,
-			    char *buf, size_t len);
+const char *bench_file_uri(const struct bench_job *job, unsigned clone,
+			   unsigned file, char *buf, size_t len);
+
+static inline const char *bench_clone_uri(const struct bench_job *job,
+					  unsigned clone, char *buf, size_t len)
+{
+	return bench_file_uri(job, clone, 0, buf, len);
+}
+
+/*
+ * The size of fio's jobname file `file` of clone `clone`: --filesize, or
+ * with fio's filesize=LOW-HIGH a size drawn in [LOW, HIGH] aligned down to
+ * the smallest block size (fio's get_rand_file_size), the same for the
+ * same job, clone, file and --randseed on every run.
+ */
+uint64_t bench_file_size(const struct bench_job *job, unsigned clone,
+			 unsigned file);
 
 /*
  * Before any output: find the files the jobs need, check they fit, and

@@ -6,6 +6,7 @@
  * job files. An option mqblk does not implement is an error naming it.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -47,6 +48,8 @@ void bench_job_defaults(struct bench_job *job)
 	job->loops = 1;
 	job->do_verify = true;
 	job->nrfiles = 1;
+	job->compress_chunk = 512; /* fio's buffer_compress_chunk */
+	job->error_dump = true;
 	job->thinktime_blocks = 1;
 	job->invalidate = true;
 	job->per_job_logs = true;
@@ -161,7 +164,7 @@ static const struct opt job_opts[] = {
 	{ "size", OT_SPECIAL, 0, 0, 0 },
 	{ "directory", OT_SPECIAL, 0, 0, 0 },
 	{ "filesize", OT_SPECIAL, 0, 0, 0 },
-	{ "nrfiles", OT_U32, J(nrfiles), 1, 1u << 20 },
+	{ "nrfiles", OT_U32, J(nrfiles), 1, 1024 },
 	{ "file_service_type", OT_SPECIAL, 0, 0, 0 },
 	{ "create_on_open", OT_BOOL, J(create_on_open), 0, 0 },
 	{ "unlink", OT_BOOL, J(unlink), 0, 0 },
@@ -200,8 +203,12 @@ static const struct opt job_opts[] = {
 	{ "unified_rw_reporting", OT_SPECIAL, 0, 0, 0 },
 	{ "continue_on_error", OT_SPECIAL, 0, 0, 0 },
 	{ "ignore_error", OT_SPECIAL, 0, 0, 0 },
-	{ "buffer_compress_percentage", OT_SPECIAL, 0, 0, 0 },
-	{ "dedupe_percentage", OT_SPECIAL, 0, 0, 0 },
+	{ "buffer_compress_percentage", OT_U32, J(compress_pct), 0, 100 },
+	{ "buffer_compress_chunk", OT_SIZE, J(compress_chunk), 0, 0 },
+	{ "dedupe_percentage", OT_U32, J(dedupe_pct), 0, 100 },
+	{ "dedupe_mode", OT_SPECIAL, 0, 0, 0 },
+	{ "error_dump", OT_BOOL, J(error_dump), 0, 0 },
+	{ "fallocate", OT_SPECIAL, 0, 0, 0 },
 	{ "write_barrier", OT_SPECIAL, 0, 0, 0 },
 	{ "verify_dump", OT_SPECIAL, 0, 0, 0 },
 	{ "offset", OT_SIZE, J(offset), 0, 0 },
@@ -917,24 +924,44 @@ static int set_file_service(struct bench_job *job, const char *val, char *err,
 	return 0;
 }
 
-/* fio's filesize=SIZE; its LOW-HIGH range is refused. */
+/* fio's filesize=SIZE or LOW-HIGH, also LOW:HIGH (each file's size drawn
+ * in the range, fio's file_size_low/high; a range whose high end is below
+ * its low is swapped, as fio's range parser does). */
 static int set_filesize(struct bench_job *job, const char *val, char *err,
 			size_t errlen)
 {
-	char buf[160];
-	uint64_t v;
+	const char *dash = strchr(val, '-');
+	char buf[160], low[64];
+	uint64_t v, hi = 0;
 
-	if (strchr(val, '-') || strchr(val, ':'))
-		return bench_err(err, errlen,
-				 "filesize=%s: size ranges are not supported "
-				 "(each clone's file gets one size)",
-				 val);
-	if (bench_parse_size_base(val, job->kb_base, &v, buf, sizeof(buf)))
+	if (!dash)
+		dash = strchr(val, ':');
+	if (dash) {
+		if ((size_t)(dash - val) >= sizeof(low))
+			return bench_err(err, errlen, "filesize=%s: too long",
+					 val);
+		memcpy(low, val, (size_t)(dash - val));
+		low[dash - val] = 0;
+		if (bench_parse_size_base(low, job->kb_base, &v, buf,
+					  sizeof(buf)) ||
+		    bench_parse_size_base(dash + 1, job->kb_base, &hi, buf,
+					  sizeof(buf)))
+			return bench_err(err, errlen, "filesize: %s", buf);
+		if (hi < v) {
+			uint64_t t = v;
+
+			v = hi;
+			hi = t;
+		}
+	} else if (bench_parse_size_base(val, job->kb_base, &v, buf,
+					 sizeof(buf))) {
 		return bench_err(err, errlen, "filesize: %s", buf);
+	}
 	if (!v)
 		return bench_err(err, errlen, "filesize=%s: must be above 0",
 				 val);
 	job->filesize = v;
+	job->filesize_high = hi > v ? hi : 0;
 	return 0;
 }
 
@@ -1137,6 +1164,138 @@ static int set_random_distribution(struct bench_job *job, const char *val,
  * the default is taken, anything else refused naming why (mqblk-bench(1)'s
  * list of options not implemented).
  */
+/* fio 3.33's unified_rw_reporting=none|mixed|both|0|1|2 */
+static int set_unified(struct bench_job *job, const char *val, char *err,
+		       size_t errlen)
+{
+	static const char *const names[] = { "none", "mixed", "both" };
+	static const char *const nums[] = { "0", "1", "2" };
+	unsigned i;
+
+	for (i = 0; val && i < 3; i++)
+		if (!strcmp(val, names[i]) || !strcmp(val, nums[i])) {
+			job->unified_rw_reporting = i;
+			return 0;
+		}
+	return bench_err(err, errlen,
+			 "failed parsing unified_rw_reporting=%s (none, mixed, "
+			 "both, 0, 1, 2)",
+			 val ? val : "");
+}
+
+/* fio's continue_on_error=none|read|write|io|verify|all|0|1 */
+static int set_continue_on_error(struct bench_job *job, const char *val,
+				 char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		unsigned mask;
+	} tab[] = {
+		{ "none", 0 },
+		{ "0", 0 },
+		{ "read", 1u << BENCH_ERR_READ },
+		{ "write", 1u << BENCH_ERR_WRITE },
+		{ "io", (1u << BENCH_ERR_READ) | (1u << BENCH_ERR_WRITE) },
+		{ "verify", 1u << BENCH_ERR_VERIFY },
+		{ "all", 7 },
+		{ "1", 7 },
+	};
+	size_t i;
+
+	for (i = 0; val && i < sizeof(tab) / sizeof(tab[0]); i++)
+		if (!strcmp(val, tab[i].name)) {
+			job->continue_on_error = tab[i].mask;
+			return 0;
+		}
+	return bench_err(err, errlen,
+			 "failed parsing continue_on_error=%s (none, read, "
+			 "write, io, verify, all, 0, 1)",
+			 val ? val : "");
+}
+
+/*
+ * fio's ignore_error=READ_LIST,WRITE_LIST,VERIFY_LIST: each list errors
+ * by name (EIO) or number (5, 0x5) separated by ':'; a list given lets
+ * its type's errors go (continue_on_error for that type), only those.
+ */
+static int set_ignore_error(struct bench_job *job, const char *val, char *err,
+			    size_t errlen)
+{
+	const char *p = val ? val : "";
+	unsigned type = 0;
+
+	while (*p == ' ')
+		p++;
+	for (;; type++) {
+		size_t len = strcspn(p, ","), n = 0;
+		const char *q = p, *end = p + len;
+
+		if (type >= 3)
+			return bench_err(
+				err, errlen,
+				"failed parsing ignore_error=%s: Illegal "
+				"error type (three lists at most: read, "
+				"write, verify)",
+				val);
+		while (q < end) {
+			size_t el = strcspn(q, ":,");
+			char name[32];
+			int e = 0;
+
+			if (!el)
+				break; /* fio: an empty entry ends the list */
+			if (el >= sizeof(name))
+				return bench_err(
+					err, errlen,
+					"Unknown error %.*s, please use "
+					"number value",
+					(int)el, q);
+			memcpy(name, q, el);
+			name[el] = 0;
+			if (name[0] == 'E') {
+				int k;
+
+				for (k = 1; k < 200 && !e; k++) {
+					const char *en = strerrorname_np(k);
+
+					if (en && !strcmp(en, name))
+						e = k;
+				}
+			} else {
+				char *ep;
+				long v = strtol(name, &ep, 0);
+
+				if (*ep || v == LONG_MIN || v == LONG_MAX ||
+				    v > INT32_MAX || v < -INT32_MAX)
+					v = 0;
+				e = (int)(v < 0 ? -v : v);
+			}
+			if (!e)
+				return bench_err(err, errlen,
+						 "Unknown error %s, please use "
+						 "number value",
+						 name);
+			if (n == BENCH_IGNORE_ERROR_MAX)
+				return bench_err(
+					err, errlen,
+					"ignore_error=%s: more than %u "
+					"errors in a list",
+					val, BENCH_IGNORE_ERROR_MAX);
+			job->ignore_error[type][n++] = e;
+			q += el;
+			if (*q == ':')
+				q++;
+		}
+		job->ignore_error_nr[type] = (unsigned)n;
+		if (n)
+			job->continue_on_error |= 1u << type;
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	return 0;
+}
+
 static int set_default_only(const struct opt *o, const char *val, char *err,
 			    size_t errlen)
 {
@@ -1145,18 +1304,10 @@ static int set_default_only(const struct opt *o, const char *val, char *err,
 		const char *ok[3];
 		const char *why;
 	} tab[] = {
-		{ "unified_rw_reporting",
-		  { "0", "none", NULL },
-		  "the reports keep read, write and trim apart" },
-		{ "continue_on_error",
-		  { "0", "none", NULL },
-		  "an I/O error ends the job, as fio's default" },
-		{ "buffer_compress_percentage",
-		  { "0", NULL, NULL },
-		  "write buffers are random or --buffer_pattern/--zero_buffers" },
-		{ "dedupe_percentage",
-		  { "0", NULL, NULL },
-		  "write buffers are random or --buffer_pattern/--zero_buffers" },
+		{ "dedupe_mode",
+		  { "repeat", NULL, NULL },
+		  "a dedupe buffer repeats the last unique one (working_set "
+		  "is not implemented)" },
 		{ "write_barrier",
 		  { "0", NULL, NULL },
 		  "no barrier writes (use --fsync=N)" },
@@ -1316,9 +1467,28 @@ static int set_special(struct bench_job *job, const struct opt *o,
 		return 0;
 	}
 	if (!strcmp(o->name, "ignore_error"))
+		return set_ignore_error(job, val, err, errlen);
+	if (!strcmp(o->name, "continue_on_error"))
+		return set_continue_on_error(job, val, err, errlen);
+	if (!strcmp(o->name, "unified_rw_reporting"))
+		return set_unified(job, val, err, errlen);
+	if (!strcmp(o->name, "fallocate")) {
+		if (val && (!strcmp(val, "none") || !strcmp(val, "0") ||
+			    !strcmp(val, "truncate"))) {
+			job->fallocate_none = true;
+			return 0;
+		}
+		if (val && (!strcmp(val, "posix") || !strcmp(val, "1") ||
+			    !strcmp(val, "native"))) {
+			job->fallocate_none = false;
+			return 0;
+		}
 		return bench_err(err, errlen,
-				 "ignore_error is not supported: an I/O error "
-				 "ends the job, as fio's default");
+				 "fallocate=%s is not supported (none, "
+				 "truncate, 0, posix, native, 1; keep is not "
+				 "implemented)",
+				 val ? val : "");
+	}
 	if (!strcmp(o->name, "percentile_list"))
 		return set_percentiles(job, val, err, errlen);
 	if (!strncmp(o->name, "verify", 6) && strcmp(o->name, "verify_dump"))
@@ -1679,11 +1849,16 @@ static int job_fixup_target(struct bench_job *job, char *err, size_t errlen)
 	size_t len;
 	char *p;
 
-	if (job->nrfiles > 1)
+	if (job->nrfiles > 1 && (job->filename || !file_engine))
 		return bench_err(err, errlen,
-				 "%s: nrfiles=%u: more than one file per job "
-				 "is not supported (a job thread drives one "
-				 "device)",
+				 "%s: nrfiles=%u: more files than one are "
+				 "fio's jobname files, for a file engine with "
+				 "no --filename",
+				 job->name, job->nrfiles);
+	if (job->nrfiles > 1 && job->verify)
+		return bench_err(err, errlen,
+				 "%s: nrfiles=%u: verify over more files than "
+				 "one is not supported",
 				 job->name, job->nrfiles);
 	if (!job->filename) {
 		if (!file_engine) {
@@ -1707,7 +1882,12 @@ static int job_fixup_target(struct bench_job *job, char *err, size_t errlen)
 						 "size= (size=%u%% of a file "
 						 "not made yet)",
 						 job->name, job->size_pct);
-			job->filesize = job->size;
+			/* fio: size= spread over the files, each one that
+			 * much past the offset */
+			job->filesize =
+				job->nrfiles > 1 ?
+					job->offset + job->size / job->nrfiles :
+					job->size;
 		}
 		if (job->size_pct) {
 			job->size = job->filesize * job->size_pct / 100;
@@ -1825,6 +2005,26 @@ static int job_fixup(struct bench_job *job, char *err, size_t errlen)
 	for (d = 0; d < DDIR_NR; d++)
 		if (job->bs_max[d] < job->bs[d]) /* a job built by hand */
 			job->bs_max[d] = job->bs[d];
+	/* fio: fully compressible is zero buffers; compressible or dedupable
+	 * content is made for every write (refill_buffers) */
+	if (job->compress_pct == 100) {
+		job->zero_buffers = true;
+		job->compress_pct = 0;
+	}
+	if (job->compress_pct || job->dedupe_pct) {
+		if (job->zero_buffers)
+			return bench_err(err, errlen,
+					 "%s: zero_buffers and "
+					 "buffer_compress_percentage or "
+					 "dedupe_percentage together",
+					 job->name);
+		if (!job->compress_chunk)
+			return bench_err(err, errlen,
+					 "%s: buffer_compress_chunk must be "
+					 "above 0",
+					 job->name);
+		job->refill_buffers = true;
+	}
 	if (!job->iodepth_batch_submit || job->iodepth_batch_submit > depth)
 		job->iodepth_batch_submit = depth;
 	/* fio: an unset (0) or too small complete_max is raised to
@@ -2246,7 +2446,7 @@ void bench_usage(FILE *f)
 		"                           file engine: fio's NAME.CLONE.0, laid out\n"
 		"                           first; none and no engine: the null device\n"
 		"  --directory=DIR          where those files go (default .)\n"
-		"  --filesize=SIZE --nrfiles=1 --file_service_type=roundrobin|\n"
+		"  --filesize=SIZE|LOW-HIGH --nrfiles=N --file_service_type=roundrobin|\n"
 		"                           sequential|random[:N]\n"
 		"  --create_on_open --unlink   make files at open / remove them after\n"
 		"  --size=N%%               N %% of the device past --offset\n"
@@ -2305,8 +2505,11 @@ void bench_usage(FILE *f)
 		"    (stonewall) --iodepth_batch_complete (..._min) --ratemin\n"
 		"    (rate_min) --threads (thread) --readwrite (rw) --timeout\n"
 		"    (runtime) --io_limit (io_size)\n"
-		"  refused with the reason: --sqthread_poll_cpu --ignore_error\n"
-		"    --buffer_compress_percentage --dedupe_percentage --write_barrier\n"
+		"  --buffer_compress_percentage=N --buffer_compress_chunk=SIZE\n"
+		"    --dedupe_percentage=N --dedupe_mode=repeat  write buffers that\n"
+		"                           compress by N%% / repeat N%% of the time\n"
+		"  refused with the reason: --sqthread_poll_cpu\n"
+		"    --write_barrier\n"
 		"    --verify_dump (other than 0)\n"
 		"  --rate=R[,W[,T]] --rate_iops=R[,W[,T]]  bytes/s, IOPS per direction\n"
 		"  --rate_min=... --rate_iops_min=...  fail below (1 s cycles)\n"
@@ -2325,8 +2528,15 @@ void bench_usage(FILE *f)
 		"  (refused: --log_compression)\n"
 		"  --sync=none|0|sync|1|dsync  open the file O_SYNC / O_DSYNC (a device\n"
 		"                        that cannot is refused)\n"
-		"  --unified_rw_reporting=0 --continue_on_error=none: fio's defaults\n"
-		"                           only (mqblk-bench(1): not implemented)\n"
+		"  --unified_rw_reporting=none|mixed|both  read, write and trim\n"
+		"                           reported apart, as one 'mixed', or both\n"
+		"  --continue_on_error=none|read|write|io|verify|all  errors of\n"
+		"                           those types (EIO, EILSEQ) let go, counted\n"
+		"  --ignore_error=READ,WRITE,VERIFY  errnos to let go per type, each\n"
+		"                           list NAME:NUMBER:... (ENOSPC:122)\n"
+		"  --error_dump=0|1         say each error let go (default 1)\n"
+		"  --fallocate=none|truncate|posix|native  a write-only job's layout\n"
+		"                           sparse, or allocated (the default)\n"
 		"\n"
 		"verification (fio's): every block written carries a header (offset,\n"
 		"length, seed, checksums); then, with do_verify, it is read back and\n"

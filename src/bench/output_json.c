@@ -538,11 +538,12 @@ static void lat_json(struct jw *w, const char *key, const struct job_stats *js,
 }
 
 /* fio's add_ddir_status_json for read, write and trim. */
+/* One direction's object, or ds under "mixed" (unified_rw_reporting; d
+ * is then DDIR_READ). */
 static void ddir_json(struct jw *w, const struct job_stats *js,
-		      const struct report_group *g, enum bench_ddir d,
-		      bool plus)
+		      const struct ddir_stats *ds, const struct report_group *g,
+		      enum bench_ddir d, const char *key, bool plus)
 {
-	const struct ddir_stats *ds = &js->dd[d];
 	uint64_t rt = stats_runtime_ms(ds), ios = stats_issued(ds);
 	uint64_t bw_bytes = 0;
 	double iops = 0;
@@ -551,7 +552,7 @@ static void ddir_json(struct jw *w, const struct job_stats *js,
 		bw_bytes = ds->io_bytes * 1000 / rt;
 		iops = 1000.0 * (double)ios / (double)rt;
 	}
-	jw_obj_begin(w, ddir_key[d]);
+	jw_obj_begin(w, key);
 	jw_uint(w, "io_bytes", ds->io_bytes);
 	jw_uint(w, "io_kbytes", ds->io_bytes >> 10);
 	jw_uint(w, "bw_bytes", bw_bytes);
@@ -730,9 +731,21 @@ static void job_json(struct jw *w, const struct job_stats *js,
 	jw_int(w, "eta", elapsed_s < 3 ? INT_MAX : 0);
 	jw_int(w, "elapsed", elapsed_s);
 	job_options(w, js);
-	for (d = 0; d < DDIR_NR; d++)
-		ddir_json(w, js, g, (enum bench_ddir)d, plus);
-	sync_json(w, js);
+	if (job && job->unified_rw_reporting == BENCH_UNIFIED_MIXED) {
+		/* fio: the fold in read's place, named mixed, alone */
+		ddir_json(w, js, &js->dd[0], g, DDIR_READ, "mixed", plus);
+	} else {
+		for (d = 0; d < DDIR_NR; d++)
+			ddir_json(w, js, &js->dd[d], g, (enum bench_ddir)d,
+				  ddir_key[d], plus);
+		sync_json(w, js);
+	}
+	if (js->mixed) {
+		struct report_group all = *g;
+
+		all.agg_bw[0] = g->agg_bw[0] + g->agg_bw[1] + g->agg_bw[2];
+		ddir_json(w, js, js->mixed, &all, DDIR_READ, "mixed", plus);
+	}
 
 	/* fio keeps cpu time in whole ms. */
 	if (rt_ms) {
@@ -760,6 +773,11 @@ static void job_json(struct jw *w, const struct job_stats *js,
 	stats_calc_lat(js->lat_m, LAT_M_NR, issued, pct);
 	dist_json(w, "latency_ms", lat_keys, pct, LAT_M_NR);
 
+	/* fio: only with continue_on_error */
+	if (job && job->continue_on_error) {
+		jw_uint(w, "total_err", js->total_err);
+		jw_int(w, "first_error", js->first_error);
+	}
 	/* No latency_target support: fio's values for that case. */
 	jw_uint(w, "latency_depth", job ? job->iodepth : 1);
 	jw_uint(w, "latency_target", 0);

@@ -213,11 +213,12 @@ static void show_bw_iops(FILE *f, const struct ddir_stats *ds,
 			lat_stat_stddev(&ds->iops), ds->iops.nr);
 }
 
-/* fio's show_ddir_status for one read/write/trim direction. */
+/* fio's show_ddir_status for one read/write/trim direction, or ds as
+ * "mixed" (unified_rw_reporting; d is then DDIR_READ). */
 static void show_ddir(FILE *f, const struct job_stats *js,
-		      const struct report_group *g, enum bench_ddir d)
+		      const struct ddir_stats *ds, const struct report_group *g,
+		      enum bench_ddir d, const char *name)
 {
-	const struct ddir_stats *ds = &js->dd[d];
 	/* fio's i2p: --kb_base=1000 puts the SI units first */
 	bool pow2 = g->kb_base != 1000;
 	uint64_t rt = stats_runtime_ms(ds), bw, iops;
@@ -228,8 +229,8 @@ static void show_ddir(FILE *f, const struct job_stats *js,
 	bw = ds->io_bytes * 1000 / rt;
 	/* fio divides the issued count (total_io_u), as in "issued rwts" */
 	iops = stats_issued(ds) * 1000 / rt;
-	fprintf(f, "  %s: IOPS=%s, BW=%s (%s)(%s/%" PRIu64 "msec)%s\n",
-		ddir_name[d], n2s(iops_p, iops, SIG_FIGS, false, N2S_NONE),
+	fprintf(f, "  %s: IOPS=%s, BW=%s (%s)(%s/%" PRIu64 "msec)%s\n", name,
+		n2s(iops_p, iops, SIG_FIGS, false, N2S_NONE),
 		n2s(bw_p, bw, SIG_FIGS, pow2, N2S_BYTEPERSEC),
 		n2s(bw_alt, bw, SIG_FIGS, !pow2, N2S_BYTEPERSEC),
 		n2s(io_p, ds->io_bytes, SIG_FIGS, pow2, N2S_BYTE), rt,
@@ -429,7 +430,19 @@ static void show_entry(FILE *f, const struct job_stats *js,
 	show_header(f, js);
 	for (d = 0; d < DDIR_NR; d++)
 		if (js->dd[d].io_bytes)
-			show_ddir(f, js, g, (enum bench_ddir)d);
+			show_ddir(f, js, &js->dd[d], g, (enum bench_ddir)d,
+				  js->job && js->job->unified_rw_reporting ==
+							  BENCH_UNIFIED_MIXED ?
+					  "mixed" :
+					  ddir_name[d]);
+	if (js->mixed) {
+		/* unified_rw_reporting=both: the fold after the directions,
+		 * its bandwidth a share of the group's total */
+		struct report_group all = *g;
+
+		all.agg_bw[0] = g->agg_bw[0] + g->agg_bw[1] + g->agg_bw[2];
+		show_ddir(f, js, js->mixed, &all, DDIR_READ, "mixed");
+	}
 	show_latencies(f, js, issued);
 	if (js->sync_lat.nr) {
 		/* fio's DDIR_SYNC block */
@@ -461,6 +474,12 @@ static void show_entry(FILE *f, const struct job_stats *js,
 		js->dd[DDIR_READ].short_ios, js->dd[DDIR_WRITE].short_ios,
 		js->dd[DDIR_TRIM].short_ios, js->dd[DDIR_READ].drop_ios,
 		js->dd[DDIR_WRITE].drop_ios, js->dd[DDIR_TRIM].drop_ios);
+	if (js->job && js->job->continue_on_error)
+		fprintf(f,
+			"     errors    : total=%" PRIu64
+			", first_error=%d/<%s>\n",
+			js->total_err, js->first_error,
+			strerror(js->first_error));
 	/* No latency_target support: fio's values for that case. */
 	fprintf(f,
 		"     latency   : target=0, window=0, percentile=100.00%%, "
@@ -471,8 +490,10 @@ static void show_entry(FILE *f, const struct job_stats *js,
 	show_rdma(f, js);
 }
 
-/* fio's show_group_stats. */
-static void show_group(FILE *f, const struct report_group *g, unsigned gid)
+/* fio's show_group_stats (and show_mixed_group_stats: rows = 4 is the
+ * directions folded into one MIXED row). */
+static void show_group_rows(FILE *f, const struct report_group *g,
+			    unsigned rows)
 {
 	static const char *const label[DDIR_NR] = { "   READ", "  WRITE",
 						    "   TRIM" };
@@ -480,8 +501,7 @@ static void show_group(FILE *f, const struct report_group *g, unsigned gid)
 	char min[N2S_LEN], min_alt[N2S_LEN], max[N2S_LEN], max_alt[N2S_LEN];
 	unsigned d;
 
-	fprintf(f, "\nRun status group %u (all jobs):\n", gid);
-	for (d = 0; d < DDIR_NR; d++) {
+	for (d = 0; d < DDIR_NR && d < rows; d++) {
 		bool pow2 = g->kb_base != 1000; /* as in show_ddir */
 
 		if (!g->max_run_ms[d])
@@ -489,7 +509,9 @@ static void show_group(FILE *f, const struct report_group *g, unsigned gid)
 		fprintf(f,
 			"%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), "
 			"run=%" PRIu64 "-%" PRIu64 "msec\n",
-			label[d],
+			rows == 1 || g->unified == BENCH_UNIFIED_MIXED ?
+				"  MIXED" :
+				label[d],
 			n2s(agg, g->agg_bw[d], SIG_FIGS, pow2, N2S_BYTEPERSEC),
 			n2s(agg_alt, g->agg_bw[d], SIG_FIGS, !pow2,
 			    N2S_BYTEPERSEC),
@@ -503,6 +525,39 @@ static void show_group(FILE *f, const struct report_group *g, unsigned gid)
 			n2s(io_alt, g->io_bytes[d], SIG_FIGS, !pow2, N2S_BYTE),
 			g->min_run_ms[d], g->max_run_ms[d]);
 	}
+}
+
+static void show_group(FILE *f, const struct report_group *g, unsigned gid)
+{
+	struct report_group m;
+	unsigned d;
+
+	fprintf(f, "\nRun status group %u (all jobs):\n", gid);
+	show_group_rows(f, g, DDIR_NR);
+	if (g->unified != BENCH_UNIFIED_BOTH)
+		return;
+	/* the directions as one: their bytes added, the widest runs and
+	 * bandwidths, the total over the longest run */
+	memset(&m, 0, sizeof(m));
+	m.kb_base = g->kb_base;
+	m.min_run_ms[0] = UINT64_MAX;
+	m.min_bw[0] = UINT64_MAX;
+	for (d = 0; d < DDIR_NR; d++) {
+		if (!g->max_run_ms[d])
+			continue;
+		if (g->min_run_ms[d] < m.min_run_ms[0])
+			m.min_run_ms[0] = g->min_run_ms[d];
+		if (g->max_run_ms[d] > m.max_run_ms[0])
+			m.max_run_ms[0] = g->max_run_ms[d];
+		if (g->min_bw[d] < m.min_bw[0])
+			m.min_bw[0] = g->min_bw[d];
+		if (g->max_bw[d] > m.max_bw[0])
+			m.max_bw[0] = g->max_bw[d];
+		m.io_bytes[0] += g->io_bytes[d];
+	}
+	if (m.max_run_ms[0])
+		m.agg_bw[0] = m.io_bytes[0] * 1000 / m.max_run_ms[0];
+	show_group_rows(f, &m, 1);
 }
 
 void report_normal(FILE *f, const struct report *r)

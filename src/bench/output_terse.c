@@ -23,10 +23,10 @@ static void lat_terse(FILE *f, const struct lat_stat *ls)
 }
 
 static void ddir_terse(FILE *f, const struct job_stats *js,
+		       const struct ddir_stats *ds,
 		       const struct report_group *g, enum bench_ddir d,
 		       unsigned ver)
 {
-	const struct ddir_stats *ds = &js->dd[d];
 	uint64_t rt = stats_runtime_ms(ds), bw = 0, iops = 0;
 	double plist[BENCH_MAX_PERCENTILES];
 	uint64_t ov[BENCH_MAX_PERCENTILES];
@@ -100,11 +100,21 @@ static void job_terse(FILE *f, const struct job_stats *js,
 	else
 		fprintf(f, "%u;%s;%s;%u;%d", ver, version, js->name,
 			js->groupid, js->error);
-	ddir_terse(f, js, g, DDIR_READ, ver);
-	ddir_terse(f, js, g, DDIR_WRITE, ver);
-	/* version 3 has no trim fields */
-	if (ver != 3)
-		ddir_terse(f, js, g, DDIR_TRIM, ver);
+	/* unified_rw_reporting=mixed: the fold in read's fields alone */
+	ddir_terse(f, js, &js->dd[DDIR_READ], g, DDIR_READ, ver);
+	if (!js->job || js->job->unified_rw_reporting != BENCH_UNIFIED_MIXED) {
+		ddir_terse(f, js, &js->dd[DDIR_WRITE], g, DDIR_WRITE, ver);
+		/* version 3 has no trim fields */
+		if (ver != 3)
+			ddir_terse(f, js, &js->dd[DDIR_TRIM], g, DDIR_TRIM,
+				   ver);
+	}
+	if (js->mixed) {
+		struct report_group all = *g;
+
+		all.agg_bw[0] = g->agg_bw[0] + g->agg_bw[1] + g->agg_bw[2];
+		ddir_terse(f, js, js->mixed, &all, DDIR_READ, ver);
+	}
 	/* fio keeps cpu time in whole ms */
 	if (rt_ms) {
 		usr = (double)(js->usr_us / 1000) * 100 / (double)rt_ms;
@@ -131,6 +141,9 @@ static void job_terse(FILE *f, const struct job_stats *js,
 	for (i = 0; i < LAT_M_NR; i++)
 		fprintf(f, ";%3.2f%%", pct[i]);
 	/* no disk util fields: fio prints none when it saw no disk */
+	if (js->job && js->job->continue_on_error)
+		fprintf(f, ";%llu;%d", (unsigned long long)js->total_err,
+			js->first_error);
 	if (desc[0]) {
 		if (ver == 2)
 			fputc('\n', f);

@@ -282,6 +282,9 @@ void stats_merge(struct job_stats *dst, const struct job_stats *src)
 	dst->verify_errors += src->verify_errors;
 	if (!dst->error)
 		dst->error = src->error;
+	dst->total_err += src->total_err;
+	if (!dst->first_error)
+		dst->first_error = src->first_error;
 	/* fio adds total_run_time up (so cpu% is per job on average). */
 	dst->runtime_ns += src->runtime_ns;
 	dst->usr_us += src->usr_us;
@@ -429,6 +432,85 @@ static bool job_group_reporting(const struct job_stats *js)
 	return js->job && js->job->group_reporting;
 }
 
+/*
+ * fio's sum_thread_stats into one direction (unified_rw_reporting): the
+ * latencies, histograms and counts added; bandwidth and IOPS samples
+ * pooled as samples of one direction; the longest runtime.
+ */
+static void ddir_fold(struct ddir_stats *dd, const struct ddir_stats *sd)
+{
+	lat_stat_merge(&dd->slat, &sd->slat);
+	lat_stat_merge(&dd->clat, &sd->clat);
+	lat_stat_merge(&dd->lat, &sd->lat);
+	lat_stat_merge(&dd->bw, &sd->bw);
+	lat_stat_merge(&dd->iops, &sd->iops);
+	add_array(dd->clat_hist, sd->clat_hist, PLAT_NR);
+	add_array(dd->lat_hist, sd->lat_hist, PLAT_NR);
+	add_array(dd->slat_hist, sd->slat_hist, PLAT_NR);
+	dd->io_bytes += sd->io_bytes;
+	dd->total_ios += sd->total_ios;
+	dd->short_ios += sd->short_ios;
+	dd->drop_ios += sd->drop_ios;
+	dd->issued += sd->issued;
+	if (sd->runtime_ns > dd->runtime_ns)
+		dd->runtime_ns = sd->runtime_ns;
+}
+
+/* Entry i as the view's own copy, to change it. */
+static int view_own(struct report_view *v, unsigned i)
+{
+	struct job_stats *copy;
+
+	if (v->owned[i])
+		return 0;
+	copy = malloc(sizeof(*copy));
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, v->entries[i], sizeof(*copy));
+	v->entries[i] = copy;
+	v->owned[i] = true;
+	return 0;
+}
+
+/*
+ * unified_rw_reporting: mixed folds write and trim into read (fio reports
+ * that slot as "mixed"); both keeps them and adds the fold beside.
+ */
+static int view_unify(struct report_view *v)
+{
+	unsigned i, d;
+
+	for (i = 0; i < v->nr_entries; i++) {
+		const struct bench_job *job = v->entries[i]->job;
+		struct job_stats *js;
+
+		if (!job || job->unified_rw_reporting == BENCH_UNIFIED_NONE)
+			continue;
+		if (view_own(v, i))
+			return -ENOMEM;
+		js = v->entries[i];
+		if (job->unified_rw_reporting == BENCH_UNIFIED_MIXED) {
+			for (d = 1; d < DDIR_NR; d++) {
+				ddir_fold(&js->dd[0], &js->dd[d]);
+				memset(&js->dd[d], 0, sizeof(js->dd[d]));
+				lat_stat_reset(&js->dd[d].slat);
+				lat_stat_reset(&js->dd[d].clat);
+				lat_stat_reset(&js->dd[d].lat);
+				lat_stat_reset(&js->dd[d].bw);
+				lat_stat_reset(&js->dd[d].iops);
+			}
+			continue;
+		}
+		js->mixed = malloc(sizeof(*js->mixed));
+		if (!js->mixed)
+			return -ENOMEM;
+		*js->mixed = js->dd[0];
+		for (d = 1; d < DDIR_NR; d++)
+			ddir_fold(js->mixed, &js->dd[d]);
+	}
+	return 0;
+}
+
 static int view_add_entries(struct report_view *v, const struct report *r)
 {
 	unsigned i, last_gid = 0;
@@ -478,6 +560,8 @@ static void view_add_groups(struct report_view *v)
 
 		if (!g->kb_base)
 			g->kb_base = js->job ? js->job->kb_base : 1024;
+		if (js->job)
+			g->unified |= js->job->unified_rw_reporting;
 		for (d = 0; d < DDIR_NR; d++) {
 			uint64_t rt = stats_runtime_ms(&js->dd[d]);
 			uint64_t bw;
@@ -520,6 +604,8 @@ int report_view_build(struct report_view *v, const struct report *r)
 	if (!v->entries || !v->owned)
 		goto out_free;
 	ret = view_add_entries(v, r);
+	if (!ret)
+		ret = view_unify(v);
 	if (ret)
 		goto out_free;
 
@@ -543,8 +629,10 @@ void report_view_free(struct report_view *v)
 
 	if (v->owned)
 		for (i = 0; i < v->nr_entries; i++)
-			if (v->owned[i])
+			if (v->owned[i]) {
+				free(v->entries[i]->mixed);
 				free(v->entries[i]);
+			}
 	free(v->entries);
 	free(v->owned);
 	free(v->groups);

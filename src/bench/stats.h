@@ -104,6 +104,13 @@ struct job_stats {
 	unsigned groupid;
 	unsigned nr_jobs; /* 1, or the number merged by group_reporting */
 	int error; /* first error (errno value), 0 = none */
+	/* continue_on_error: the errors let go, and the first of them */
+	uint64_t total_err;
+	int first_error;
+	bool error_let_go; /* error is first_error: the run still succeeds */
+	/* unified_rw_reporting=both: read, write and trim as one, for the
+	 * reports (report_view_build's; NULL otherwise) */
+	struct ddir_stats *mixed;
 	int pid;
 	const struct bench_job *job; /* options, for headers and JSON */
 
@@ -321,6 +328,8 @@ struct report_group {
 	uint64_t io_bytes[DDIR_NR];
 	uint64_t agg_bw[DDIR_NR]; /* io_bytes * 1000 / max_run_ms */
 	unsigned kb_base; /* fio's rs->kb_base: its first job's --kb_base */
+	/* fio's rs->unified_rw_rep: its jobs' unified_rw_reporting or'd */
+	unsigned unified;
 };
 
 struct report_view {

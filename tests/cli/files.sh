@@ -168,14 +168,14 @@ run bench --name=a --ioengine=psync --rw=read --filesize=1p --directory="$D"
 failed "--filesize larger than the disk" "laying out .* needs .* free"
 check "--filesize too large: no file left" test -z "$(ls -A "$D")"
 run bench --name=a --ioengine=psync --rw=read --size=1m --nrfiles=2 \
-	--directory="$D"
-failed "--nrfiles=2 refused with the reason" \
-	"nrfiles=2: more than one file per job is not supported"
+	--filename="$D/x"
+failed "--nrfiles=2 with a --filename refused with the reason" \
+	"nrfiles=2: more files than one are fio's jobname files"
 run bench --name=a --ioengine=psync --rw=read --size=1m \
 	--file_service_type=foo
 failed "--file_service_type=foo" "failed parsing file_service_type=foo"
-run bench --name=a --ioengine=psync --rw=read --filesize=1m-2m
-failed "--filesize range refused" "filesize=1m-2m: size ranges are not supported"
+run bench --name=a --ioengine=psync --rw=read --filesize=0-2m
+failed "--filesize range from 0" "filesize=0-2m: must be above 0"
 run bench --name=a --filename=null --rw=read --size=1m --directory="$D"
 failed "--directory with the null device" "directory is for files"
 run bench --name=a --filename=null --rw=read --size=101%

@@ -93,7 +93,17 @@ static inline void fuzz_check_config(const struct bench_config *cfg,
 		FUZZ_CHECK(!j->time_based || j->runtime_ns > 0);
 		/* where the I/O goes: fio's jobname file has a name and a
 		 * size; only files take directory/filesize/unlink */
-		FUZZ_CHECK(j->nrfiles == 1);
+		FUZZ_CHECK(j->nrfiles == 1 ||
+			   (j->target == TARGET_JOBFILES && !j->verify &&
+			    j->nrfiles <= 1024));
+		FUZZ_CHECK(!j->filesize_high || j->filesize_high > j->filesize);
+		FUZZ_CHECK(j->continue_on_error <= 7);
+		for (unsigned t = 0; t < 3; t++) {
+			FUZZ_CHECK(j->ignore_error_nr[t] <=
+				   BENCH_IGNORE_ERROR_MAX);
+			for (unsigned e = 0; e < j->ignore_error_nr[t]; e++)
+				FUZZ_CHECK(j->ignore_error[t][e] > 0);
+		}
 		FUZZ_CHECK(j->size_pct <= 100);
 		if (j->target == TARGET_JOBFILES)
 			FUZZ_CHECK(j->filename && j->filesize > 0 &&
