@@ -114,36 +114,47 @@ def queue(syn_t, h2c, c2h):
     hbuf, _ = h2c.assemble()
     cbuf, cends = c2h.assemble()
     qid = None
-    last_cid = None
+    cids = []  # every command's CID, in the order sent
+    last = None  # index in cids of the last Connect/AUTH command
     sends = 0
     for _, _, typ, _, _, _, p in pdus(hbuf):
         if typ != PDU_CMD or len(p) < 8 + 64:
             continue
         sqe = p[8:72]
+        cids.append(struct.unpack_from("<H", sqe, 2)[0])
         if sqe[0] != FABRICS:
             continue
         fct = sqe[4]
         if fct == FCT_CONNECT:
             qid = struct.unpack_from("<H", sqe, 42)[0]
         if fct in (FCT_CONNECT, FCT_AUTH_SEND, FCT_AUTH_RECV):
-            last_cid = struct.unpack_from("<H", sqe, 2)[0]
+            last = len(cids) - 1
             sends += fct == FCT_AUTH_SEND
     if qid is None:
         return None
+    # CIDs are reused once a command completes: the completion wanted is
+    # the k-th with that CID, k the commands sent with it up to the last
+    want = cids[last]
+    k = cids[:last + 1].count(want)
     done = None
+    seen = 0
     dhgroup = hashid = "-"
     for off, end, typ, flags, hlen, pdo, p in pdus(cbuf):
+        cid = None
         if typ == PDU_C2H and len(p) >= 24:
-            cid = struct.unpack_from("<H", p, 8)[0]
             d = p[pdo:] if pdo else p[hlen:]
             # DH-HMAC-CHAP_Challenge: auth_type 1, auth_id 1
             if len(d) >= 12 and d[0] == 1 and d[1] == 1:
                 hashid, dhgroup = str(d[8]), str(d[9])
-            if cid == last_cid and flags & C2H_SUCCESS:
-                done = time_at(cends, end)
+            if flags & C2H_SUCCESS:
+                cid = struct.unpack_from("<H", p, 8)[0]
         elif typ == PDU_RSP and len(p) >= 24:
-            if struct.unpack_from("<H", p, 8 + 12)[0] == last_cid:
+            cid = struct.unpack_from("<H", p, 8 + 12)[0]
+        if cid == want:
+            seen += 1
+            if seen == k:
                 done = time_at(cends, end)
+                break
     if done is None:
         return None
     return qid, (done - syn_t) / 1000.0, sends, dhgroup, hashid
