@@ -13,9 +13,12 @@
 #   SHA-512/null: `mqblk bench` randwrite + crc32c verify on a one-way
 #   host, `mqblk id-ctrl` on a bidirectional one; a wrong secret refused
 #   by SPDK (AUTH_Failure1), a wrong controller secret refused by mqblk;
-#   no secret refused; `mqblk discover -S` reads SPDK's discovery log.
-#   SPDK host -> `mqblk target` (one subsystem, three hosts: SHA-256/
-#   ffdhe2048 one-way and bidirectional, SHA-512/null bidirectional):
+#   no secret refused; `mqblk discover -S` reads SPDK's discovery log;
+#   then `mqblk id-ctrl`, bidirectional, for every other group
+#   (SHA-384/ffdhe3072 and ffdhe4096, SHA-256/ffdhe6144, SHA-512/ffdhe8192).
+#   SPDK host -> `mqblk target` (one subsystem, seven hosts: SHA-256/
+#   ffdhe2048 one-way and bidirectional, SHA-512/null bidirectional, and
+#   the four pairs above bidirectional):
 #   SPDK 24.05's perf and identify have no DH-HMAC-CHAP options, so the
 #   host is bdevperf with bdev_nvme_attach_controller --dhchap-key (and
 #   --dhchap-ctrlr-key) in its JSON config, a 2 s 4 KiB verify workload:
@@ -179,6 +182,20 @@ for pair in sha256/ffdhe2048 sha512/null; do
 	spdk_stop_all
 done
 
+# the other groups (and SHA-384), bidirectional: mqblk's id-ctrl
+for pair in sha384/ffdhe3072 sha384/ffdhe4096 sha256/ffdhe6144 sha512/ffdhe8192; do
+	dg=${pair%/*} grp=${pair#*/}
+	if ! spdk_target "$dg" "$grp"; then
+		fail "SPDK target ($pair)" "did not start: $(grep -m1 -E 'ERROR|error' "$TMP/tgt-$dg-$grp.out")"
+		spdk_stop_all
+		continue
+	fi
+	run id-ctrl "$(suri "$HOST2" "dhchap_secret=$K2&dhchap_ctrl_secret=$CK2")"
+	ok "mqblk host -> SPDK ($pair, bidirectional): id-ctrl" &&
+		check "... SPDK's serial number" has SPDKMQBLKAUTH001
+	spdk_stop_all
+done
+
 # ====================================================================
 # SPDK's host (bdevperf) against mqblk's target
 # ====================================================================
@@ -188,7 +205,15 @@ start_target -v --ns null:size=64m,memory_backed=1 \
 	--allow-host "$HOST2" --dhchap-key "@$TMP/K2" --dhchap-ctrl-key "@$TMP/CK2" \
 	--dhchap-hash sha256 --dhchap-dhgroup ffdhe2048 \
 	--allow-host "$HOST3" --dhchap-key "@$TMP/K3" --dhchap-ctrl-key "@$TMP/CK3" \
-	--dhchap-hash sha512 --dhchap-dhgroup null || {
+	--dhchap-hash sha512 --dhchap-dhgroup null \
+	--allow-host "$HOST3-ffdhe3072" --dhchap-key "@$TMP/K3" \
+	--dhchap-ctrl-key "@$TMP/CK3" --dhchap-hash sha384 --dhchap-dhgroup ffdhe3072 \
+	--allow-host "$HOST3-ffdhe4096" --dhchap-key "@$TMP/K3" \
+	--dhchap-ctrl-key "@$TMP/CK3" --dhchap-hash sha384 --dhchap-dhgroup ffdhe4096 \
+	--allow-host "$HOST3-ffdhe6144" --dhchap-key "@$TMP/K3" \
+	--dhchap-ctrl-key "@$TMP/CK3" --dhchap-hash sha256 --dhchap-dhgroup ffdhe6144 \
+	--allow-host "$HOST3-ffdhe8192" --dhchap-key "@$TMP/K3" \
+	--dhchap-ctrl-key "@$TMP/CK3" --dhchap-hash sha512 --dhchap-dhgroup ffdhe8192 || {
 	fail "mqblk target" "did not start"
 	finish
 }
@@ -279,6 +304,13 @@ bdevperf_ok spdk-bidir "SPDK bdevperf -> mqblk target (sha256, ffdhe2048, bidire
 bdevperf spdk-sha512 "$HOST3" K3 CK3
 bdevperf_ok spdk-sha512 "SPDK bdevperf -> mqblk target (sha512, null, bidirectional)" \
 	"$HOST3" "sha512, null, bidirectional"
+# the other groups (and SHA-384), bidirectional, one host each
+for pair in sha384/ffdhe3072 sha384/ffdhe4096 sha256/ffdhe6144 sha512/ffdhe8192; do
+	dg=${pair%/*} grp=${pair#*/}
+	bdevperf "spdk-$grp" "$HOST3-$grp" K3 CK3
+	bdevperf_ok "spdk-$grp" "SPDK bdevperf -> mqblk target ($dg, $grp, bidirectional)" \
+		"$HOST3-$grp" "$dg, $grp, bidirectional"
+done
 
 L0=$(wc -l <"$TLOG")
 bdevperf spdk-bad "$HOST1" BAD
