@@ -14,6 +14,9 @@
 # as built here it derives no PSK at all and every TLS connection fails
 # on its side. An LD_PRELOAD shim compiled here makes that one call a
 # no-op (no salt is HKDF's default); nothing else of SPDK is changed.
+# SPDK 24.05 (SPDK_DIR=/work/spdk24) passes the same checks and still
+# needs the shim: without it its nvmf_tgt says "Unable to set salt for
+# HKDF!" and derives no PSK.
 # Exit: 0 all passed, 1 a check failed, 77 SPDK or nvme-cli missing, or
 # not root and too few hugepages. Knobs: SPDK_DIR.
 set -uo pipefail
@@ -22,94 +25,20 @@ SPDK_DIR=${SPDK_DIR:-/work/spdk}
 SPDK_PERF=$SPDK_DIR/build/examples/perf
 [[ -x $SPDK_PERF ]] || SPDK_PERF=$SPDK_DIR/build/bin/spdk_nvme_perf
 SPDK_TGT=$SPDK_DIR/build/bin/nvmf_tgt
-for f in "$SPDK_PERF" "$SPDK_TGT"; do
-	if [[ ! -x $f ]]; then
-		echo "SKIP: SPDK not built at $SPDK_DIR (see bench/vs-spdk)"
-		exit 77
-	fi
-done
+
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/../cli/lib.sh"
+# shellcheck source=tests/interop/spdk-lib.sh
+. "$(dirname "$0")/spdk-lib.sh"
+spdk_require "$SPDK_PERF" "$SPDK_TGT"
 if ! command -v nvme >/dev/null || ! command -v cc >/dev/null; then
 	echo "SKIP: nvme-cli (gen-tls-key) or a C compiler (the shim) missing"
 	exit 77
 fi
-HP_WANT=1024
-if [[ $(id -u) != 0 ]] && (($(cat /proc/sys/vm/nr_hugepages) < HP_WANT)); then
-	echo "SKIP: SPDK needs $HP_WANT hugepages; not root, cannot raise vm.nr_hugepages"
-	exit 77
-fi
-
-# shellcheck source=tests/cli/lib.sh
-. "$(dirname "$0")/../cli/lib.sh"
-export LD_LIBRARY_PATH=$SPDK_DIR/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 NQN=nqn.2026-12.io.mqblk:spdk-tls
 HOST=nqn.2016-06.io.mqblk:tls-host
 SPDK_NQN=nqn.2016-06.io.spdk:mqblk-tls
-SPDK_PIDS=()
-HP_ORIG=
-HP_MOUNTED=0
-HP_MKDIR=0
-
-stop_pid()
-{
-	local p=$1 i
-	if kill -0 "$p" 2>/dev/null; then
-		kill -INT "$p" 2>/dev/null
-		for ((i = 0; i < 100; i++)); do
-			kill -0 "$p" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$p" 2>/dev/null
-	fi
-	wait "$p" 2>/dev/null
-	rm -f /dev/hugepages/spdk_pid"$p"map_* 2>/dev/null
-	rm -rf /var/run/dpdk/spdk_pid"$p" 2>/dev/null
-}
-
-# shellcheck disable=SC2317 # run by the EXIT trap
-cleanup()
-{
-	local rc=$? p
-	trap - EXIT
-	for p in "${SPDK_PIDS[@]}"; do
-		stop_pid "$p"
-	done
-	# shellcheck disable=SC2119 # no arguments: TPID and TLOG
-	if [[ -n ${TPID:-} ]] && ! stop_target && ((rc == 0)); then
-		rc=1
-	fi
-	if ((HP_MOUNTED)); then
-		umount /dev/hugepages ||
-			echo "$TEST_NAME: could not unmount /dev/hugepages"
-		((HP_MKDIR)) && rmdir /dev/hugepages
-	fi
-	[[ -n $HP_ORIG ]] && echo "$HP_ORIG" >/proc/sys/vm/nr_hugepages
-	if ((nr_fail > 0 || rc != 0)); then
-		echo "$TEST_NAME: outputs kept in $TMP"
-	else
-		rm -rf "$TMP"
-	fi
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-if [[ $(id -u) == 0 ]]; then
-	n=$(cat /proc/sys/vm/nr_hugepages)
-	if ((n < HP_WANT)); then
-		HP_ORIG=$n
-		echo "$HP_WANT" >/proc/sys/vm/nr_hugepages
-	fi
-	if ! mountpoint -q /dev/hugepages; then
-		[[ -d /dev/hugepages ]] || HP_MKDIR=1
-		mkdir -p /dev/hugepages
-		mount -t hugetlbfs nodev /dev/hugepages || {
-			echo "FAIL setup: cannot mount hugetlbfs on /dev/hugepages"
-			exit 1
-		}
-		HP_MOUNTED=1
-	fi
-fi
+spdk_setup
 
 # the shim for SPDK 23.05's HKDF salt call on OpenSSL 3.0
 cat >"$TMP/salt.c" <<'C'
@@ -167,12 +96,7 @@ JSON
 LD_PRELOAD=$SHIM "$SPDK_TGT" -m 0x1 -r "$TMP/spdk.sock" --json "$TMP/spdk.json" \
 	>"$TMP/spdk-tgt.log" 2>&1 &
 SPDK_PIDS+=($!)
-up=0
-for _ in $(seq 200); do
-	ss -ltn | grep -q "127.0.0.1:$SPORT " && up=1 && break
-	sleep 0.05
-done
-if ((up)); then
+if spdk_wait_listen "$SPORT" "$!"; then
 	suri="nvme-tcp://127.0.0.1:$SPORT/$SPDK_NQN?hostnqn=$HOST&nr_io_queues=2"
 	run bench --name=t --filename="$suri&tls_key=$KEY" --rw=randwrite \
 		--bs=4k --size=4m --iodepth=8 --verify=crc32c --do_verify=1
@@ -185,8 +109,7 @@ if ((up)); then
 else
 	fail "SPDK TLS target" "did not listen: $(grep -m1 ERROR "$TMP/spdk-tgt.log")"
 fi
-for p in "${SPDK_PIDS[@]}"; do stop_pid "$p"; done
-SPDK_PIDS=()
+spdk_stop_all
 
 # ---- SPDK perf -> mqblk target over TLS ----
 PORT=$(free_port)
@@ -210,9 +133,12 @@ if wait_ready; then
 		test "$RC" = 0 -a "${iops:-0}" -gt 0
 	check "the target: SPDK's queues over TLS_AES_128_GCM_SHA256" grep -q \
 		"TLS 1.3 (TLS_AES_128_GCM_SHA256) as host $HOST to $NQN" "$TLOG"
+	# refused: no I/O ran (23.05's perf then exits 1; 24.05's exits 0
+	# after "No valid NVMe controllers")
 	perf "$TMP/bad"
-	check "SPDK perf -> mqblk target, a wrong key: refused" \
-		test "$RC" != 0
+	iops=$(awk '/^Total/ { print int($3) }' "$TMP/perf.out")
+	check "SPDK perf -> mqblk target, a wrong key: refused (no I/O ran)" \
+		test "${iops:-0}" = 0
 	check "the target: the binder does not verify" grep -q \
 		"binder does not verify" "$TLOG"
 	# shellcheck disable=SC2119 # no arguments: TPID and TLOG

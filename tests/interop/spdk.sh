@@ -49,24 +49,16 @@ SPDK_IDENTIFY=$SPDK_DIR/build/examples/identify
 SPDK_PERF=$SPDK_DIR/build/examples/perf
 [[ -x $SPDK_PERF ]] || SPDK_PERF=$SPDK_DIR/build/bin/spdk_nvme_perf
 SPDK_TGT=$SPDK_DIR/build/bin/nvmf_tgt
-SPDK_RPC=$SPDK_DIR/scripts/rpc.py
-for f in "$SPDK_IDENTIFY" "$SPDK_PERF" "$SPDK_TGT" "$SPDK_RPC"; do
-	if [[ ! -x $f ]]; then
-		echo "SKIP: SPDK not built at $SPDK_DIR (see bench/vs-spdk)"
-		exit 77
-	fi
-done
-HP_WANT=1024
-if [[ $(id -u) != 0 ]] && (($(cat /proc/sys/vm/nr_hugepages) < HP_WANT)); then
-	echo "SKIP: SPDK needs $HP_WANT hugepages; not root, cannot raise vm.nr_hugepages"
-	exit 77
-fi
 
 # pass/fail/check/finish, start_target/stop_target (mqblk's target on a
 # free port: PORT, TPID, TLOG, $TMP/stats.sock), TMP
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "$0")/../cli/lib.sh"
-export LD_LIBRARY_PATH=$SPDK_DIR/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# spdk_require, spdk_setup (hugepages, the EXIT trap), spdk_stop_pid,
+# spdk_forget_pid, spdk_rpc, spdk_start, spdk_run: tests/interop/spdk-lib.sh
+# shellcheck source=tests/interop/spdk-lib.sh
+. "$(dirname "$0")/spdk-lib.sh"
+spdk_require "$SPDK_IDENTIFY" "$SPDK_PERF" "$SPDK_TGT" "$SPDK_RPC"
 PERF_S=${PERF_S:-3}
 NS1_BYTES=$((64 << 20))
 NS2_BYTES=$((48 << 20))
@@ -77,123 +69,18 @@ SPDK_MN="SPDK mqblk interop"
 SPDK_MALLOC_MB=64
 SPDK_BS=512
 
-# ---- clean-up: SPDK processes, mqblk's target, hugepages ----
-SPDK_PIDS=()
+# ---- clean-up: the relay and the counter sampler, then spdk-lib.sh's
+# (SPDK processes, mqblk's target, hugepages) ----
 SAMPLER=
 RELAY=
-HP_ORIG=
-HP_MOUNTED=0
-HP_MKDIR=0
-
-# stop_pid PID: SIGINT (SPDK apps shut down on it), SIGKILL after 10 s;
-# then the hugepage files a killed SPDK process leaves behind and the
-# DPDK run directory every one does (its file prefix is spdk_pid<PID>).
-stop_pid()
+# shellcheck disable=SC2317 # run by spdk_cleanup
+spdk_cleanup_hook()
 {
-	local p=$1 i
-	if kill -0 "$p" 2>/dev/null; then
-		kill -INT "$p" 2>/dev/null
-		for ((i = 0; i < 100; i++)); do
-			kill -0 "$p" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$p" 2>/dev/null
-	fi
-	wait "$p" 2>/dev/null
-	rm -f /dev/hugepages/spdk_pid"$p"map_* 2>/dev/null
-	rm -rf /var/run/dpdk/spdk_pid"$p" 2>/dev/null
-}
-
-# cleanup: at exit, whatever the way out. A target that does not stop
-# cleanly (stop_target's check) fails the test, as lib.sh's own trap
-# would have it; outputs are kept when anything failed.
-# shellcheck disable=SC2317 # run by the EXIT trap
-cleanup()
-{
-	local rc=$? p
-	trap - EXIT
 	[[ -n $SAMPLER ]] && kill "$SAMPLER" 2>/dev/null && wait "$SAMPLER" 2>/dev/null
 	[[ -n $RELAY ]] && kill "$RELAY" 2>/dev/null && wait "$RELAY" 2>/dev/null
-	for p in "${SPDK_PIDS[@]}"; do
-		stop_pid "$p"
-	done
-	SPDK_PIDS=()
-	# shellcheck disable=SC2119 # no arguments: TPID and TLOG
-	if [[ -n ${TPID:-} ]] && ! stop_target && ((rc == 0)); then
-		rc=1
-	fi
-	if ((HP_MOUNTED)); then
-		umount /dev/hugepages ||
-			echo "$TEST_NAME: could not unmount /dev/hugepages"
-		((HP_MKDIR)) && rmdir /dev/hugepages
-	fi
-	[[ -n $HP_ORIG ]] && echo "$HP_ORIG" >/proc/sys/vm/nr_hugepages
-	if ((nr_fail > 0 || rc != 0)); then
-		echo "$TEST_NAME: outputs kept in $TMP"
-	else
-		rm -rf "$TMP"
-	fi
-	exit "$rc"
+	return 0
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-if [[ $(id -u) == 0 ]]; then
-	n=$(cat /proc/sys/vm/nr_hugepages)
-	if ((n < HP_WANT)); then
-		HP_ORIG=$n
-		echo "$HP_WANT" >/proc/sys/vm/nr_hugepages
-		n=$(cat /proc/sys/vm/nr_hugepages)
-		((n >= HP_WANT)) || echo "$TEST_NAME: only $n hugepages (wanted $HP_WANT)"
-	fi
-	if ! mountpoint -q /dev/hugepages; then
-		[[ -d /dev/hugepages ]] || HP_MKDIR=1
-		mkdir -p /dev/hugepages
-		mount -t hugetlbfs nodev /dev/hugepages || {
-			echo "FAIL setup: cannot mount hugetlbfs on /dev/hugepages"
-			exit 1
-		}
-		HP_MOUNTED=1
-	fi
-fi
-
-# forget_pid PID: drop PID from SPDK_PIDS (it has been stopped or
-# reaped), and its DPDK run directory
-forget_pid()
-{
-	local p keep=()
-	for p in "${SPDK_PIDS[@]}"; do
-		[[ $p != "$1" ]] && keep+=("$p")
-	done
-	SPDK_PIDS=("${keep[@]}")
-	rm -rf /var/run/dpdk/spdk_pid"$1" 2>/dev/null
-}
-
-# spdk NAME SECONDS PROGRAM ARGS...: run an SPDK program (its PID known
-# to cleanup meanwhile), output in $TMP/NAME.out; stopped (stop_pid) if
-# still running after SECONDS, then RC is 124; else RC is its status.
-spdk()
-{
-	local name=$1 secs=$2 pid i
-	shift 2
-	echo "$*" >"$TMP/$name.cmd"
-	"$@" >"$TMP/$name.out" 2>&1 </dev/null &
-	pid=$!
-	SPDK_PIDS+=("$pid")
-	for ((i = 0; i < secs * 10; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	RC=0
-	if kill -0 "$pid" 2>/dev/null; then
-		stop_pid "$pid"
-		RC=124
-	else
-		wait "$pid" || RC=$?
-	fi
-	forget_pid "$pid"
-}
+spdk_setup
 
 # tail_of NAME: the last lines of NAME's output, on one line, for a FAIL.
 tail_of()
@@ -313,7 +200,7 @@ identify_ns_bytes()
 		END { if (lbas != "" && bs != "") print lbas * bs }' "$TMP/identify.out"
 }
 
-spdk identify 60 "$SPDK_IDENTIFY" -r "$TRID"
+spdk_run identify 60 "$SPDK_IDENTIFY" -r "$TRID"
 if ((RC != 0)); then
 	fail "spdk-identify" "exit status $RC: $(tail_of identify)"
 else
@@ -374,7 +261,7 @@ perf_run()
 		done
 	) &
 	SAMPLER=$!
-	spdk "$name" $((PERF_S + 60)) "$SPDK_PERF" -q 16 -o "$bs" -w "$rw" \
+	spdk_run "$name" $((PERF_S + 60)) "$SPDK_PERF" -q 16 -o "$bs" -w "$rw" \
 		-t "$PERF_S" -c 0x1 -r "$RELAY_TRID" "$@"
 	kill "$SAMPLER" 2>/dev/null
 	wait "$SAMPLER" 2>/dev/null
@@ -447,20 +334,15 @@ stop_target
 SOCK=$TMP/spdk.sock
 rpc()
 {
-	timeout -k 5 30 python3 "$SPDK_RPC" -s "$SOCK" -t 20 "$@" </dev/null
+	spdk_rpc "$SOCK" "$@"
 }
 
 SPORT=$(free_port)
 DPORT=$(free_port)
 while [[ $DPORT == "$SPORT" ]]; do DPORT=$(free_port); done
-"$SPDK_TGT" -m 0x1 -r "$SOCK" >"$TMP/nvmf_tgt.out" 2>&1 </dev/null &
-TGT_PID=$!
-SPDK_PIDS+=("$TGT_PID")
-for _ in $(seq 300); do
-	[[ -S $SOCK ]] && rpc framework_wait_init >/dev/null 2>&1 && break
-	kill -0 "$TGT_PID" 2>/dev/null || break
-	sleep 0.1
-done
+# (a set-up that fails here is reported by the first rpc below)
+spdk_start nvmf_tgt "$SOCK" "$SPDK_TGT" -m 0x1
+TGT_PID=$SPDK_PID
 setup_ok=1
 for cmd in "nvmf_create_transport -t TCP" \
 	"bdev_malloc_create -b Malloc0 $SPDK_MALLOC_MB $SPDK_BS" \
