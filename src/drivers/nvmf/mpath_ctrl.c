@@ -273,6 +273,18 @@ static void control_pass(struct mp_dev *md)
 		if (atomic_load(&p->ana_pending) &&
 		    (reread || mp_now_ms() - p->ana_read_ms >= MP_ANA_RETRY_MS))
 			want = true;
+		if (atomic_load(&p->sq_gone) && !p->sq_gone_ms) {
+			p->sq_gone_ms = mp_now_ms();
+			p->sq_gone_resets = ci.resets;
+		}
+		if (p->sq_gone_ms && ci.state == NVMF_CTRL_LIVE &&
+		    (ci.resets != p->sq_gone_resets ||
+		     mp_now_ms() - p->sq_gone_ms >= MP_SQ_GONE_MS)) {
+			/* a new controller, or the old one lasted */
+			p->sq_gone_ms = 0;
+			atomic_store(&p->sq_gone, false);
+			kick_all = true;
+		}
 		if (want && ci.state == NVMF_CTRL_LIVE && !ana_read(md, p))
 			kick_all = true;
 		if (ci.state == NVMF_CTRL_LIVE && p->change_ms &&

@@ -26,6 +26,10 @@
 #define MP_KICK MP_MAX_PATHS /* epoll tag of the kick fd */
 #define MP_TICK_MS 100 /* control thread period */
 #define MP_ANA_RETRY_MS 1000 /* re-read a pending path's log this often */
+/* a path whose controller answered SQ Deletion and has not reset since:
+ * tried again after this long all the same (a controller that aborts a
+ * command without going away) */
+#define MP_SQ_GONE_MS 1000
 /* The biggest ANA log this host reads (a controller whose NANAGRPID
  * and MNAN make more is refused at open). */
 #define MP_ANA_LOG_MAX (16u << 20)
@@ -71,12 +75,19 @@ struct mp_path {
 	uint8_t anatt; /* Identify's ANA transition time, seconds */
 	_Atomic uint8_t ana; /* MP_ANA_* */
 	_Atomic bool ana_pending; /* ANA error: unused until log re-read */
+	/* Command Aborted due to SQ Deletion: its controller is being torn
+	 * down under the host (a keep-alive expiry at the target) and
+	 * aborts whatever it gets; unused until it resets, MP_SQ_GONE_MS at
+	 * most */
+	_Atomic bool sq_gone;
 	/* control thread only */
 	uint32_t ana_gen_seen;
 	uint64_t resets_seen;
 	int state_seen;
 	uint64_t ana_read_ms;
 	uint64_t change_ms; /* when its group entered ANA change, or 0 */
+	uint64_t sq_gone_ms; /* when the pass first saw sq_gone, or 0 */
+	uint64_t sq_gone_resets; /* its controller's resets then */
 	uint64_t resets_base; /* resets before the device was up */
 	/* counters: relaxed atomics, every hctx updates them */
 	_Atomic uint64_t sent, completed, failovers;

@@ -57,7 +57,8 @@
 static bool path_usable(const struct mp_path *p)
 {
 	return mp_path_joined(p) && nvmf_ctrl_state(p->dev) == NVMF_CTRL_LIVE &&
-	       !atomic_load_explicit(&p->ana_pending, memory_order_relaxed);
+	       !atomic_load_explicit(&p->ana_pending, memory_order_relaxed) &&
+	       !atomic_load_explicit(&p->sq_gone, memory_order_relaxed);
 }
 
 static int mp_pick(struct mp_dev *md)
@@ -226,6 +227,15 @@ static int child_done(struct mp_hctx *mh, struct mqblk_rq *c, bool *resent)
 			 * comes from the log) */
 			atomic_store(&path->ana_pending, true);
 			atomic_store(&md->ana_reread, true);
+			mp_wake(md);
+		}
+		if ((st & 0x7ff) == NVME_SC_ABORT_QUEUE) {
+			/* its controller is going: off until it resets.
+			 * Every path's going at once (one target stalled
+			 * past KATO) holds the request for a path, where
+			 * sending it back and forth would spend its
+			 * failovers in a millisecond and fail it */
+			atomic_store(&path->sq_gone, true);
 			mp_wake(md);
 		}
 		r = mp_issue(mh, rq);
