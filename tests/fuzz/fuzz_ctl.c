@@ -45,6 +45,10 @@ static void check_live(const struct tgt_ctl_cmd *c)
 	FUZZ_CHECK(terminated(c->traddr, sizeof(c->traddr)));
 	FUZZ_CHECK(terminated(c->trsvcid, sizeof(c->trsvcid)));
 	FUZZ_CHECK(terminated(c->dhchap_key, sizeof(c->dhchap_key)));
+	FUZZ_CHECK(terminated(c->tls_key, sizeof(c->tls_key)));
+	/* keys are add-host's alone */
+	FUZZ_CHECK(c->op == TGT_CTL_ADD_HOST ||
+		   (!c->dhchap_key[0] && !c->tls_key[0]));
 	FUZZ_CHECK(c->enable >= -1 && c->enable <= 1);
 	FUZZ_CHECK(c->allow_any >= -1 && c->allow_any <= 1);
 	FUZZ_CHECK(c->anagrpid <= TGT_MAX_ANA_GROUPS);
@@ -164,6 +168,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case TGT_CTL_LINK:
 	case TGT_CTL_UNLINK:
 	case TGT_CTL_ADD_HOST:
+	case TGT_CTL_REMOVE_HOST:
 	case TGT_CTL_ALLOW_HOST:
 	case TGT_CTL_DISALLOW_HOST:
 	case TGT_CTL_ALLOW_ANY_HOST:
