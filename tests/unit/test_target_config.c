@@ -1304,7 +1304,7 @@ static void test_args_tls(void **state)
 	args_bad("target --listen tls:127.0.0.1:4420 --nqn nqn.2024-01.x:y "
 		 "--ns a --allow-host nqn.h1 --tls-key " TLSKEY
 		 " --tls-key " TLSKEY,
-		 "--tls-key given twice for host nqn.h1");
+		 "--tls-key given twice for host \"nqn.h1\"");
 	args_bad("target --listen tls:127.0.0.1:4420 --nqn nqn.2024-01.x:y "
 		 "--ns a --allow-host nqn.h1 --tls-key " KEY32,
 		 "--tls-key (host nqn.h1): TLS PSK: not in the "
@@ -1358,7 +1358,7 @@ static void test_args_dhchap(void **state)
 	args_bad("target --listen 127.0.0.1:4420 --nqn nqn.2024-01.x:y --ns a "
 		 "--allow-host nqn.h1 --dhchap-key " KEY32
 		 " --dhchap-key " KEY32,
-		 "--dhchap-key given twice for host nqn.h1");
+		 "--dhchap-key given twice for host \"nqn.h1\"");
 	args_bad("target --listen 127.0.0.1:4420 --nqn nqn.2024-01.x:y --ns a "
 		 "--allow-host nqn.h1 --dhchap-key DHHC-1:00:AAAA:",
 		 "--dhchap-key (host nqn.h1): DH-HMAC-CHAP secret: 3 bytes");

@@ -354,6 +354,17 @@ static int bad_option(int c, char **argv, char *err, size_t errlen)
  * optind = 0 starts it over, as the tests and the fuzzer call this
  * again; only the main thread parses a command line.
  */
+
+/* An option given twice for one --allow-host, named as typed (quoted:
+ * the NQN is checked later, and may hold anything yet). */
+static int twice_for_host(const char *opt, const char *host, char *err,
+			  size_t errlen)
+{
+	char q[80];
+
+	cj_quote(q, sizeof(q), host, strlen(host));
+	return tgt_err(err, errlen, "--%s given twice for host %s", opt, q);
+}
 static int scan_args(int argc, char **argv, struct args *a, char *err,
 		     size_t errlen)
 {
@@ -419,10 +430,9 @@ static int scan_args(int argc, char **argv, struct args *a, char *err,
 			slot = &a->dhchap[a->nr_hosts - 1]
 					 [o->id - OPT_DHCHAP_KEY];
 			if (*slot)
-				return tgt_err(err, errlen,
-					       "--%s given twice for host %s",
-					       o->name,
-					       a->hosts[a->nr_hosts - 1]);
+				return twice_for_host(o->name,
+						      a->hosts[a->nr_hosts - 1],
+						      err, errlen);
 			*slot = optarg;
 		} else if (o->id == OPT_TLS_KEY) {
 			if (!a->nr_hosts)
@@ -430,10 +440,9 @@ static int scan_args(int argc, char **argv, struct args *a, char *err,
 					       "--tls-key must follow the "
 					       "--allow-host it is for");
 			if (a->tls_keys[a->nr_hosts - 1])
-				return tgt_err(err, errlen,
-					       "--tls-key given twice for host "
-					       "%s",
-					       a->hosts[a->nr_hosts - 1]);
+				return twice_for_host("tls-key",
+						      a->hosts[a->nr_hosts - 1],
+						      err, errlen);
 			a->tls_keys[a->nr_hosts - 1] = optarg;
 		} else if (o->id == OPT_LISTEN)
 			a->listens[a->nr_listens++] = optarg;
@@ -1098,8 +1107,12 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 		/* absolute: save and SIGHUP find it whatever the cwd is */
 		t->config_path = realpath(a.val[OPT_CONFIG], NULL);
 		if (!t->config_path) {
+			char shown[256];
+
 			tgt_err(err, errlen, "--config %s: %s",
-				a.val[OPT_CONFIG], strerror(errno));
+				cj_path_shown(a.val[OPT_CONFIG], shown,
+					      sizeof(shown)),
+				strerror(errno));
 			goto out;
 		}
 	} else if (build_from_args(t, &a, err, errlen)) {

@@ -307,18 +307,37 @@ void cj_free(struct json_object *root)
 		json_object_put(root);
 }
 
+const char *cj_path_shown(const char *path, char *out, size_t n)
+{
+	size_t o = 0;
+
+	for (; *path && o + 5 < n; path++) {
+		unsigned char c = (unsigned char)*path;
+
+		if (c < 0x20 || c == 0x7f)
+			o += (size_t)snprintf(out + o, n - o, "\\x%02x", c);
+		else
+			out[o++] = (char)c;
+	}
+	if (n)
+		out[o < n ? o : n - 1] = 0;
+	return out;
+}
+
 int cj_read_file(const char *path, char **buf, size_t *len, char *err,
 		 size_t errlen)
 {
 	size_t cap = 65536, n = 0;
-	char *b = NULL, *nb;
+	char *b = NULL, *nb, shown[256];
 	int fd;
 
 	*buf = NULL;
 	*len = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s",
+			 cj_path_shown(path, shown, sizeof(shown)),
+			 strerror(errno));
 		return -1;
 	}
 	for (;;) {
@@ -330,7 +349,8 @@ int cj_read_file(const char *path, char **buf, size_t *len, char *err,
 			nb = realloc(b, cap + 1);
 			if (!nb) {
 				snprintf(err, errlen, "%s: out of memory",
-					 path);
+					 cj_path_shown(path, shown,
+						       sizeof(shown)));
 				goto out_free;
 			}
 			b = nb;
@@ -339,14 +359,17 @@ int cj_read_file(const char *path, char **buf, size_t *len, char *err,
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			snprintf(err, errlen, "%s: %s",
+				 cj_path_shown(path, shown, sizeof(shown)),
+				 strerror(errno));
 			goto out_free;
 		}
 		if (r == 0)
 			break;
 		n += (size_t)r;
 		if (n > JSON_MAX_SIZE) {
-			snprintf(err, errlen, "%s: larger than %u bytes", path,
+			snprintf(err, errlen, "%s: larger than %u bytes",
+				 cj_path_shown(path, shown, sizeof(shown)),
 				 JSON_MAX_SIZE);
 			goto out_free;
 		}

@@ -46,6 +46,10 @@ int cj_parse(const char *text, size_t len, struct json_object **root, char *err,
 
 void cj_free(struct json_object *root);
 
+/* path as a message shows it: each control byte as \xHH, so the message
+ * stays one line whatever the file is called; cut to fit n bytes. */
+const char *cj_path_shown(const char *path, char *out, size_t n);
+
 /*
  * Read a whole file (at most JSON_MAX_SIZE bytes) into a malloc'd buffer,
  * NUL-terminated (not counted in *len). Returns 0, or -1 with

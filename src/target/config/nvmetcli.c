@@ -560,15 +560,16 @@ int tgt_config_load_buf(struct tgt *t, const char *name, const char *buf,
 
 int tgt_config_load(struct tgt *t, const char *path, char *err, size_t errlen)
 {
+	char *buf, shown[256];
 	size_t len;
-	char *buf;
 	int ret;
 
 	if (cj_read_file(path, &buf, &len, err, errlen)) {
 		tgt_cfg_free_model(t);
 		return -1;
 	}
-	ret = tgt_config_load_buf(t, path, buf, len, err, errlen);
+	ret = tgt_config_load_buf(t, cj_path_shown(path, shown, sizeof(shown)),
+				  buf, len, err, errlen);
 	free(buf);
 	return ret;
 }
