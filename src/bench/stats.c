@@ -223,6 +223,38 @@ static void add_array(uint64_t *dst, const uint64_t *src, unsigned nr)
 		dst[i] += src[i];
 }
 
+/*
+ * One direction's counts added into another. Jobs of a group run side by
+ * side: their bandwidth and IOPS samples are summed, and the group's
+ * runtime is the longest. pool (fio's sum_thread_stats into one
+ * direction, unified_rw_reporting): the samples are pooled as samples of
+ * one direction instead.
+ */
+static void ddir_add(struct ddir_stats *dd, const struct ddir_stats *sd,
+		     bool pool)
+{
+	lat_stat_merge(&dd->slat, &sd->slat);
+	lat_stat_merge(&dd->clat, &sd->clat);
+	lat_stat_merge(&dd->lat, &sd->lat);
+	if (pool) {
+		lat_stat_merge(&dd->bw, &sd->bw);
+		lat_stat_merge(&dd->iops, &sd->iops);
+	} else {
+		lat_stat_sum(&dd->bw, &sd->bw);
+		lat_stat_sum(&dd->iops, &sd->iops);
+	}
+	add_array(dd->clat_hist, sd->clat_hist, PLAT_NR);
+	add_array(dd->lat_hist, sd->lat_hist, PLAT_NR);
+	add_array(dd->slat_hist, sd->slat_hist, PLAT_NR);
+	dd->io_bytes += sd->io_bytes;
+	dd->total_ios += sd->total_ios;
+	dd->short_ios += sd->short_ios;
+	dd->drop_ios += sd->drop_ios;
+	dd->issued += sd->issued;
+	if (sd->runtime_ns > dd->runtime_ns)
+		dd->runtime_ns = sd->runtime_ns;
+}
+
 void stats_merge(struct job_stats *dst, const struct job_stats *src)
 {
 	const struct mqblk_job_counters *s = &src->mq;
@@ -253,27 +285,8 @@ void stats_merge(struct job_stats *dst, const struct job_stats *src)
 		nvme_rdma_stats_add(&dst->rdma, &src->rdma, 1);
 	}
 
-	for (d = 0; d < DDIR_NR; d++) {
-		struct ddir_stats *dd = &dst->dd[d];
-		const struct ddir_stats *sd = &src->dd[d];
-
-		lat_stat_merge(&dd->slat, &sd->slat);
-		lat_stat_merge(&dd->clat, &sd->clat);
-		lat_stat_merge(&dd->lat, &sd->lat);
-		lat_stat_sum(&dd->bw, &sd->bw);
-		lat_stat_sum(&dd->iops, &sd->iops);
-		add_array(dd->clat_hist, sd->clat_hist, PLAT_NR);
-		add_array(dd->lat_hist, sd->lat_hist, PLAT_NR);
-		add_array(dd->slat_hist, sd->slat_hist, PLAT_NR);
-		dd->io_bytes += sd->io_bytes;
-		dd->total_ios += sd->total_ios;
-		dd->short_ios += sd->short_ios;
-		dd->drop_ios += sd->drop_ios;
-		dd->issued += sd->issued;
-		/* Jobs of a group run side by side: the longest one. */
-		if (sd->runtime_ns > dd->runtime_ns)
-			dd->runtime_ns = sd->runtime_ns;
-	}
+	for (d = 0; d < DDIR_NR; d++)
+		ddir_add(&dst->dd[d], &src->dd[d], false);
 
 	dst->nr_jobs += src->nr_jobs;
 	dst->sync_issued += src->sync_issued;
@@ -432,30 +445,6 @@ static bool job_group_reporting(const struct job_stats *js)
 	return js->job && js->job->group_reporting;
 }
 
-/*
- * fio's sum_thread_stats into one direction (unified_rw_reporting): the
- * latencies, histograms and counts added; bandwidth and IOPS samples
- * pooled as samples of one direction; the longest runtime.
- */
-static void ddir_fold(struct ddir_stats *dd, const struct ddir_stats *sd)
-{
-	lat_stat_merge(&dd->slat, &sd->slat);
-	lat_stat_merge(&dd->clat, &sd->clat);
-	lat_stat_merge(&dd->lat, &sd->lat);
-	lat_stat_merge(&dd->bw, &sd->bw);
-	lat_stat_merge(&dd->iops, &sd->iops);
-	add_array(dd->clat_hist, sd->clat_hist, PLAT_NR);
-	add_array(dd->lat_hist, sd->lat_hist, PLAT_NR);
-	add_array(dd->slat_hist, sd->slat_hist, PLAT_NR);
-	dd->io_bytes += sd->io_bytes;
-	dd->total_ios += sd->total_ios;
-	dd->short_ios += sd->short_ios;
-	dd->drop_ios += sd->drop_ios;
-	dd->issued += sd->issued;
-	if (sd->runtime_ns > dd->runtime_ns)
-		dd->runtime_ns = sd->runtime_ns;
-}
-
 /* Entry i as the view's own copy, to change it. */
 static int view_own(struct report_view *v, unsigned i)
 {
@@ -491,7 +480,7 @@ static int view_unify(struct report_view *v)
 		js = v->entries[i];
 		if (job->unified_rw_reporting == BENCH_UNIFIED_MIXED) {
 			for (d = 1; d < DDIR_NR; d++) {
-				ddir_fold(&js->dd[0], &js->dd[d]);
+				ddir_add(&js->dd[0], &js->dd[d], true);
 				memset(&js->dd[d], 0, sizeof(js->dd[d]));
 				lat_stat_reset(&js->dd[d].slat);
 				lat_stat_reset(&js->dd[d].clat);
@@ -506,7 +495,7 @@ static int view_unify(struct report_view *v)
 			return -ENOMEM;
 		*js->mixed = js->dd[0];
 		for (d = 1; d < DDIR_NR; d++)
-			ddir_fold(js->mixed, &js->dd[d]);
+			ddir_add(js->mixed, &js->dd[d], true);
 	}
 	return 0;
 }
