@@ -318,6 +318,24 @@ static int prop_set(struct nvmf_ctrl *d, uint32_t off, uint32_t v)
 	return nvmf_admin_cmd(d, &cmd, NULL, 0, NULL);
 }
 
+/* Asynchronous Event Configuration for the notices in aen, then one AER
+ * (as the Linux host asks for them). A controller that refuses the
+ * configuration sends no events: 0, as the kernel goes on. */
+static int aen_enable(struct nvmf_ctrl *d, uint32_t aen)
+{
+	union nvme_command cmd;
+	int ret;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.features.opcode = nvme_admin_set_features;
+	cmd.features.fid = cpu_to_le32(NVME_FEAT_ASYNC_EVENT);
+	cmd.features.dword11 = cpu_to_le32(aen);
+	ret = nvmf_admin_cmd(d, &cmd, NULL, 0, NULL);
+	if (ret == -EIO)
+		return 0;
+	return ret ? ret : nvmf_aer_send(d);
+}
+
 int nvmf_ctrl_setup(struct nvmf_ctrl *d, char *err, size_t errlen)
 {
 	uint8_t *id = NULL;
@@ -390,20 +408,13 @@ int nvmf_ctrl_setup(struct nvmf_ctrl *d, char *err, size_t errlen)
 		d->nsze = 0;
 		d->lba_shift = 9;
 		free(id);
+		id = NULL; /* fail_step frees it */
 		/* a persistent discovery controller (kept alive) asks for
 		 * Discovery Log Page Change notices, as the kernel's does
 		 * (nvme_enable_aen); a one-shot one reads the log and goes */
 		if (!d->kato_ms || !(d->oaes & NVME_CTRL_OAES_DISC_CHANGE))
 			return 0;
-		memset(&cmd, 0, sizeof(cmd));
-		cmd.features.opcode = nvme_admin_set_features;
-		cmd.features.fid = cpu_to_le32(NVME_FEAT_ASYNC_EVENT);
-		cmd.features.dword11 = cpu_to_le32(NVME_CTRL_OAES_DISC_CHANGE);
-		ret = nvmf_admin_cmd(d, &cmd, NULL, 0, NULL);
-		if (ret == -EIO)
-			return 0; /* refused: no events, as the kernel goes on */
-		if (!ret)
-			ret = nvmf_aer_send(d);
+		ret = aen_enable(d, NVME_CTRL_OAES_DISC_CHANGE);
 		if (ret)
 			goto fail_step;
 		return 0;
@@ -450,21 +461,12 @@ int nvmf_ctrl_setup(struct nvmf_ctrl *d, char *err, size_t errlen)
 	}
 	free(id);
 	id = NULL;
-	/* namespace changes reported by AER (as the Linux host asks for
-	 * them: Asynchronous Event Configuration, then one AER) */
+	/* namespace changes reported by AER */
 	aen = d->oaes & NVME_CTRL_OAES_NS_ATTR;
 	if (d->multipath)
 		aen |= d->oaes & NVME_CTRL_OAES_ANA_CHANGE;
 	if (aen) {
-		memset(&cmd, 0, sizeof(cmd));
-		cmd.features.opcode = nvme_admin_set_features;
-		cmd.features.fid = cpu_to_le32(NVME_FEAT_ASYNC_EVENT);
-		cmd.features.dword11 = cpu_to_le32(aen);
-		ret = nvmf_admin_cmd(d, &cmd, NULL, 0, NULL);
-		if (ret == -EIO)
-			return 0; /* refused: no events, as the kernel goes on */
-		if (!ret)
-			ret = nvmf_aer_send(d);
+		ret = aen_enable(d, aen);
 		if (ret)
 			goto fail_step;
 	}
