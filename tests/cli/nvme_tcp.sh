@@ -188,8 +188,12 @@ check "inline-data-size=0: even 4k writes need R2Ts ($R2TS)" \
 	test "$R2TS" -gt 0
 # Response coalescing: completions wait for --coalesce-count of them or
 # --coalesce-usecs, then go in one send. Timer completions (50 us apart
-# at random) make every completion its own send without it; with it the
-# target's sends per completion fall to 1/16. Counted, not timed.
+# at random) go out as they come without it (how many share a send then
+# depends on how often the loaded machine runs the target's reactor: a
+# stalled reactor batches on its own, the last CI run saw 0.117 sends per
+# completion, so that ratio is shown, not compared); with it the sends per
+# completion are at most 1/16 and the target counts the flushes it held.
+# Counted, not timed.
 # sends_per_cqe: the I/O queues' sends/cqes (and held) mid-run
 sends_per_cqe()
 {
@@ -229,8 +233,8 @@ BASE_RATIO=$RATIO
 check "no coalescing: nothing held ($HELD)" test "$HELD" = 0
 coalesce_run --coalesce-count 16 --coalesce-usecs 5000
 check "coalesce 16/5000us: flushes were held ($HELD)" test "$HELD" -gt 0
-check "coalesce 16/5000us: sends per completion $RATIO <= 1/16 + 10% and under half of $BASE_RATIO without ($CQES completions)" \
-	python3 -c "import sys; r, b = float('$RATIO'), float('$BASE_RATIO'); sys.exit(not (r <= 1.1 / 16 and r < b / 2))"
+check "coalesce 16/5000us: sends per completion $RATIO <= 1/16 + 10% ($BASE_RATIO without, $CQES completions)" \
+	python3 -c "import sys; sys.exit(not float('$RATIO') <= 1.1 / 16)"
 # fewer in flight than the count: each completion waits out the time
 stop_target
 start_target --ns null:size=256m,memory_backed=1 --allow-host "$HOST" \
