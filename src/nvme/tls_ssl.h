@@ -52,6 +52,10 @@ SSL_SESSION *nvme_tls_session(SSL *ssl, const uint8_t *psk, size_t len,
  * emptied); "no OpenSSL error" if it said nothing. */
 void nvme_tls_errstr(char *buf, size_t len);
 
+/* Put ssl on socket fd (SSL_set_fd's part, but for the MSG_MORE of
+ * nvme_tls_writev's records that have more behind them): 0 or -ENOMEM. */
+int nvme_tls_set_fd(SSL *ssl, int fd);
+
 /* SSL_read: bytes read, 0 at the peer's close, -1 with errno (EAGAIN: the
  * socket has nothing yet). */
 ssize_t nvme_tls_read(SSL *ssl, void *buf, size_t len);

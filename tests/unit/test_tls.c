@@ -2,9 +2,14 @@
 /*
  * TLS PSKs for NVMe/TCP (src/nvme/tls.c): keys nvme-cli's gen-tls-key
  * makes and check-tls-key judges, and the retained PSK, digests,
- * identities and TLS PSKs against answers computed apart (tls_vectors.py).
+ * identities and TLS PSKs against answers computed apart (tls_vectors.py);
+ * the record layer's wrappers (tls_ssl.c) over a loopback TCP connection.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,12 +17,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "nvme/tls.h"
+#include "nvme/tls_ssl.h"
 #include "nvme_cli.h"
 
 #define HOSTNQN "nqn.2014-08.org.nvmexpress:uuid:0c4f3b2a-tls-test-host"
@@ -278,6 +286,187 @@ static void test_names(void **state)
 	assert_null(nvme_tls_cipher_name(0));
 }
 
+/* ---- The record layer (tls_ssl.c) ------------------------------------- */
+
+static const uint8_t rec_psk[32] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+static int rec_find(SSL *ssl, const unsigned char *id, size_t len,
+		    SSL_SESSION **sess)
+{
+	(void)id;
+	(void)len;
+	*sess = nvme_tls_session(ssl, rec_psk, sizeof(rec_psk),
+				 NVME_TLS_HASH_SHA256);
+	return *sess != NULL;
+}
+
+static int rec_use(SSL *ssl, const EVP_MD *md, const unsigned char **id,
+		   size_t *idlen, SSL_SESSION **sess)
+{
+	(void)md;
+	*id = (const unsigned char *)"rec";
+	*idlen = 3;
+	*sess = nvme_tls_session(ssl, rec_psk, sizeof(rec_psk),
+				 NVME_TLS_HASH_SHA256);
+	return *sess != NULL;
+}
+
+/* A connected pair of non-blocking loopback TCP sockets (TCP_NODELAY,
+ * as the queues have them), small buffers so that writes push back. */
+static void tcp_pair(int fd[2])
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM, 0), one = 1, small = 16384;
+
+	assert_true(l >= 0);
+	setsockopt(l, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	assert_int_equal(bind(l, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(l, (struct sockaddr *)&a, &alen), 0);
+	assert_int_equal(listen(l, 1), 0);
+	fd[0] = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd[0] >= 0);
+	setsockopt(fd[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	assert_int_equal(connect(fd[0], (struct sockaddr *)&a, sizeof(a)), 0);
+	fd[1] = accept(l, NULL, NULL);
+	assert_true(fd[1] >= 0);
+	close(l);
+	for (int i = 0; i < 2; i++) {
+		setsockopt(fd[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		fcntl(fd[i], F_SETFL, fcntl(fd[i], F_GETFL) | O_NONBLOCK);
+	}
+}
+
+/* Read what has come (up to len - *got), 1 if anything did. */
+static int rec_read_some(SSL *s, uint8_t *buf, size_t len, size_t *got)
+{
+	int any = 0;
+
+	while (*got < len) {
+		ssize_t n = nvme_tls_read(s, buf + *got, len - *got);
+
+		if (n < 0) {
+			assert_int_equal(errno, EAGAIN);
+			break;
+		}
+		assert_true(n > 0);
+		*got += (size_t)n;
+		any = 1;
+	}
+	return any;
+}
+
+/*
+ * A gathered write as a queue's is (a header, a payload of several
+ * records, a digest) over a socket that pushes back, read back whole on
+ * the other end; its last bytes arrive without anything more being sent
+ * (the records with more behind them go with MSG_MORE, the last
+ * without); a peer's close without close_notify reads as a close.
+ */
+static void test_record_layer(void **state)
+{
+	SSL_CTX *sctx, *cctx;
+	SSL *srv, *cli;
+	int fd[2], cdone = 0, sdone = 0, pushed_back = 0;
+	char err[200];
+	static uint8_t payload[16 * NVME_TLS_WBUF + 1000],
+		got[sizeof(payload) + 64];
+	uint8_t hdr[24], dig[4] = { 0xde, 0xad, 0xbe, 0xef };
+	struct iovec iov[3] = { { hdr, sizeof(hdr) },
+				{ payload, sizeof(payload) },
+				{ dig, sizeof(dig) } };
+	const size_t total = sizeof(hdr) + sizeof(payload) + sizeof(dig);
+	struct nvme_tls_wbuf *w = calloc(1, sizeof(*w));
+	size_t off = 0, rcvd = 0;
+
+	(void)state;
+	assert_non_null(w);
+	for (size_t i = 0; i < sizeof(payload); i++)
+		payload[i] = (uint8_t)(i * 7 + i / 251);
+	memset(hdr, 0x5a, sizeof(hdr));
+	sctx = nvme_tls_ctx_new(true, err, sizeof(err));
+	cctx = nvme_tls_ctx_new(false, err, sizeof(err));
+	assert_non_null(sctx);
+	assert_non_null(cctx);
+	SSL_CTX_set_psk_find_session_callback(sctx, rec_find);
+	SSL_CTX_set_psk_use_session_callback(cctx, rec_use);
+	tcp_pair(fd);
+	srv = SSL_new(sctx);
+	cli = SSL_new(cctx);
+	assert_int_equal(nvme_tls_set_fd(srv, fd[1]), 0);
+	assert_int_equal(nvme_tls_set_fd(cli, fd[0]), 0);
+	assert_int_equal(SSL_get_fd(cli), fd[0]);
+	for (int i = 0; i < 1000 && !(cdone && sdone); i++) {
+		if (!cdone)
+			cdone = SSL_connect(cli) == 1;
+		if (!sdone)
+			sdone = SSL_accept(srv) == 1;
+	}
+	assert_true(cdone && sdone);
+
+	while (off < total) {
+		struct iovec cur[3];
+		unsigned n = 0;
+		size_t skip = off;
+		ssize_t ret;
+
+		for (unsigned i = 0; i < 3; i++) {
+			if (skip >= iov[i].iov_len) {
+				skip -= iov[i].iov_len;
+				continue;
+			}
+			cur[n].iov_base = (uint8_t *)iov[i].iov_base + skip;
+			cur[n++].iov_len = iov[i].iov_len - skip;
+			skip = 0;
+		}
+		ret = nvme_tls_writev(cli, w, cur, n);
+		if (ret < 0) {
+			assert_int_equal(errno, EAGAIN);
+			pushed_back = 1;
+			/* the reader drains some; the same bytes go again */
+			rec_read_some(srv, got, sizeof(got), &rcvd);
+			continue;
+		}
+		assert_true(ret > 0 && (size_t)ret <= NVME_TLS_WBUF);
+		off += (size_t)ret;
+	}
+	assert_true(pushed_back);
+	/* everything written arrives with nothing more sent: over loopback
+	 * a pushed segment is in the reader's queue when send returns, one
+	 * held back by MSG_MORE would come only after 200 ms (or never) */
+	for (int i = 0; i < 20 && rcvd < total; i++) {
+		struct pollfd p = { .fd = fd[1], .events = POLLIN };
+
+		if (!rec_read_some(srv, got, sizeof(got), &rcvd))
+			poll(&p, 1, 5);
+	}
+	assert_int_equal(rcvd, total);
+	assert_memory_equal(got, hdr, sizeof(hdr));
+	assert_memory_equal(got + sizeof(hdr), payload, sizeof(payload));
+	assert_memory_equal(got + sizeof(hdr) + sizeof(payload), dig,
+			    sizeof(dig));
+
+	/* the host goes without close_notify: a close, not an error */
+	close(fd[0]);
+	for (int i = 0; i < 100; i++) {
+		struct pollfd p = { .fd = fd[1], .events = POLLIN };
+		ssize_t n = nvme_tls_read(srv, got, sizeof(got));
+
+		if (n == 0)
+			break;
+		assert_true(n < 0 && errno == EAGAIN);
+		poll(&p, 1, 10);
+		assert_true(i < 99);
+	}
+	SSL_free(cli);
+	SSL_free(srv);
+	close(fd[1]);
+	SSL_CTX_free(cctx);
+	SSL_CTX_free(sctx);
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_identity_parse),
 		cmocka_unit_test(test_key_file),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_record_layer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

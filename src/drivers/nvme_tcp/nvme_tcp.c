@@ -711,7 +711,7 @@ static int tls_connect(const struct nvmf_ctrl *d, struct nvmf_conn *cn,
 	cn->tls_w = calloc(1, sizeof(*cn->tls_w));
 	cn->ssl = SSL_new(tls_ctx);
 	if (!offer || !cn->tls_w || !cn->ssl ||
-	    SSL_set_fd(cn->ssl, cn->fd) != 1) {
+	    nvme_tls_set_fd(cn->ssl, cn->fd)) {
 		free(offer);
 		nvmf_err(err, errlen, "nvme-tcp: TLS: out of memory");
 		return -ENOMEM;

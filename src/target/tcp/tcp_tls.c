@@ -197,7 +197,7 @@ static int tls_peek(struct tcp_queue *q)
 	}
 	q->tls_w = calloc(1, sizeof(*q->tls_w));
 	q->ssl = SSL_new(tls_ctx);
-	if (!q->tls_w || !q->ssl || SSL_set_fd(q->ssl, q->fd) != 1) {
+	if (!q->tls_w || !q->ssl || nvme_tls_set_fd(q->ssl, q->fd)) {
 		tgt_log("queue %s: TLS: out of memory", q->sq.peer);
 		return -1;
 	}
