@@ -1855,11 +1855,6 @@ static int job_fixup_target(struct bench_job *job, char *err, size_t errlen)
 				 "fio's jobname files, for a file engine with "
 				 "no --filename",
 				 job->name, job->nrfiles);
-	if (job->nrfiles > 1 && job->verify)
-		return bench_err(err, errlen,
-				 "%s: nrfiles=%u: verify over more files than "
-				 "one is not supported",
-				 job->name, job->nrfiles);
 	if (!job->filename) {
 		if (!file_engine) {
 			/* an explicit ioengine=null is asked for; no engine

@@ -252,6 +252,10 @@ struct gen {
 	uint64_t *wmap;
 	uint64_t wmap_words;
 	uint64_t vcursor; /* PH_VERIFY: next word to look at */
+	/* nrfiles > 1: the served file's start in the space the verify
+	 * maps cover, where each file's blocks follow the last file's
+	 * (gfile.vbase); 0 with one file */
+	uint64_t vbase;
 	uint64_t *backlog; /* block numbers written since the last backlog */
 	uint64_t backlog_nr, backlog_pos;
 	bool use_backlog;
@@ -305,6 +309,7 @@ struct gfile {
 	struct bench_randmap map[DDIR_NR];
 	struct bench_dist dist[DDIR_NR];
 	unsigned seq_nr_left;
+	uint64_t vbase; /* where its blocks start in the verify maps */
 };
 
 struct wext {
@@ -337,10 +342,35 @@ static void wmap_clear(struct gen *g, uint64_t blk)
 	g->wmap[blk / 64] &= ~(1ull << (blk % 64));
 }
 
+/*
+ * nrfiles > 1: the file that position pos of the verify maps' space is in
+ * (the last whose vbase is not above it) into n->file; returns pos within
+ * that file. Only the read-back passes ask, so it may search.
+ */
+static __attribute__((noinline, cold)) uint64_t
+verify_file_of(const struct gen *g, uint64_t pos, struct next_io *n)
+{
+	unsigned lo = 0, hi = g->nr_files - 1, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi + 1) / 2;
+		if (g->files[mid].vbase <= pos)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	n->file = (uint16_t)lo;
+	return pos - g->files[lo].vbase;
+}
+
 static void verify_read(struct gen *g, uint64_t blk, struct next_io *n)
 {
+	uint64_t pos = blk * g->vbs;
+
+	if (g->files)
+		pos = verify_file_of(g, pos, n);
 	n->d = DDIR_READ;
-	n->off = g->region_start + blk * g->vbs;
+	n->off = g->region_start + pos;
 	n->len = (uint32_t)g->vbs;
 	n->verify = true;
 }
@@ -428,8 +458,12 @@ add:
 
 static void xlog_read(struct gen *g, const struct wext *x, struct next_io *n)
 {
+	uint64_t pos = x->off;
+
+	if (g->files)
+		pos = verify_file_of(g, pos, n);
 	n->d = DDIR_READ;
-	n->off = g->region_start + x->off;
+	n->off = g->region_start + pos;
 	n->len = (uint32_t)x->len;
 	n->verify = true;
 }
@@ -477,6 +511,7 @@ static void gen_file_swap(struct gen *g, unsigned k)
 	memcpy(g->map, f->map, sizeof(g->map));
 	memcpy(g->dist, f->dist, sizeof(g->dist));
 	g->seq_nr_left = f->seq_nr_left;
+	g->vbase = f->vbase;
 	g->cur_file = k;
 }
 
@@ -575,7 +610,7 @@ static inline __attribute__((always_inline)) int main_next(struct gen *g,
 		return NEXT_AGAIN;
 	}
 	if (n->d == DDIR_WRITE && job->verify && g->xlog_mode) {
-		if (g->track && xlog_add(g, n->off, n->len)) {
+		if (g->track && xlog_add(g, n->off + g->vbase, n->len)) {
 			g->err = ENOMEM;
 			g->phase = PH_DONE;
 			return NEXT_AGAIN;
@@ -585,7 +620,7 @@ static inline __attribute__((always_inline)) int main_next(struct gen *g,
 			return NEXT_AGAIN;
 		n->stamp = true;
 	} else if (n->d == DDIR_WRITE && job->verify) {
-		blk = (n->off - g->region_start) / g->vbs;
+		blk = (n->off - g->region_start + g->vbase) / g->vbs;
 		if (g->track)
 			wmap_set(g, blk);
 		if (g->backlog)
@@ -607,11 +642,13 @@ static inline __attribute__((always_inline)) int main_next(struct gen *g,
 }
 
 /* nrfiles > 1: the file the next I/O goes to, then the I/O (a flush due
- * goes to the file just written, before the service moves on) */
+ * goes to the file just written, before the service moves on; a
+ * --verify_backlog read-back due moves it on only once it is done) */
 static __attribute__((noinline)) int
 main_next_multi(struct gen *g, unsigned inflight, struct next_io *n)
 {
-	if (!g->sync_due && !g->main_done)
+	if (!g->sync_due && !g->main_done &&
+	    !(g->use_backlog && g->backlog_nr >= g->job->verify_backlog))
 		gen_file_next(g, n);
 	if (g->job->ddir_seq_nr > 1 || g->job->ddir_seq_add)
 		return main_next(g, inflight, n, true);
@@ -1715,6 +1752,39 @@ static __attribute__((noinline, cold)) int multi_open(struct job_thread *jt,
 }
 
 /*
+ * nrfiles > 1 with --verify, as fio verifies each file of a job: the
+ * verify maps cover every file, one after the other (each file's start
+ * rounded up to the map's unit, so no block or granule spans two), and
+ * each file has its own stamping and checking context: its name for the
+ * messages, and a seed of its own, so a block copied from one file to the
+ * same offset of another does not pass. File 0's is the one-file job's.
+ * Returns the span the maps cover, or 0 with the job failed.
+ */
+static __attribute__((noinline, cold)) uint64_t
+multi_verify(struct job_thread *jt, struct gen *g, const struct verify_ctx *vc,
+	     struct verify_ctx **vcs)
+{
+	uint64_t unit = g->xlog_mode ? g->job->verify_interval : g->vbs;
+	uint64_t base = 0;
+	unsigned k;
+
+	*vcs = calloc(g->nr_files, sizeof(**vcs));
+	if (!*vcs) {
+		fail(jt, ENOMEM, "%s: out of memory", jt->job->name);
+		return 0;
+	}
+	for (k = 0; k < g->nr_files; k++) {
+		g->files[k].vbase = base;
+		base += (g->files[k].region_len + unit - 1) / unit * unit;
+		(*vcs)[k] = *vc;
+		(*vcs)[k].file = jt->fdevs[k]->uri;
+		(*vcs)[k].seed = vc->seed + k * 0x6a09e667f3bcc909ull;
+	}
+	g->vbase = g->files[g->cur_file].vbase;
+	return base;
+}
+
+/*
  * nrfiles > 1: the next I/O (held while its file's queue has no free
  * tag, so the service order stands) and a tag of that file's queue. *rqp
  * NULL: reap first (NEXT_WAIT), or nothing more to issue (next_io's).
@@ -1800,6 +1870,9 @@ static void *job_thread_fn(void *arg)
 	uint64_t stuck_since = 0; /* stuck_give_up's */
 	unsigned stuck = 0;
 	struct verify_ctx vctx = { 0 };
+	/* the context of each file (u->file, n.file: 0 with one file) */
+	struct verify_ctx *vcs = &vctx;
+	uint64_t vspan = 0; /* what the verify maps cover */
 	struct pace pc;
 	bool slow_checks; /* --status-interval or a minimum rate */
 	uint64_t stride;
@@ -1897,12 +1970,18 @@ static void *job_thread_fn(void *arg)
 		g.track = job->rw != RW_READ && job->rw != RW_RANDREAD &&
 			  (job->do_verify || job->verify_only);
 		g.xlog_mode = bench_job_bs_mixed(job, wslot);
+		vspan = g.region_len;
+		if (g.files) {
+			vspan = multi_verify(jt, &g, &vctx, &vcs);
+			if (!vspan)
+				goto out;
+		}
 	}
 	if (g.track && g.xlog_mode) {
 		/* every offset and length written is a multiple of the gcd
 		 * of the write sizes (the verify interval divides it) */
 		g.gran = job->verify_interval;
-		g.nr_gran = (g.region_len + g.gran - 1) / g.gran;
+		g.nr_gran = (vspan + g.gran - 1) / g.gran;
 		g.xcover = calloc((g.nr_gran + 63) / 64, sizeof(uint64_t));
 		g.use_backlog = job->verify_backlog != 0;
 		if (!g.xcover) {
@@ -1911,7 +1990,7 @@ static void *job_thread_fn(void *arg)
 			goto out;
 		}
 	} else if (g.track) {
-		g.wmap_words = (g.region_len / g.vbs + 63) / 64;
+		g.wmap_words = (vspan / g.vbs + 63) / 64;
 		g.wmap = calloc(g.wmap_words, sizeof(*g.wmap));
 		if (job->verify_backlog)
 			g.backlog =
@@ -2072,7 +2151,7 @@ static void *job_thread_fn(void *arg)
 			if (multi)
 				u->file = n.file;
 			if (n.stamp)
-				verify_stamp(&vctx, u->buf, n.off, n.len,
+				verify_stamp(&vcs[n.file], u->buf, n.off, n.len,
 					     job->loops - g.loops_left);
 			else if (job->refill_buffers && n.d == DDIR_WRITE &&
 				 !n.sync)
@@ -2166,7 +2245,7 @@ static void *job_thread_fn(void *arg)
 					    io_error(jt, rqs[i]))
 						more = false;
 					if (u->verify && rqs[i]->res >= 0 &&
-					    check_read(jt, &vctx, u))
+					    check_read(jt, &vcs[u->file], u))
 						more = false;
 				}
 				/* back in reverse, so the next I/Os reuse
@@ -2294,6 +2373,8 @@ out:
 	free(units);
 	free(rqs);
 	free(pend);
+	if (vcs != &vctx)
+		free(vcs);
 	free(jt->fdevs);
 	jt->fdevs = NULL;
 	if (job->exitall) {
