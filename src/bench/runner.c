@@ -75,6 +75,9 @@ struct job_thread {
 	struct bench_dev **fdevs;
 	unsigned clone_idx;
 	unsigned thread_nr; /* global, for seeds */
+	/* nrfiles > 1: this clone's pass, its own files' (set before
+	 * started, for the status line); 0: the job's size */
+	uint64_t pass_bytes;
 	pthread_t thread;
 	struct job_stats stats;
 	/* progress published for the status line (relaxed atomics) */
@@ -1664,7 +1667,7 @@ static __attribute__((noinline, cold)) int multi_init(struct job_thread *jt,
 						      struct gen *g)
 {
 	const struct bench_job *job = jt->job;
-	uint64_t sum = 0, fs;
+	uint64_t sum = 0;
 	unsigned k;
 
 	g->files = calloc(job->nrfiles, sizeof(*g->files));
@@ -1672,14 +1675,15 @@ static __attribute__((noinline, cold)) int multi_init(struct job_thread *jt,
 		return fail(jt, ENOMEM, "%s: out of memory", job->name);
 	g->nr_files = job->nrfiles;
 	for (k = 0; k < g->nr_files; k++) {
-		fs = bench_file_size(job, jt->clone_idx, k);
 		/* job_resolve checked a block fits past the offset */
-		g->files[k].region_len = fs - g->region_start;
+		g->files[k].region_len = bench_file_io_size(job, jt->clone_idx,
+							    k, g->region_start);
 		sum += g->files[k].region_len;
 	}
 	g->pass_len = job->io_size		   ? job->io_size :
 		      job->size && job->size < sum ? job->size :
 						     sum;
+	jt->pass_bytes = g->pass_len;
 	/* gen_file_next moves on from the last to file 0 first */
 	g->cur_file = g->nr_files - 1;
 	g->main_phase = PH_MAIN_MULTI;
@@ -2421,33 +2425,41 @@ static const char *job_uri(const struct bench_job *job)
 }
 
 /*
- * nrfiles > 1 (fio's jobname files, laid out to their sizes): a block
- * fits in every file past each clone's offset; size= left out is what
- * clone 0's files hold (each clone's own is its pass, multi_init).
+ * nrfiles > 1 (fio's jobname files, laid out to their sizes, or with
+ * size=N% the sizes they have): a block fits in every file's share past
+ * each clone's offset. size= is left as given: each clone's pass is what
+ * its own files hold, or size= if less (multi_init), as fio sets each
+ * job's size from its own files.
  */
 static int resolve_files(struct bench_job *job, uint64_t minbs, uint64_t maxbs)
 {
-	uint64_t sum = 0, fs, start;
+	uint64_t fs, start, io;
 	unsigned c, k;
 
 	for (c = 0; c < job->numjobs; c++) {
 		start = job->offset + c * job->offset_increment;
 		for (k = 0; k < job->nrfiles; k++) {
-			fs = bench_file_size(job, c, k);
-			if (fs < start + minbs) {
+			io = bench_file_io_size(job, c, k, start);
+			if (io >= minbs)
+				continue;
+			fs = bench_file_real_size(job, c, k);
+			if (job->size_pct)
+				fprintf(stderr,
+					"mqblk: %s: file %u of clone %u holds %llu bytes: size=%u%% of it past offset %llu is %llu bytes, no block of %llu\n",
+					job->name, k, c, (unsigned long long)fs,
+					job->size_pct,
+					(unsigned long long)start,
+					(unsigned long long)io,
+					(unsigned long long)minbs);
+			else
 				fprintf(stderr,
 					"mqblk: %s: file %u of clone %u holds %llu bytes: no block of %llu fits past offset %llu\n",
 					job->name, k, c, (unsigned long long)fs,
 					(unsigned long long)minbs,
 					(unsigned long long)start);
-				return -1;
-			}
-			if (!c)
-				sum += fs - start;
+			return -1;
 		}
 	}
-	if (!job->size || job->size > sum)
-		job->size = sum;
 	if (maxbs * job->iodepth > MAX_BUF_TOTAL) {
 		fprintf(stderr,
 			"mqblk: %s: iodepth %u x bs %llu needs more than 4 GiB of buffers\n",
@@ -2681,9 +2693,10 @@ static void group_status(struct job_thread *jts, unsigned nr,
 				      (total - elapsed) / 1000000000ull :
 				      0;
 		}
-		if (!job->time_based && job->size) {
+		if (!job->time_based && (jt->pass_bytes || job->size)) {
 			double pb = 100.0 * (double)done_b /
-				    ((double)job->size *
+				    ((double)(jt->pass_bytes ? jt->pass_bytes :
+							       job->size) *
 				     (job->loops ? job->loops : 1));
 
 			if (pb > p)

@@ -435,6 +435,81 @@ ok "filesize=1m-3m again" &&
 	check "filesize=1m-3m again: the same sizes, nothing laid out" \
 		test "$sizes1" = "$(ls -l "$NF" | md5sum)" -a \
 		-z "$(grep 'Laying out' "$OUT")"
+# filesize=LOW-HIGH with clones: each clone's files have sizes of their
+# own, and each clone does what its own files hold (fio's per-job file
+# set), not clone 0's total
+rm -rf "$NF" && mkdir -p "$NF"
+run bench --name=r --ioengine=psync --rw=read --bs=8k --filesize=1m-3m \
+	--nrfiles=3 --numjobs=4 --directory="$NF" --output-format=json
+ok "filesize=1m-3m nrfiles=3 numjobs=4" &&
+	check "filesize=1m-3m numjobs=4: each clone's io_bytes is its own files' total" \
+		python3 -c '
+import json, os, sys
+d, nf = sys.argv[1], sys.argv[2]
+text = open(d).read()
+jobs = json.loads(text[text.index("{"):])["jobs"]
+tot = [sum(os.path.getsize(os.path.join(nf, "r.%d.%d" % (c, k))) for k in range(3))
+       for c in range(4)]
+got = [j["read"]["io_bytes"] for j in jobs]
+# some clone holds more than clone 0, or this checks nothing
+sys.exit(0 if got == tot and max(tot) > tot[0] else 1)' "$OUT" "$NF"
+# size=N% over several files: N% of each file, --filesize's or the size
+# the files have (fio's setup_files), aligned down to the block size;
+# of files not made yet it is fio's "you need to specify size="
+rm -rf "$NF" && mkdir -p "$NF"
+run bench --name=p --ioengine=psync --rw=read --bs=4k --filesize=1m \
+	--nrfiles=4 --size=25% --directory="$NF" --output-format=json
+ok "size=25% filesize=1m nrfiles=4" &&
+	check "size=25% filesize=1m nrfiles=4: a quarter of each file, 1 MiB" \
+		json_eval 'd["jobs"][0]["read"]["io_bytes"] == 1048576'
+rm -rf "$NF" && mkdir -p "$NF"
+run bench --name=p --ioengine=psync --rw=read --bs=8k --filesize=1m-3m \
+	--nrfiles=3 --directory="$NF"
+ok "filesize=1m-3m nrfiles=3: the files laid out"
+run bench --name=p --ioengine=psync --rw=read --bs=8k --size=30% \
+	--nrfiles=3 --directory="$NF" --output-format=json
+ok "size=30% of three files that exist" &&
+	check "size=30% nrfiles=3: 30% of each file, aligned down to 8k" \
+		python3 -c '
+import json, os, sys
+d, nf = sys.argv[1], sys.argv[2]
+text = open(d).read()
+j = json.loads(text[text.index("{"):])["jobs"][0]
+want = 0
+for k in range(3):
+    n = os.path.getsize(os.path.join(nf, "p.0.%d" % k)) * 30 // 100
+    want += n - n % 8192
+sys.exit(0 if j["read"]["io_bytes"] == want else 1)' "$OUT" "$NF"
+rm -rf "$NF" && mkdir -p "$NF"
+run bench --name=p --ioengine=psync --rw=read --size=30% --nrfiles=3 \
+	--directory="$NF"
+failed "size=30% of files not made yet" \
+	"^mqblk: p: you need to specify size= \(size=30% of $NF/p\.0\.0, which does not exist yet\)\$" &&
+	check "size=30% of files not made yet: none made" test -z "$(ls -A "$NF")"
+# side by side with fio: the same I/O, and the same files (fio lays out
+# the quarter it reads of each)
+if command -v "$FIO" >/dev/null; then
+	rm -rf "$NF" "$TMP/nff" && mkdir -p "$NF" "$TMP/nff"
+	(cd "$TMP/nff" && "$FIO" --name=p --ioengine=psync --rw=read \
+		--filesize=1m --nrfiles=4 --size=25% --output-format=json \
+		>"$TMP/fio.json" 2>&1)
+	run bench --name=p --ioengine=psync --rw=read --filesize=1m \
+		--nrfiles=4 --size=25% --directory="$NF" --output-format=json
+	ok "size=25% filesize=1m nrfiles=4, beside fio" &&
+		check "size=25% filesize=1m nrfiles=4: fio's io_bytes" \
+			python3 -c '
+import json, sys
+io = []
+for p in sys.argv[1:]:
+    t = open(p).read()
+    io.append(json.loads(t[t.index("{"):])["jobs"][0]["read"]["io_bytes"])
+sys.exit(0 if io[0] == io[1] == 1048576 else 1)' "$TMP/fio.json" "$OUT" &&
+		check "size=25% filesize=1m nrfiles=4: fio's file names and sizes" \
+			test "$(cd "$NF" && find . -type f -printf '%f %s\n' | sort)" = \
+			"$(cd "$TMP/nff" && find . -type f -printf '%f %s\n' | sort)"
+else
+	skip "size=N% nrfiles side by side" "no fio"
+fi
 # a time_based job over files with a mixed pattern and end_fsync: it ends,
 # flushes each file, and unlinks them all
 rm -rf "$NF" && mkdir -p "$NF"

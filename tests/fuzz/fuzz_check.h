@@ -106,8 +106,8 @@ static inline void fuzz_check_config(const struct bench_config *cfg,
 		}
 		FUZZ_CHECK(j->size_pct <= 100);
 		if (j->target == TARGET_JOBFILES)
-			FUZZ_CHECK(j->filename && j->filesize > 0 &&
-				   !j->size_pct);
+			FUZZ_CHECK(j->filename &&
+				   (j->filesize > 0 || j->size_pct));
 		if (j->target == TARGET_URI || j->target == TARGET_NULL_DEFAULT)
 			FUZZ_CHECK(!j->directory && !j->filesize &&
 				   !j->unlink && !j->create_on_open);
