@@ -1329,17 +1329,29 @@ static void stuck_keep(void *a, void *b, struct mqblk_dev *dev)
  * device its driver declared failed (mqblk_dev_is_dead: the uring driver
  * after timeout_rearms= cancels of one request, i.e. (timeout_rearms + 1)
  * timeouts), and after one more device timeout with nothing reaped, for
- * requests that were on their way when it failed. *since: when the wait
- * began (0: not yet). Cold: the I/O loop pays nothing for it.
+ * requests that were on their way when it failed. nrfiles > 1: the first
+ * file whose device failed with requests still out on its queue, whichever
+ * file it is. *since: when the wait began (0: not yet). Returns the
+ * device given up on, or NULL. Cold: the I/O loop pays nothing for it.
  */
-static __attribute__((cold, noinline)) bool
-stuck_give_up(struct mqblk_dev *dev, uint64_t *since, uint64_t now)
+static __attribute__((cold, noinline)) struct bench_dev *
+stuck_give_up(struct job_thread *jt, const struct gen *g, uint64_t *since,
+	      uint64_t now)
 {
-	if (!mqblk_dev_is_dead(dev))
-		return false;
+	struct bench_dev *bd = jt->bdev;
+	unsigned k;
+
+	for (k = 0; g->files && k < g->nr_files; k++)
+		if (mqblk_queue_inflight(g->files[k].q) &&
+		    mqblk_dev_is_dead(jt->fdevs[k]->dev)) {
+			bd = jt->fdevs[k];
+			break;
+		}
+	if (!mqblk_dev_is_dead(bd->dev))
+		return NULL;
 	if (!*since)
 		*since = now;
-	return now - *since >= mqblk_dev_timeout_ns(dev);
+	return now - *since >= mqblk_dev_timeout_ns(bd->dev) ? bd : NULL;
 }
 
 /*
@@ -1873,6 +1885,7 @@ static void *job_thread_fn(void *arg)
 	char *bufmem = NULL;
 	uint64_t stuck_since = 0; /* stuck_give_up's */
 	unsigned stuck = 0;
+	struct bench_dev *stuck_bd = NULL; /* the device given up on */
 	struct verify_ctx vctx = { 0 };
 	/* the context of each file (u->file, n.file: 0 with one file) */
 	struct verify_ctx *vcs = &vctx;
@@ -2227,8 +2240,9 @@ static void *job_thread_fn(void *arg)
 				}
 				if (__builtin_expect(!n, 0)) {
 					now = reap_idle(&g, q);
-					if (stuck_give_up(dev, &stuck_since,
-							  now)) {
+					stuck_bd = stuck_give_up(
+						jt, &g, &stuck_since, now);
+					if (stuck_bd) {
 						stuck = inflight;
 						more = false;
 						break;
@@ -2334,20 +2348,25 @@ static void *job_thread_fn(void *arg)
 			"mqblk: %s: %u I/O%s stuck on failed device %s, given "
 			"up after %.1f s more: exiting without freeing %s "
 			"buffer%s\n",
-			job->name, stuck, stuck == 1 ? "" : "s", jt->bdev->uri,
-			(double)mqblk_dev_timeout_ns(dev) / 1e9,
+			job->name, stuck, stuck == 1 ? "" : "s", stuck_bd->uri,
+			(double)mqblk_dev_timeout_ns(stuck_bd->dev) / 1e9,
 			stuck == 1 ? "its" : "their", stuck == 1 ? "" : "s");
 		/* the kernel may still write them: kept, and the queue
 		 * left open (closing it would wait for them) */
-		stuck_keep(bufmem, units, dev);
-		jt->bdev->abandoned = true;
+		stuck_keep(bufmem, units, stuck_bd->dev);
+		stuck_bd->abandoned = true;
 		bufmem = NULL;
 		units = NULL;
 		q = NULL;
-		/* nrfiles > 1: the stuck request is on the first file's
-		 * queue; closing any of them could wait on the kernel */
-		for (i = 0; g.files && i < g.nr_files; i++)
+		/* nrfiles > 1: every file's queue and device are left as
+		 * they are (closing one could wait on the kernel), kept
+		 * reachable as the stuck one's */
+		for (i = 0; g.files && i < g.nr_files; i++) {
 			g.files[i].q = NULL;
+			if (!jt->fdevs[i]->abandoned)
+				stuck_keep(NULL, NULL, jt->fdevs[i]->dev);
+			jt->fdevs[i]->abandoned = true;
+		}
 	}
 	paths_delta(js, dev, paths0, nr_paths0);
 	if (js->has_rdma && rdma_sum(dev, &js->rdma))
