@@ -48,6 +48,9 @@ void bench_job_defaults(struct bench_job *job)
 	job->loops = 1;
 	job->do_verify = true;
 	job->nrfiles = 1;
+	/* fio's file_service_type default, roundrobin: the next file
+	 * after every I/O (0 would keep to a file until it is done) */
+	job->file_service_nr = 1;
 	job->compress_chunk = 512; /* fio's buffer_compress_chunk */
 	job->error_dump = true;
 	job->thinktime_blocks = 1;

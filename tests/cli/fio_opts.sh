@@ -367,15 +367,18 @@ for f in sorted(os.listdir(d)):
 print(" ".join(out))' "$1"
 }
 NF=$TMP/nf
-for svc in roundrobin sequential roundrobin:3 random; do
+# (default: no --file_service_type, fio's roundrobin)
+for svc in roundrobin sequential roundrobin:3 random default; do
 	rm -rf "$NF" && mkdir -p "$NF"
+	svcopt=(--file_service_type=$svc)
+	[[ $svc == default ]] && svcopt=()
 	run bench --name=t --ioengine=psync --rw=write --filesize=1m \
 		--nrfiles=4 --size=2m --buffer_pattern=0xab \
-		--file_service_type=$svc --directory="$NF" --output-format=json
+		"${svcopt[@]}" --directory="$NF" --output-format=json
 	ok "nrfiles=4 file_service_type=$svc" || continue
 	got=$(written "$NF")
 	case $svc in
-	roundrobin) want="t.0.0:1048576:128 t.0.1:1048576:128 t.0.2:1048576:128 t.0.3:1048576:128" ;;
+	roundrobin | default) want="t.0.0:1048576:128 t.0.1:1048576:128 t.0.2:1048576:128 t.0.3:1048576:128" ;;
 	sequential) want="t.0.0:1048576:256 t.0.1:1048576:256 t.0.2:1048576:0 t.0.3:1048576:0" ;;
 	roundrobin:3) want="t.0.0:1048576:129 t.0.1:1048576:129 t.0.2:1048576:128 t.0.3:1048576:126" ;;
 	random) want=random ;;
@@ -410,6 +413,16 @@ if command -v "$FIO" >/dev/null; then
 			"$(grep 'Laying out' "$OUT")" &&
 		check "nrfiles=3 numjobs=2: 6 MiB read per clone, as fio" \
 			grep -q 'READ: bw=.*io=12.0MiB' "$OUT"
+	# fio's default service is roundrobin, block for block
+	rm -rf "$NF" "$TMP/nff" && mkdir -p "$NF" "$TMP/nff"
+	(cd "$TMP/nff" && "$FIO" --name=t --ioengine=psync --rw=write \
+		--filesize=1m --nrfiles=4 --size=2m --buffer_pattern=0xab \
+		>/dev/null 2>&1)
+	run bench --name=t --ioengine=psync --rw=write --filesize=1m \
+		--nrfiles=4 --size=2m --buffer_pattern=0xab --directory="$NF"
+	ok "nrfiles=4 default file_service_type beside fio" &&
+		check "nrfiles=4 default file_service_type: fio's blocks per file" \
+			test "$(written "$NF")" = "$(written "$TMP/nff")"
 else
 	skip "nrfiles side by side: no fio"
 fi
