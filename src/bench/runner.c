@@ -1358,8 +1358,11 @@ stuck_give_up(struct job_thread *jt, const struct gen *g, uint64_t *since,
  * nrfiles > 1: mqblk_reap over every file's queue. A pass peeks at each
  * queue with requests out (one poll pass or a pending interrupt, no
  * sleep), starting one further each time so none is favoured; short of
- * min, it sleeps on the queues' fds together (or, a polled queue among
- * them, spins) until timeout_ns. Returns what mqblk_reap would.
+ * min, it sleeps on the queues' fds together (or, a queue among them
+ * with no fd, spins) until timeout_ns. Spinning or not, when one queue
+ * alone has requests out nothing else can complete: it waits on that
+ * one as a one-file job does (a request stuck on one file's device does
+ * not keep a CPU busy). Returns what mqblk_reap would.
  */
 static __attribute__((noinline)) int multi_reap(struct gen *g,
 						struct mqblk_rq **rqs,
@@ -1367,11 +1370,13 @@ static __attribute__((noinline)) int multi_reap(struct gen *g,
 						int64_t timeout_ns)
 {
 	uint64_t now, end = clock_now_ns() + (uint64_t)timeout_ns;
-	unsigned i, k, start = g->reap_rot++;
+	unsigned i, k, start = g->reap_rot++, busy;
+	struct mqblk_queue *last = NULL;
 	struct epoll_event ev[8];
 	int got = 0, r;
 
 	for (;;) {
+		busy = 0;
 		for (i = 0; i < g->nr_files && (unsigned)got < max; i++) {
 			struct mqblk_queue *q =
 				g->files[(start + i) % g->nr_files].q;
@@ -1382,12 +1387,22 @@ static __attribute__((noinline)) int multi_reap(struct gen *g,
 			if (r < 0)
 				return r;
 			got += r;
+			if (mqblk_queue_inflight(q)) {
+				busy++;
+				last = q;
+			}
 		}
 		if ((unsigned)got >= min)
 			return got;
 		now = clock_now_ns();
 		if (now >= end)
 			return got;
+		if (busy == 1) {
+			r = mqblk_reap(last, rqs + got, min - (unsigned)got,
+				       max - (unsigned)got,
+				       (int64_t)(end - now));
+			return r < 0 ? r : got + r;
+		}
 		if (g->spin)
 			continue;
 		k = (unsigned)((end - now) / 1000000) + 1;
