@@ -36,21 +36,28 @@ const char *bench_file_uri(const struct bench_job *job, unsigned clone,
 	return n < 0 || (size_t)n >= len ? NULL : buf;
 }
 
-uint64_t bench_file_size(const struct bench_job *job, unsigned clone,
-			 unsigned file)
+/* fio's td_min_bs: the smallest block size of any direction */
+static uint64_t job_min_bs(const struct bench_job *job)
 {
-	uint64_t minbs = UINT64_MAX, size, seed;
-	struct bench_rng rng;
-	double u;
+	uint64_t minbs = UINT64_MAX;
 	int d;
 
-	if (!job->filesize_high)
-		return job->filesize;
 	for (d = 0; d < DDIR_NR; d++)
 		if (job->bs[d] && job->bs[d] < minbs)
 			minbs = job->bs[d];
-	if (minbs == UINT64_MAX)
-		minbs = 1;
+	return minbs == UINT64_MAX ? 1 : minbs;
+}
+
+uint64_t bench_file_size(const struct bench_job *job, unsigned clone,
+			 unsigned file)
+{
+	uint64_t minbs, size, seed;
+	struct bench_rng rng;
+	double u;
+
+	if (!job->filesize_high)
+		return job->filesize;
+	minbs = job_min_bs(job);
 	/* one draw per file from a seed of its own: the same sizes on
 	 * every run (fio's randrepeat), whatever else the job draws */
 	seed = (job->randseed_set ? job->randseed : 0x66696c6573697a65ull) ^
@@ -63,6 +70,49 @@ uint64_t bench_file_size(const struct bench_job *job, unsigned clone,
 	size -= size % minbs;
 	/* fio can go below LOW by the alignment; not below one block */
 	return size < minbs ? minbs : size;
+}
+
+uint64_t bench_file_real_size(const struct bench_job *job, unsigned clone,
+			      unsigned file)
+{
+	const char *uri;
+	char buf[4096];
+	struct stat st;
+	size_t plen;
+
+	if (job->filesize)
+		return bench_file_size(job, clone, file);
+	uri = bench_file_uri(job, clone, file, buf, sizeof(buf));
+	if (!uri)
+		return 0;
+	plen = strcspn(uri, "?");
+	if (plen >= sizeof(buf))
+		return 0;
+	if (uri != buf)
+		memmove(buf, uri, plen);
+	buf[plen] = 0;
+	return !stat(buf, &st) && S_ISREG(st.st_mode) ? (uint64_t)st.st_size :
+							0;
+}
+
+uint64_t bench_file_io_size(const struct bench_job *job, unsigned clone,
+			    unsigned file, uint64_t start)
+{
+	uint64_t fs = bench_file_real_size(job, clone, file), io, share;
+
+	if (fs < start)
+		return 0;
+	io = fs - start;
+	if (job->size_pct && job->size_pct != 100) {
+		/* fio: N% of the whole file, at most what lies past the
+		 * offset, aligned down to the smallest block */
+		share = fs / 100 * job->size_pct +
+			fs % 100 * job->size_pct / 100;
+		if (share < io)
+			io = share;
+		io -= io % job_min_bs(job);
+	}
+	return io;
 }
 
 /* The job reads what it has not written: its file needs real data. */
@@ -86,6 +136,13 @@ static int add_file(struct bench_files *bf, const struct bench_job *job,
 		       bench_file_size(job, clone, file) :
 	       job->filesize ? job->filesize :
 			       job->offset + job->size;
+	if (job->target == TARGET_JOBFILES && job->size_pct && need) {
+		/* fio extends a file to what the job does of it: size=N%
+		 * of --filesize lays out that share past the offset */
+		uint64_t start = job->offset + clone * job->offset_increment;
+
+		need = start + bench_file_io_size(job, clone, file, start);
+	}
 	for (k = 0; k < bf->nr; k++) {
 		f = &bf->f[k];
 		if (strlen(f->path) != plen || strncmp(f->path, uri, plen))
@@ -123,6 +180,15 @@ static int add_file(struct bench_files *bf, const struct bench_job *job,
 		if (errno != ENOENT) {
 			fprintf(stderr, "mqblk: %s: %s: %s\n", job->name,
 				f->path, strerror(errno));
+			return -1;
+		}
+		if (!need && job->size_pct) {
+			/* fio's size=N% is of what the files hold: it
+			 * refuses one with none ("you need to specify
+			 * size="); this names the file */
+			fprintf(stderr,
+				"mqblk: %s: you need to specify size= (size=%u%% of %s, which does not exist yet)\n",
+				job->name, job->size_pct, f->path);
 			return -1;
 		}
 		if (!need) {

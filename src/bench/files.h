@@ -53,6 +53,22 @@ uint64_t bench_file_size(const struct bench_job *job, unsigned clone,
 			 unsigned file);
 
 /*
+ * The size fio's jobname file `file` of clone `clone` has for the run:
+ * bench_file_size, or with size=N% and no --filesize the size the file
+ * has on disk (fio's real_file_size; 0 when it has none).
+ */
+uint64_t bench_file_real_size(const struct bench_job *job, unsigned clone,
+			      unsigned file);
+
+/*
+ * fio's io_size of that file: what it holds past start (the clone's
+ * offset), or with size=N% that share of the whole file, at most what
+ * lies past start, aligned down to the smallest block size. 0: nothing.
+ */
+uint64_t bench_file_io_size(const struct bench_job *job, unsigned clone,
+			    unsigned file, uint64_t start);
+
+/*
  * Before any output: find the files the jobs need, check they fit, and
  * lay out those that do not exist yet (or, fio's own jobname files, are
  * too small). A failure is one line on stderr, returns -1, and leaves no

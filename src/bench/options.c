@@ -48,6 +48,9 @@ void bench_job_defaults(struct bench_job *job)
 	job->loops = 1;
 	job->do_verify = true;
 	job->nrfiles = 1;
+	/* fio's file_service_type default, roundrobin: the next file
+	 * after every I/O (0 would keep to a file until it is done) */
+	job->file_service_nr = 1;
 	job->compress_chunk = 512; /* fio's buffer_compress_chunk */
 	job->error_dump = true;
 	job->thinktime_blocks = 1;
@@ -822,7 +825,8 @@ static int set_cpus_allowed(struct bench_job *job, const char *val, char *err,
 	return 0;
 }
 
-/* fio's size=: bytes, or N% of the device or file --filename names. */
+/* fio's size=: bytes, or N% of the device or file --filename names (of
+ * each of fio's jobname files with nrfiles > 1). */
 static int set_size(struct bench_job *job, const char *val, char *err,
 		    size_t errlen)
 {
@@ -1855,11 +1859,6 @@ static int job_fixup_target(struct bench_job *job, char *err, size_t errlen)
 				 "fio's jobname files, for a file engine with "
 				 "no --filename",
 				 job->name, job->nrfiles);
-	if (job->nrfiles > 1 && job->verify)
-		return bench_err(err, errlen,
-				 "%s: nrfiles=%u: verify over more files than "
-				 "one is not supported",
-				 job->name, job->nrfiles);
 	if (!job->filename) {
 		if (!file_engine) {
 			/* an explicit ioengine=null is asked for; no engine
@@ -1871,25 +1870,23 @@ static int job_fixup_target(struct bench_job *job, char *err, size_t errlen)
 			goto no_files;
 		}
 		job->target = TARGET_JOBFILES;
-		if (!job->size && !job->filesize)
+		if (!job->size && !job->filesize && !job->size_pct)
 			return bench_err(
 				err, errlen,
 				"%s: you need to specify size=", job->name);
-		if (!job->filesize) {
-			if (job->size_pct)
-				return bench_err(err, errlen,
-						 "%s: you need to specify "
-						 "size= (size=%u%% of a file "
-						 "not made yet)",
-						 job->name, job->size_pct);
-			/* fio: size= spread over the files, each one that
-			 * much past the offset */
+		/* fio: size= spread over the files, each one that much
+		 * past the offset */
+		if (!job->filesize && !job->size_pct)
 			job->filesize =
 				job->nrfiles > 1 ?
 					job->offset + job->size / job->nrfiles :
 					job->size;
-		}
-		if (job->size_pct) {
+		/* size=N% is of each file's size: --filesize's, else the
+		 * size the files have when the job runs (bench_file_io_size,
+		 * or for one file job_resolve's, of the device); kept for
+		 * the runner but with one file of a known size */
+		if (job->size_pct && job->filesize && job->nrfiles == 1 &&
+		    !job->filesize_high) {
 			job->size = job->filesize * job->size_pct / 100;
 			job->size_pct = 0;
 		}
@@ -1985,6 +1982,7 @@ static int job_fixup_rate(struct bench_job *job, char *err, size_t errlen)
 				 "thinktime",
 				 job->name);
 	if (job->offset_increment && job->target == TARGET_JOBFILES &&
+	    job->filesize &&
 	    job->offset + (job->numjobs - 1) * job->offset_increment +
 			    (job->size ? job->size : 1) >
 		    job->filesize)
@@ -2449,7 +2447,8 @@ void bench_usage(FILE *f)
 		"  --filesize=SIZE|LOW-HIGH --nrfiles=N --file_service_type=roundrobin|\n"
 		"                           sequential|random[:N]\n"
 		"  --create_on_open --unlink   make files at open / remove them after\n"
-		"  --size=N%%               N %% of the device past --offset\n"
+		"  --size=N%%               N %% of the device past --offset (of each\n"
+		"                           file, with --nrfiles)\n"
 		"  --ioengine=NAME          fio engine names map onto mqblk drivers:\n"
 		"                           io_uring libaio psync sync pvsync pvsync2\n"
 		"                           posixaio: the path (uring) driver, which\n"

@@ -75,6 +75,9 @@ struct job_thread {
 	struct bench_dev **fdevs;
 	unsigned clone_idx;
 	unsigned thread_nr; /* global, for seeds */
+	/* nrfiles > 1: this clone's pass, its own files' (set before
+	 * started, for the status line); 0: the job's size */
+	uint64_t pass_bytes;
 	pthread_t thread;
 	struct job_stats stats;
 	/* progress published for the status line (relaxed atomics) */
@@ -252,6 +255,10 @@ struct gen {
 	uint64_t *wmap;
 	uint64_t wmap_words;
 	uint64_t vcursor; /* PH_VERIFY: next word to look at */
+	/* nrfiles > 1: the served file's start in the space the verify
+	 * maps cover, where each file's blocks follow the last file's
+	 * (gfile.vbase); 0 with one file */
+	uint64_t vbase;
 	uint64_t *backlog; /* block numbers written since the last backlog */
 	uint64_t backlog_nr, backlog_pos;
 	bool use_backlog;
@@ -305,6 +312,7 @@ struct gfile {
 	struct bench_randmap map[DDIR_NR];
 	struct bench_dist dist[DDIR_NR];
 	unsigned seq_nr_left;
+	uint64_t vbase; /* where its blocks start in the verify maps */
 };
 
 struct wext {
@@ -337,10 +345,35 @@ static void wmap_clear(struct gen *g, uint64_t blk)
 	g->wmap[blk / 64] &= ~(1ull << (blk % 64));
 }
 
+/*
+ * nrfiles > 1: the file that position pos of the verify maps' space is in
+ * (the last whose vbase is not above it) into n->file; returns pos within
+ * that file. Only the read-back passes ask, so it may search.
+ */
+static __attribute__((noinline, cold)) uint64_t
+verify_file_of(const struct gen *g, uint64_t pos, struct next_io *n)
+{
+	unsigned lo = 0, hi = g->nr_files - 1, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi + 1) / 2;
+		if (g->files[mid].vbase <= pos)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	n->file = (uint16_t)lo;
+	return pos - g->files[lo].vbase;
+}
+
 static void verify_read(struct gen *g, uint64_t blk, struct next_io *n)
 {
+	uint64_t pos = blk * g->vbs;
+
+	if (g->files)
+		pos = verify_file_of(g, pos, n);
 	n->d = DDIR_READ;
-	n->off = g->region_start + blk * g->vbs;
+	n->off = g->region_start + pos;
 	n->len = (uint32_t)g->vbs;
 	n->verify = true;
 }
@@ -428,8 +461,12 @@ add:
 
 static void xlog_read(struct gen *g, const struct wext *x, struct next_io *n)
 {
+	uint64_t pos = x->off;
+
+	if (g->files)
+		pos = verify_file_of(g, pos, n);
 	n->d = DDIR_READ;
-	n->off = g->region_start + x->off;
+	n->off = g->region_start + pos;
 	n->len = (uint32_t)x->len;
 	n->verify = true;
 }
@@ -477,6 +514,7 @@ static void gen_file_swap(struct gen *g, unsigned k)
 	memcpy(g->map, f->map, sizeof(g->map));
 	memcpy(g->dist, f->dist, sizeof(g->dist));
 	g->seq_nr_left = f->seq_nr_left;
+	g->vbase = f->vbase;
 	g->cur_file = k;
 }
 
@@ -575,7 +613,7 @@ static inline __attribute__((always_inline)) int main_next(struct gen *g,
 		return NEXT_AGAIN;
 	}
 	if (n->d == DDIR_WRITE && job->verify && g->xlog_mode) {
-		if (g->track && xlog_add(g, n->off, n->len)) {
+		if (g->track && xlog_add(g, n->off + g->vbase, n->len)) {
 			g->err = ENOMEM;
 			g->phase = PH_DONE;
 			return NEXT_AGAIN;
@@ -585,7 +623,7 @@ static inline __attribute__((always_inline)) int main_next(struct gen *g,
 			return NEXT_AGAIN;
 		n->stamp = true;
 	} else if (n->d == DDIR_WRITE && job->verify) {
-		blk = (n->off - g->region_start) / g->vbs;
+		blk = (n->off - g->region_start + g->vbase) / g->vbs;
 		if (g->track)
 			wmap_set(g, blk);
 		if (g->backlog)
@@ -607,11 +645,13 @@ static inline __attribute__((always_inline)) int main_next(struct gen *g,
 }
 
 /* nrfiles > 1: the file the next I/O goes to, then the I/O (a flush due
- * goes to the file just written, before the service moves on) */
+ * goes to the file just written, before the service moves on; a
+ * --verify_backlog read-back due moves it on only once it is done) */
 static __attribute__((noinline)) int
 main_next_multi(struct gen *g, unsigned inflight, struct next_io *n)
 {
-	if (!g->sync_due && !g->main_done)
+	if (!g->sync_due && !g->main_done &&
+	    !(g->use_backlog && g->backlog_nr >= g->job->verify_backlog))
 		gen_file_next(g, n);
 	if (g->job->ddir_seq_nr > 1 || g->job->ddir_seq_add)
 		return main_next(g, inflight, n, true);
@@ -1289,25 +1329,40 @@ static void stuck_keep(void *a, void *b, struct mqblk_dev *dev)
  * device its driver declared failed (mqblk_dev_is_dead: the uring driver
  * after timeout_rearms= cancels of one request, i.e. (timeout_rearms + 1)
  * timeouts), and after one more device timeout with nothing reaped, for
- * requests that were on their way when it failed. *since: when the wait
- * began (0: not yet). Cold: the I/O loop pays nothing for it.
+ * requests that were on their way when it failed. nrfiles > 1: the first
+ * file whose device failed with requests still out on its queue, whichever
+ * file it is. *since: when the wait began (0: not yet). Returns the
+ * device given up on, or NULL. Cold: the I/O loop pays nothing for it.
  */
-static __attribute__((cold, noinline)) bool
-stuck_give_up(struct mqblk_dev *dev, uint64_t *since, uint64_t now)
+static __attribute__((cold, noinline)) struct bench_dev *
+stuck_give_up(struct job_thread *jt, const struct gen *g, uint64_t *since,
+	      uint64_t now)
 {
-	if (!mqblk_dev_is_dead(dev))
-		return false;
+	struct bench_dev *bd = jt->bdev;
+	unsigned k;
+
+	for (k = 0; g->files && k < g->nr_files; k++)
+		if (mqblk_queue_inflight(g->files[k].q) &&
+		    mqblk_dev_is_dead(jt->fdevs[k]->dev)) {
+			bd = jt->fdevs[k];
+			break;
+		}
+	if (!mqblk_dev_is_dead(bd->dev))
+		return NULL;
 	if (!*since)
 		*since = now;
-	return now - *since >= mqblk_dev_timeout_ns(dev);
+	return now - *since >= mqblk_dev_timeout_ns(bd->dev) ? bd : NULL;
 }
 
 /*
  * nrfiles > 1: mqblk_reap over every file's queue. A pass peeks at each
  * queue with requests out (one poll pass or a pending interrupt, no
  * sleep), starting one further each time so none is favoured; short of
- * min, it sleeps on the queues' fds together (or, a polled queue among
- * them, spins) until timeout_ns. Returns what mqblk_reap would.
+ * min, it sleeps on the queues' fds together (or, a queue among them
+ * with no fd, spins) until timeout_ns. Spinning or not, when one queue
+ * alone has requests out nothing else can complete: it waits on that
+ * one as a one-file job does (a request stuck on one file's device does
+ * not keep a CPU busy). Returns what mqblk_reap would.
  */
 static __attribute__((noinline)) int multi_reap(struct gen *g,
 						struct mqblk_rq **rqs,
@@ -1315,11 +1370,13 @@ static __attribute__((noinline)) int multi_reap(struct gen *g,
 						int64_t timeout_ns)
 {
 	uint64_t now, end = clock_now_ns() + (uint64_t)timeout_ns;
-	unsigned i, k, start = g->reap_rot++;
+	unsigned i, k, start = g->reap_rot++, busy;
+	struct mqblk_queue *last = NULL;
 	struct epoll_event ev[8];
 	int got = 0, r;
 
 	for (;;) {
+		busy = 0;
 		for (i = 0; i < g->nr_files && (unsigned)got < max; i++) {
 			struct mqblk_queue *q =
 				g->files[(start + i) % g->nr_files].q;
@@ -1330,12 +1387,22 @@ static __attribute__((noinline)) int multi_reap(struct gen *g,
 			if (r < 0)
 				return r;
 			got += r;
+			if (mqblk_queue_inflight(q)) {
+				busy++;
+				last = q;
+			}
 		}
 		if ((unsigned)got >= min)
 			return got;
 		now = clock_now_ns();
 		if (now >= end)
 			return got;
+		if (busy == 1) {
+			r = mqblk_reap(last, rqs + got, min - (unsigned)got,
+				       max - (unsigned)got,
+				       (int64_t)(end - now));
+			return r < 0 ? r : got + r;
+		}
 		if (g->spin)
 			continue;
 		k = (unsigned)((end - now) / 1000000) + 1;
@@ -1627,7 +1694,7 @@ static __attribute__((noinline, cold)) int multi_init(struct job_thread *jt,
 						      struct gen *g)
 {
 	const struct bench_job *job = jt->job;
-	uint64_t sum = 0, fs;
+	uint64_t sum = 0;
 	unsigned k;
 
 	g->files = calloc(job->nrfiles, sizeof(*g->files));
@@ -1635,14 +1702,15 @@ static __attribute__((noinline, cold)) int multi_init(struct job_thread *jt,
 		return fail(jt, ENOMEM, "%s: out of memory", job->name);
 	g->nr_files = job->nrfiles;
 	for (k = 0; k < g->nr_files; k++) {
-		fs = bench_file_size(job, jt->clone_idx, k);
 		/* job_resolve checked a block fits past the offset */
-		g->files[k].region_len = fs - g->region_start;
+		g->files[k].region_len = bench_file_io_size(job, jt->clone_idx,
+							    k, g->region_start);
 		sum += g->files[k].region_len;
 	}
 	g->pass_len = job->io_size		   ? job->io_size :
 		      job->size && job->size < sum ? job->size :
 						     sum;
+	jt->pass_bytes = g->pass_len;
 	/* gen_file_next moves on from the last to file 0 first */
 	g->cur_file = g->nr_files - 1;
 	g->main_phase = PH_MAIN_MULTI;
@@ -1712,6 +1780,39 @@ static __attribute__((noinline, cold)) int multi_open(struct job_thread *jt,
 				    jt->job->name, jt->fdevs[k]->uri);
 	}
 	return 0;
+}
+
+/*
+ * nrfiles > 1 with --verify, as fio verifies each file of a job: the
+ * verify maps cover every file, one after the other (each file's start
+ * rounded up to the map's unit, so no block or granule spans two), and
+ * each file has its own stamping and checking context: its name for the
+ * messages, and a seed of its own, so a block copied from one file to the
+ * same offset of another does not pass. File 0's is the one-file job's.
+ * Returns the span the maps cover, or 0 with the job failed.
+ */
+static __attribute__((noinline, cold)) uint64_t
+multi_verify(struct job_thread *jt, struct gen *g, const struct verify_ctx *vc,
+	     struct verify_ctx **vcs)
+{
+	uint64_t unit = g->xlog_mode ? g->job->verify_interval : g->vbs;
+	uint64_t base = 0;
+	unsigned k;
+
+	*vcs = calloc(g->nr_files, sizeof(**vcs));
+	if (!*vcs) {
+		fail(jt, ENOMEM, "%s: out of memory", jt->job->name);
+		return 0;
+	}
+	for (k = 0; k < g->nr_files; k++) {
+		g->files[k].vbase = base;
+		base += (g->files[k].region_len + unit - 1) / unit * unit;
+		(*vcs)[k] = *vc;
+		(*vcs)[k].file = jt->fdevs[k]->uri;
+		(*vcs)[k].seed = vc->seed + k * 0x6a09e667f3bcc909ull;
+	}
+	g->vbase = g->files[g->cur_file].vbase;
+	return base;
 }
 
 /*
@@ -1799,7 +1900,11 @@ static void *job_thread_fn(void *arg)
 	char *bufmem = NULL;
 	uint64_t stuck_since = 0; /* stuck_give_up's */
 	unsigned stuck = 0;
+	struct bench_dev *stuck_bd = NULL; /* the device given up on */
 	struct verify_ctx vctx = { 0 };
+	/* the context of each file (u->file, n.file: 0 with one file) */
+	struct verify_ctx *vcs = &vctx;
+	uint64_t vspan = 0; /* what the verify maps cover */
 	struct pace pc;
 	bool slow_checks; /* --status-interval or a minimum rate */
 	uint64_t stride;
@@ -1897,12 +2002,18 @@ static void *job_thread_fn(void *arg)
 		g.track = job->rw != RW_READ && job->rw != RW_RANDREAD &&
 			  (job->do_verify || job->verify_only);
 		g.xlog_mode = bench_job_bs_mixed(job, wslot);
+		vspan = g.region_len;
+		if (g.files) {
+			vspan = multi_verify(jt, &g, &vctx, &vcs);
+			if (!vspan)
+				goto out;
+		}
 	}
 	if (g.track && g.xlog_mode) {
 		/* every offset and length written is a multiple of the gcd
 		 * of the write sizes (the verify interval divides it) */
 		g.gran = job->verify_interval;
-		g.nr_gran = (g.region_len + g.gran - 1) / g.gran;
+		g.nr_gran = (vspan + g.gran - 1) / g.gran;
 		g.xcover = calloc((g.nr_gran + 63) / 64, sizeof(uint64_t));
 		g.use_backlog = job->verify_backlog != 0;
 		if (!g.xcover) {
@@ -1911,7 +2022,7 @@ static void *job_thread_fn(void *arg)
 			goto out;
 		}
 	} else if (g.track) {
-		g.wmap_words = (g.region_len / g.vbs + 63) / 64;
+		g.wmap_words = (vspan / g.vbs + 63) / 64;
 		g.wmap = calloc(g.wmap_words, sizeof(*g.wmap));
 		if (job->verify_backlog)
 			g.backlog =
@@ -2072,7 +2183,7 @@ static void *job_thread_fn(void *arg)
 			if (multi)
 				u->file = n.file;
 			if (n.stamp)
-				verify_stamp(&vctx, u->buf, n.off, n.len,
+				verify_stamp(&vcs[n.file], u->buf, n.off, n.len,
 					     job->loops - g.loops_left);
 			else if (job->refill_buffers && n.d == DDIR_WRITE &&
 				 !n.sync)
@@ -2144,8 +2255,9 @@ static void *job_thread_fn(void *arg)
 				}
 				if (__builtin_expect(!n, 0)) {
 					now = reap_idle(&g, q);
-					if (stuck_give_up(dev, &stuck_since,
-							  now)) {
+					stuck_bd = stuck_give_up(
+						jt, &g, &stuck_since, now);
+					if (stuck_bd) {
 						stuck = inflight;
 						more = false;
 						break;
@@ -2166,7 +2278,7 @@ static void *job_thread_fn(void *arg)
 					    io_error(jt, rqs[i]))
 						more = false;
 					if (u->verify && rqs[i]->res >= 0 &&
-					    check_read(jt, &vctx, u))
+					    check_read(jt, &vcs[u->file], u))
 						more = false;
 				}
 				/* back in reverse, so the next I/Os reuse
@@ -2251,20 +2363,25 @@ static void *job_thread_fn(void *arg)
 			"mqblk: %s: %u I/O%s stuck on failed device %s, given "
 			"up after %.1f s more: exiting without freeing %s "
 			"buffer%s\n",
-			job->name, stuck, stuck == 1 ? "" : "s", jt->bdev->uri,
-			(double)mqblk_dev_timeout_ns(dev) / 1e9,
+			job->name, stuck, stuck == 1 ? "" : "s", stuck_bd->uri,
+			(double)mqblk_dev_timeout_ns(stuck_bd->dev) / 1e9,
 			stuck == 1 ? "its" : "their", stuck == 1 ? "" : "s");
 		/* the kernel may still write them: kept, and the queue
 		 * left open (closing it would wait for them) */
-		stuck_keep(bufmem, units, dev);
-		jt->bdev->abandoned = true;
+		stuck_keep(bufmem, units, stuck_bd->dev);
+		stuck_bd->abandoned = true;
 		bufmem = NULL;
 		units = NULL;
 		q = NULL;
-		/* nrfiles > 1: the stuck request is on the first file's
-		 * queue; closing any of them could wait on the kernel */
-		for (i = 0; g.files && i < g.nr_files; i++)
+		/* nrfiles > 1: every file's queue and device are left as
+		 * they are (closing one could wait on the kernel), kept
+		 * reachable as the stuck one's */
+		for (i = 0; g.files && i < g.nr_files; i++) {
 			g.files[i].q = NULL;
+			if (!jt->fdevs[i]->abandoned)
+				stuck_keep(NULL, NULL, jt->fdevs[i]->dev);
+			jt->fdevs[i]->abandoned = true;
+		}
 	}
 	paths_delta(js, dev, paths0, nr_paths0);
 	if (js->has_rdma && rdma_sum(dev, &js->rdma))
@@ -2294,6 +2411,8 @@ out:
 	free(units);
 	free(rqs);
 	free(pend);
+	if (vcs != &vctx)
+		free(vcs);
 	free(jt->fdevs);
 	jt->fdevs = NULL;
 	if (job->exitall) {
@@ -2340,33 +2459,41 @@ static const char *job_uri(const struct bench_job *job)
 }
 
 /*
- * nrfiles > 1 (fio's jobname files, laid out to their sizes): a block
- * fits in every file past each clone's offset; size= left out is what
- * clone 0's files hold (each clone's own is its pass, multi_init).
+ * nrfiles > 1 (fio's jobname files, laid out to their sizes, or with
+ * size=N% the sizes they have): a block fits in every file's share past
+ * each clone's offset. size= is left as given: each clone's pass is what
+ * its own files hold, or size= if less (multi_init), as fio sets each
+ * job's size from its own files.
  */
 static int resolve_files(struct bench_job *job, uint64_t minbs, uint64_t maxbs)
 {
-	uint64_t sum = 0, fs, start;
+	uint64_t fs, start, io;
 	unsigned c, k;
 
 	for (c = 0; c < job->numjobs; c++) {
 		start = job->offset + c * job->offset_increment;
 		for (k = 0; k < job->nrfiles; k++) {
-			fs = bench_file_size(job, c, k);
-			if (fs < start + minbs) {
+			io = bench_file_io_size(job, c, k, start);
+			if (io >= minbs)
+				continue;
+			fs = bench_file_real_size(job, c, k);
+			if (job->size_pct)
+				fprintf(stderr,
+					"mqblk: %s: file %u of clone %u holds %llu bytes: size=%u%% of it past offset %llu is %llu bytes, no block of %llu\n",
+					job->name, k, c, (unsigned long long)fs,
+					job->size_pct,
+					(unsigned long long)start,
+					(unsigned long long)io,
+					(unsigned long long)minbs);
+			else
 				fprintf(stderr,
 					"mqblk: %s: file %u of clone %u holds %llu bytes: no block of %llu fits past offset %llu\n",
 					job->name, k, c, (unsigned long long)fs,
 					(unsigned long long)minbs,
 					(unsigned long long)start);
-				return -1;
-			}
-			if (!c)
-				sum += fs - start;
+			return -1;
 		}
 	}
-	if (!job->size || job->size > sum)
-		job->size = sum;
 	if (maxbs * job->iodepth > MAX_BUF_TOTAL) {
 		fprintf(stderr,
 			"mqblk: %s: iodepth %u x bs %llu needs more than 4 GiB of buffers\n",
@@ -2600,9 +2727,10 @@ static void group_status(struct job_thread *jts, unsigned nr,
 				      (total - elapsed) / 1000000000ull :
 				      0;
 		}
-		if (!job->time_based && job->size) {
+		if (!job->time_based && (jt->pass_bytes || job->size)) {
 			double pb = 100.0 * (double)done_b /
-				    ((double)job->size *
+				    ((double)(jt->pass_bytes ? jt->pass_bytes :
+							       job->size) *
 				     (job->loops ? job->loops : 1));
 
 			if (pb > p)

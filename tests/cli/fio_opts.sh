@@ -367,15 +367,18 @@ for f in sorted(os.listdir(d)):
 print(" ".join(out))' "$1"
 }
 NF=$TMP/nf
-for svc in roundrobin sequential roundrobin:3 random; do
+# (default: no --file_service_type, fio's roundrobin)
+for svc in roundrobin sequential roundrobin:3 random default; do
 	rm -rf "$NF" && mkdir -p "$NF"
+	svcopt=(--file_service_type=$svc)
+	[[ $svc == default ]] && svcopt=()
 	run bench --name=t --ioengine=psync --rw=write --filesize=1m \
 		--nrfiles=4 --size=2m --buffer_pattern=0xab \
-		--file_service_type=$svc --directory="$NF" --output-format=json
+		"${svcopt[@]}" --directory="$NF" --output-format=json
 	ok "nrfiles=4 file_service_type=$svc" || continue
 	got=$(written "$NF")
 	case $svc in
-	roundrobin) want="t.0.0:1048576:128 t.0.1:1048576:128 t.0.2:1048576:128 t.0.3:1048576:128" ;;
+	roundrobin | default) want="t.0.0:1048576:128 t.0.1:1048576:128 t.0.2:1048576:128 t.0.3:1048576:128" ;;
 	sequential) want="t.0.0:1048576:256 t.0.1:1048576:256 t.0.2:1048576:0 t.0.3:1048576:0" ;;
 	roundrobin:3) want="t.0.0:1048576:129 t.0.1:1048576:129 t.0.2:1048576:128 t.0.3:1048576:126" ;;
 	random) want=random ;;
@@ -410,6 +413,16 @@ if command -v "$FIO" >/dev/null; then
 			"$(grep 'Laying out' "$OUT")" &&
 		check "nrfiles=3 numjobs=2: 6 MiB read per clone, as fio" \
 			grep -q 'READ: bw=.*io=12.0MiB' "$OUT"
+	# fio's default service is roundrobin, block for block
+	rm -rf "$NF" "$TMP/nff" && mkdir -p "$NF" "$TMP/nff"
+	(cd "$TMP/nff" && "$FIO" --name=t --ioengine=psync --rw=write \
+		--filesize=1m --nrfiles=4 --size=2m --buffer_pattern=0xab \
+		>/dev/null 2>&1)
+	run bench --name=t --ioengine=psync --rw=write --filesize=1m \
+		--nrfiles=4 --size=2m --buffer_pattern=0xab --directory="$NF"
+	ok "nrfiles=4 default file_service_type beside fio" &&
+		check "nrfiles=4 default file_service_type: fio's blocks per file" \
+			test "$(written "$NF")" = "$(written "$TMP/nff")"
 else
 	skip "nrfiles side by side: no fio"
 fi
@@ -435,6 +448,81 @@ ok "filesize=1m-3m again" &&
 	check "filesize=1m-3m again: the same sizes, nothing laid out" \
 		test "$sizes1" = "$(ls -l "$NF" | md5sum)" -a \
 		-z "$(grep 'Laying out' "$OUT")"
+# filesize=LOW-HIGH with clones: each clone's files have sizes of their
+# own, and each clone does what its own files hold (fio's per-job file
+# set), not clone 0's total
+rm -rf "$NF" && mkdir -p "$NF"
+run bench --name=r --ioengine=psync --rw=read --bs=8k --filesize=1m-3m \
+	--nrfiles=3 --numjobs=4 --directory="$NF" --output-format=json
+ok "filesize=1m-3m nrfiles=3 numjobs=4" &&
+	check "filesize=1m-3m numjobs=4: each clone's io_bytes is its own files' total" \
+		python3 -c '
+import json, os, sys
+d, nf = sys.argv[1], sys.argv[2]
+text = open(d).read()
+jobs = json.loads(text[text.index("{"):])["jobs"]
+tot = [sum(os.path.getsize(os.path.join(nf, "r.%d.%d" % (c, k))) for k in range(3))
+       for c in range(4)]
+got = [j["read"]["io_bytes"] for j in jobs]
+# some clone holds more than clone 0, or this checks nothing
+sys.exit(0 if got == tot and max(tot) > tot[0] else 1)' "$OUT" "$NF"
+# size=N% over several files: N% of each file, --filesize's or the size
+# the files have (fio's setup_files), aligned down to the block size;
+# of files not made yet it is fio's "you need to specify size="
+rm -rf "$NF" && mkdir -p "$NF"
+run bench --name=p --ioengine=psync --rw=read --bs=4k --filesize=1m \
+	--nrfiles=4 --size=25% --directory="$NF" --output-format=json
+ok "size=25% filesize=1m nrfiles=4" &&
+	check "size=25% filesize=1m nrfiles=4: a quarter of each file, 1 MiB" \
+		json_eval 'd["jobs"][0]["read"]["io_bytes"] == 1048576'
+rm -rf "$NF" && mkdir -p "$NF"
+run bench --name=p --ioengine=psync --rw=read --bs=8k --filesize=1m-3m \
+	--nrfiles=3 --directory="$NF"
+ok "filesize=1m-3m nrfiles=3: the files laid out"
+run bench --name=p --ioengine=psync --rw=read --bs=8k --size=30% \
+	--nrfiles=3 --directory="$NF" --output-format=json
+ok "size=30% of three files that exist" &&
+	check "size=30% nrfiles=3: 30% of each file, aligned down to 8k" \
+		python3 -c '
+import json, os, sys
+d, nf = sys.argv[1], sys.argv[2]
+text = open(d).read()
+j = json.loads(text[text.index("{"):])["jobs"][0]
+want = 0
+for k in range(3):
+    n = os.path.getsize(os.path.join(nf, "p.0.%d" % k)) * 30 // 100
+    want += n - n % 8192
+sys.exit(0 if j["read"]["io_bytes"] == want else 1)' "$OUT" "$NF"
+rm -rf "$NF" && mkdir -p "$NF"
+run bench --name=p --ioengine=psync --rw=read --size=30% --nrfiles=3 \
+	--directory="$NF"
+failed "size=30% of files not made yet" \
+	"^mqblk: p: you need to specify size= \(size=30% of $NF/p\.0\.0, which does not exist yet\)\$" &&
+	check "size=30% of files not made yet: none made" test -z "$(ls -A "$NF")"
+# side by side with fio: the same I/O, and the same files (fio lays out
+# the quarter it reads of each)
+if command -v "$FIO" >/dev/null; then
+	rm -rf "$NF" "$TMP/nff" && mkdir -p "$NF" "$TMP/nff"
+	(cd "$TMP/nff" && "$FIO" --name=p --ioengine=psync --rw=read \
+		--filesize=1m --nrfiles=4 --size=25% --output-format=json \
+		>"$TMP/fio.json" 2>&1)
+	run bench --name=p --ioengine=psync --rw=read --filesize=1m \
+		--nrfiles=4 --size=25% --directory="$NF" --output-format=json
+	ok "size=25% filesize=1m nrfiles=4, beside fio" &&
+		check "size=25% filesize=1m nrfiles=4: fio's io_bytes" \
+			python3 -c '
+import json, sys
+io = []
+for p in sys.argv[1:]:
+    t = open(p).read()
+    io.append(json.loads(t[t.index("{"):])["jobs"][0]["read"]["io_bytes"])
+sys.exit(0 if io[0] == io[1] == 1048576 else 1)' "$TMP/fio.json" "$OUT" &&
+		check "size=25% filesize=1m nrfiles=4: fio's file names and sizes" \
+			test "$(cd "$NF" && find . -type f -printf '%f %s\n' | sort)" = \
+			"$(cd "$TMP/nff" && find . -type f -printf '%f %s\n' | sort)"
+else
+	skip "size=N% nrfiles side by side" "no fio"
+fi
 # a time_based job over files with a mixed pattern and end_fsync: it ends,
 # flushes each file, and unlinks them all
 rm -rf "$NF" && mkdir -p "$NF"
@@ -445,9 +533,59 @@ ok "nrfiles=4 randrw time_based, end_fsync, unlink" &&
 	check "nrfiles=4 time_based: reads, writes, a flush per file, no file left" \
 		json_eval 'd["jobs"][0]["read"]["total_ios"] > 0 and d["jobs"][0]["write"]["total_ios"] > 0 and d["jobs"][0]["sync"]["total_ios"] == 4' &&
 	check "nrfiles=4 unlink: no file left" test -z "$(ls -A "$NF")"
-run bench --name=v --ioengine=psync --rw=write --size=1m --nrfiles=2 \
-	--verify=crc32c --directory="$NF"
-failed "nrfiles=2 with verify" "nrfiles=2: verify over more files than one is not supported"
+# verify over several files, as fio verifies each file of a job: every
+# block written is read back from its own file, under each service type,
+# at the end, as it goes (verify_backlog) and with write lengths that vary
+for svc in roundrobin sequential random:2; do
+	rm -rf "$NF" && mkdir -p "$NF"
+	run bench --name=v --ioengine=psync --rw=randwrite --bs=4k \
+		--filesize=256k --nrfiles=3 --file_service_type=$svc \
+		--verify=crc32c --directory="$NF" --output-format=json
+	ok "nrfiles=3 write+verify, file_service_type=$svc" &&
+		check "nrfiles=3 verify, $svc: 192 blocks written, 192 read back, none bad" \
+			json_eval 'd["jobs"][0]["write"]["total_ios"] == 192 and d["jobs"][0]["read"]["total_ios"] == 192 and d["jobs"][0]["mqblk"]["verify_errors"] == 0 and d["jobs"][0]["error"] == 0'
+done
+rm -rf "$NF" && mkdir -p "$NF"
+run bench --name=v --ioengine=io_uring --iodepth=8 --rw=randwrite --bs=4k \
+	--filesize=256k --nrfiles=3 --file_service_type=roundrobin:5 \
+	--verify=md5 --verify_backlog=16 --directory="$NF" --output-format=json
+ok "nrfiles=3 verify_backlog=16" &&
+	check "nrfiles=3 verify_backlog=16: 192 blocks read back, none bad" \
+		json_eval 'd["jobs"][0]["read"]["total_ios"] == 192 and d["jobs"][0]["mqblk"]["verify_errors"] == 0'
+rm -rf "$NF" && mkdir -p "$NF"
+run bench --name=v --ioengine=psync --rw=randwrite --bsrange=4k-16k \
+	--filesize=256k --nrfiles=3 --verify=crc32c --directory="$NF" \
+	--output-format=json
+ok "nrfiles=3 verify with bsrange=4k-16k" &&
+	check "nrfiles=3 bsrange verify: every byte written read back, none bad" \
+		json_eval 'd["jobs"][0]["read"]["io_bytes"] == d["jobs"][0]["write"]["io_bytes"] == 3 * 262144 and d["jobs"][0]["mqblk"]["verify_errors"] == 0'
+# a byte changed in the 2nd file between a write job and a --verify_only
+# job: found, and named with that file and offset (fio's message form);
+# the other files check out
+rm -rf "$NF" && mkdir -p "$NF"
+vjob=(--name=v --ioengine=psync --rw=write --bs=4k --filesize=64k
+	--nrfiles=3 --verify=crc32c --directory="$NF")
+run bench "${vjob[@]}" --do_verify=0
+ok "nrfiles=3 write, do_verify=0"
+run bench "${vjob[@]}" --verify_only
+ok "nrfiles=3 verify_only over what was written" &&
+	check "nrfiles=3 verify_only: 48 blocks checked" has 'issued rwts: total=48,0,0,0'
+# flip one payload byte of block 5 of v.0.1 (past its 64-byte header)
+python3 -c '
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(5 * 4096 + 100)
+    b = f.read(1)
+    f.seek(5 * 4096 + 100)
+    f.write(bytes([b[0] ^ 0xff]))' "$NF/v.0.1"
+run bench "${vjob[@]}" --verify_only
+failed "nrfiles=3 verify_only: a byte changed in the 2nd file" \
+	"^mqblk: v: verify: bad crc32c 0x[0-9a-f]{8}, wanted 0x[0-9a-f]{8} at file $NF/v\.0\.1 offset 20480, length 4096\$" &&
+	check "nrfiles=3 verify_only: one mismatch, in v.0.1 alone" \
+		test "$(grep -c 'verify:' "$ERR")" = 1 &&
+	check "nrfiles=3 verify_only: err=84" has_re '^v: .*err=84' &&
+	check "nrfiles=3 verify_only: verify_errors=1" \
+		has_re 'mqblk +: .*verify_errors=1([^0-9]|$)'
 run bench --name=v --ioengine=psync --rw=write --size=1m --nrfiles=1025 \
 	--directory="$NF"
 failed "nrfiles=1025" "nrfiles"

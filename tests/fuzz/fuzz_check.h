@@ -92,10 +92,10 @@ static inline void fuzz_check_config(const struct bench_config *cfg,
 		FUZZ_CHECK(j->iodepth_low >= 1 && j->iodepth_low <= j->iodepth);
 		FUZZ_CHECK(!j->time_based || j->runtime_ns > 0);
 		/* where the I/O goes: fio's jobname file has a name and a
-		 * size; only files take directory/filesize/unlink */
-		FUZZ_CHECK(j->nrfiles == 1 ||
-			   (j->target == TARGET_JOBFILES && !j->verify &&
-			    j->nrfiles <= 1024));
+		 * size (or size=N% of what it will hold); only files take
+		 * directory/filesize/unlink */
+		FUZZ_CHECK(j->nrfiles == 1 || (j->target == TARGET_JOBFILES &&
+					       j->nrfiles <= 1024));
 		FUZZ_CHECK(!j->filesize_high || j->filesize_high > j->filesize);
 		FUZZ_CHECK(j->continue_on_error <= 7);
 		for (unsigned t = 0; t < 3; t++) {
@@ -106,8 +106,8 @@ static inline void fuzz_check_config(const struct bench_config *cfg,
 		}
 		FUZZ_CHECK(j->size_pct <= 100);
 		if (j->target == TARGET_JOBFILES)
-			FUZZ_CHECK(j->filename && j->filesize > 0 &&
-				   !j->size_pct);
+			FUZZ_CHECK(j->filename &&
+				   (j->filesize > 0 || j->size_pct));
 		if (j->target == TARGET_URI || j->target == TARGET_NULL_DEFAULT)
 			FUZZ_CHECK(!j->directory && !j->filesize &&
 				   !j->unlink && !j->create_on_open);
