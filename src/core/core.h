@@ -262,6 +262,13 @@ struct mqblk_dev {
 	unsigned poll_budget; /* completions per poll pass per hctx */
 };
 
+/* capacity: a relaxed atomic, as a driver may change it under I/O
+ * (mqblk_dev_size; inline for blk.c's per-request check) */
+static inline uint64_t dev_capacity(const struct mqblk_dev *dev)
+{
+	return __atomic_load_n(&dev->lim.capacity, __ATOMIC_RELAXED);
+}
+
 /* split.c: requests bigger than max_hw_bytes (owner thread only) */
 /* Make rq a split parent: its pieces (rq last) onto list, to issue. */
 void split_start(struct mqblk_queue *q, struct mqblk_rq *rq,
@@ -280,7 +287,8 @@ void queue_issue_pieces(struct mqblk_queue *q);
 int tags_init(struct mqblk_tags *t, struct mqblk_dev *dev, unsigned depth);
 void tags_exit(struct mqblk_tags *t, struct mqblk_dev *dev);
 
-/* blk.c */
+/* blk.c: the request path (dev.c: open/close, queue.c: software queues,
+ * attr.c: accessors) */
 void hctx_run_dispatch(struct mqblk_hctx *hctx, struct mqblk_queue *q);
 void hctx_lock_counted(struct mqblk_hctx *h, struct mqblk_queue *q);
 bool issue_one(struct mqblk_hctx *h, struct mqblk_rq *rq, bool last,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer harness for DH-HMAC-CHAP (src/nvme/auth.c). Byte 0 % 10 picks
+ * libFuzzer harness for DH-HMAC-CHAP (src/nvme/auth*.c). Byte 0 % 10 picks
  * what the rest is:
  *   0:   a DHHC-1 secret string; checked: accepted ones are 32/48/64
  *        bytes with hash 0..3 and print back as the same string; refused

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * DH-HMAC-CHAP (src/nvme/auth.c): secrets made by nvme-cli's own
+ * DH-HMAC-CHAP (src/nvme/auth*.c): secrets made by nvme-cli's own
  * gen-dhchap-key, its key transformation, known-answer responses, and the
  * whole exchange host <-> controller in memory for every hash and group.
  */

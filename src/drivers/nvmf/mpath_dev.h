@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the multipath device's two files share: its paths, hardware
- * queues and per-request state. multipath.c is the I/O path (path
- * selection, issue, completion, failover, hardware queues); mpath_ctrl.c
- * the set-up (paths, discovery, the namespace's identity) and the control
- * thread (ANA, path states, late joins).
+ * What the multipath device's files share: its paths, hardware queues
+ * and per-request state. multipath.c is the I/O path (path selection,
+ * issue, completion, failover, hardware queues); mpath_open.c the set-up
+ * and end (the URI's keys, opening the paths, freeing it); mpath_path.c
+ * one path (Identify, the namespace's identity, ANA log, a late connect);
+ * mpath_disc.c the discovery log and persistent discovery; mpath_ctrl.c
+ * the control thread (ANA, path states, late joins, kicks).
  */
 #ifndef MQBLK_DRIVERS_NVMF_MPATH_DEV_H
 #define MQBLK_DRIVERS_NVMF_MPATH_DEV_H
@@ -189,14 +191,64 @@ static inline bool mp_path_joined(const struct mp_path *p)
 	return atomic_load_explicit(&p->joined, memory_order_acquire);
 }
 
+/* The namespace's identity on one path (nvme_ns_ids). */
+struct ns_ids {
+	uint8_t nguid[16];
+	uint8_t eui64[8];
+	uint8_t uuid[16];
+};
+_Static_assert(sizeof(struct ns_ids) == sizeof(((struct mp_dev *)0)->ids),
+	       "mp_dev.ids holds a struct ns_ids");
+
 /* multipath.c */
 int mp_hctx_add_path(struct mp_hctx *mh, unsigned i);
 
-/* mpath_ctrl.c */
-int mp_start(struct mp_dev *md, bool polled);
+/* mpath_open.c */
 int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 	    struct mqblk_dev_limits *lim, char *err, size_t errlen);
+/* Stop the control thread, close the paths, free md. */
+void mp_free(struct mp_dev *md);
 void mp_exit(struct mqblk_dev *dev);
+
+/* mpath_path.c */
+/* Get Log Page (NSID all) from dev: 0, -errno, or -EIO for an NVMe
+ * status. */
+int mp_get_log(struct mqblk_dev *dev, uint8_t lid, bool rae, void *buf,
+	       uint32_t len, uint64_t off);
+/* Read path p's ANA log and take its group's state. 0 or -errno. */
+int mp_ana_read(struct mp_dev *md, struct mp_path *p);
+/* "live", "dead" or "resetting" */
+const char *mp_ctrl_state_name(int s);
+/* What p's controller has done so far (a freshly opened path). */
+void mp_path_baseline(struct mp_path *p);
+/* Identify path p: subsystem NQN, ANA support and group, *ids. 0, or
+ * -errno with the reason in err. */
+int mp_path_identify(struct mp_dev *md, struct mp_path *p, struct ns_ids *ids,
+		     char *err, size_t errlen);
+/* Does path p, identified as ids, show the device's namespace? */
+int mp_path_matches(struct mp_dev *md, struct mp_path *p,
+		    const struct ns_ids *ids, char *err, size_t errlen);
+/* Path p did not answer: connected again from reconnect_delay on. */
+void mp_path_wait(struct mp_dev *md, struct mp_path *p);
+/* A late path's connect (arg: the path), on a thread of its own. */
+void *mp_path_connect_fn(void *arg);
+/* Wait for path p's connecting thread, if any. */
+void mp_path_connect_join(struct mp_path *p);
+
+/* mpath_disc.c */
+/* HOST:PORT, with the transport when it is not the default. */
+void mp_host_str(char *out, size_t len, const struct mp_addr *a);
+/* The nvme-TR:// URI of one path (malloc'd), or NULL. */
+char *mp_path_uri(const struct mp_addr *a, const char *nqn, const char *q);
+int mp_disc_open(const struct mp_addr *a, const char *q, struct mqblk_dev **dd,
+		 char *err, size_t errlen);
+int mp_disc_read(struct mqblk_dev *dd, const char *nqn, struct mp_addr *addrs,
+		 unsigned *nr, uint64_t *gen);
+/* Control thread: the persistent discovery controller's pass. */
+void mp_disc_pass(struct mp_dev *md);
+
+/* mpath_ctrl.c */
+int mp_start(struct mp_dev *md, bool polled);
 int mp_get_paths(const struct mqblk_dev *dev, struct mqblk_path_stats *out,
 		 unsigned max);
 int mp_nvme_admin(struct mqblk_dev *dev, void *sqe, void *data, uint32_t len,
