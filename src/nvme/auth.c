@@ -304,17 +304,25 @@ int nvme_auth_host_step_success1(struct nvme_auth_exch *x, const void *in,
 			    out, cap, out_len);
 	ret = ctrl_response(x, c, r2);
 	if (ret)
-		return ret;
+		goto out;
 	if (CRYPTO_memcmp(r2, s.rval, x->hl))
 		return fail(x, NVME_AUTH_ID_FAILURE2, NVME_AUTH_FAIL_FAILED,
 			    out, cap, out_len);
 	n = nvme_auth_success2_encode(out, cap, x->t_id);
-	if (n < 0)
-		return n;
+	if (n < 0) {
+		ret = n;
+		goto out;
+	}
 	*out_len = (size_t)n;
-	OPENSSL_cleanse(x->sess, sizeof(x->sess));
 	x->state = NVME_AUTH_ST_DONE;
-	return 0;
+out:
+	/* a local failure (the HMAC, the buffer) ends the exchange as the
+	 * other steps' do: no session key left behind, no step after it */
+	OPENSSL_cleanse(x->sess, sizeof(x->sess));
+	OPENSSL_cleanse(r2, sizeof(r2));
+	if (ret)
+		x->state = NVME_AUTH_ST_FAILED;
+	return ret;
 }
 
 int nvme_auth_ctrl_step_negotiate(struct nvme_auth_exch *x, const void *in,

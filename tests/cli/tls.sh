@@ -239,4 +239,27 @@ else
 fi
 # shellcheck disable=SC2119 # no arguments: TPID and TLOG
 stop_target
+
+# multipath over TLS: the URI's tls_key goes to every path (it was
+# refused as an unknown key of the multipath device), each path's queues
+# handshake, both carry the writes
+P2=$(free_port)
+tls_target tls: "$KEY" --listen "tls:127.0.0.1:$P2" || {
+	fail "multipath: setup" "no target"
+	finish
+}
+run bench --name=mp \
+	--filename="nvme-tcp://127.0.0.1:$PORT,127.0.0.1:$P2/$NQN?hostnqn=$HOST&iopolicy=round-robin&tls_key=$KEY" \
+	--rw=randwrite --bs=4k --size=4m --iodepth=8 --verify=crc32c \
+	--output-format=json
+ok "multipath, tls_key=: 4 MiB written and verified over two TLS paths" &&
+	check "multipath: every queue of both paths went through TLS" \
+		all_tls TLS_AES_128_GCM_SHA256 &&
+	check "multipath: both paths live and carried I/O" python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["jobs"][0]["multipath"]["paths"]
+sys.exit(not (len(p) == 2 and all(x["state"] == "live" and x["completed"] > 0 for x in p)))
+' "$OUT"
+# shellcheck disable=SC2119
+stop_target
 finish

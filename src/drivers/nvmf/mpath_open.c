@@ -21,9 +21,22 @@
 
 /* URI keys handed to every path's nvme-tcp:// device */
 static const char *const pass_keys[] = {
-	"nr_io_queues",	 "queue_size", "kato",	     "reconnect_delay",
-	"ctrl_loss_tmo", "nsid",       "hdr_digest", "data_digest",
-	"hostnqn",	 "hostid",     "stall_ms",
+	"nr_io_queues",
+	"queue_size",
+	"kato",
+	"reconnect_delay",
+	"ctrl_loss_tmo",
+	"nsid",
+	"hdr_digest",
+	"data_digest",
+	"hostnqn",
+	"hostid",
+	"stall_ms",
+	"dhchap_secret",
+	"dhchap_ctrl_secret",
+	"tls",
+	"tls_key",
+	"tls_identity",
 };
 
 static unsigned online_cpus(void)
@@ -198,7 +211,7 @@ int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		}
 	}
 	if (!nr) {
-		snprintf(err, errlen, "nvme-tcp URI: no address");
+		snprintf(err, errlen, "nvme-mpath URI: no address");
 		ret = -EINVAL;
 		goto fail;
 	}
@@ -231,6 +244,12 @@ int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 			"%02x%02x%02x%02x%02x%02x",
 			u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8],
 			u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+		if (ql >= sizeof(q)) {
+			/* the keys passed on filled it: no room for it */
+			snprintf(err, errlen, "nvme-mpath: URI too long");
+			ret = -EINVAL;
+			goto fail;
+		}
 	}
 	if (disc) {
 		char hq[1024] = "";
