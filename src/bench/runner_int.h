@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to the runner's files: the job thread (runner.c, the submit/reap
- * loop) and the group orchestration that starts it (runner_run.c).
+ * loop), the group orchestration that starts it (runner_run.c) and the
+ * signal thread that stops it (runner_signal.c).
  */
 #ifndef MQBLK_BENCH_RUNNER_INT_H
 #define MQBLK_BENCH_RUNNER_INT_H
@@ -66,7 +67,7 @@ void *job_thread_fn(void *arg);
 unsigned job_open_flags(const struct bench_job *job);
 
 /*
- * runner.c: the first SIGINT/SIGTERM sets stop_signal (its number)
+ * runner_signal.c: the first SIGINT/SIGTERM sets stop_signal (its number)
  * and stop_any; a job with fio's exitall ending sets stop_exitall and
  * stop_any. The reap loop loads only stop_any.
  */
