@@ -71,27 +71,6 @@ static void snap_publish(struct job_thread *jt, uint64_t req)
 	atomic_store_explicit(&jt->snap_ack, req, memory_order_release);
 }
 
-static enum bench_ddir job_ddir(const struct bench_job *job,
-				struct bench_rng *rng)
-{
-	switch (job->rw) {
-	case RW_READ:
-	case RW_RANDREAD:
-		return DDIR_READ;
-	case RW_WRITE:
-	case RW_RANDWRITE:
-		return DDIR_WRITE;
-	case RW_TRIM:
-	case RW_RANDTRIM:
-		return DDIR_TRIM;
-	case RW_RW:
-	case RW_RANDRW:
-		return bench_rng_below(rng, 100) < job->rwmixread ? DDIR_READ :
-								    DDIR_WRITE;
-	}
-	return DDIR_READ;
-}
-
 static enum mqblk_op ddir_op(enum bench_ddir d)
 {
 	return d == DDIR_READ  ? MQBLK_OP_READ :
@@ -1048,10 +1027,7 @@ static void flush_batch(struct mqblk_queue *q, struct job_stats *js,
 	*queued = 0;
 }
 
-static int fail(struct job_thread *jt, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct job_thread *jt, int err, const char *fmt, ...)
+int job_fail(struct job_thread *jt, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -1339,224 +1315,6 @@ static void paths_delta(struct job_stats *js, const struct mqblk_dev *dev,
 	}
 }
 
-/*
- * fio's rate control and thinktime, between the generator and the submit
- * loop. Each direction with a rate has its own clock, kept from the start
- * (an I/O that is late goes at once, so the job catches up, as fio's
- * does); the next direction is drawn from the mix and switched, as fio's
- * rate_ddir does, when it is ahead of its rate and the other one is not.
- * Off, it costs the loop one branch.
- */
-struct pace {
-	bool on; /* a rate or a thinktime */
-	bool rated; /* some direction has a rate */
-	bool poisson; /* rate_process=poisson: exponential gaps */
-	uint64_t next_ns[DDIR_NR]; /* that direction may go at */
-	unsigned think_left; /* I/Os until the next thinktime */
-	bool think_due;
-	int ddir; /* drawn, waiting for the I/O in flight; -1 */
-	/* rate_min / rate_iops_min over fio's 1 s ratecycle */
-	bool check_min;
-	uint64_t cycle_ns;
-	uint64_t cycle_bytes[DDIR_NR], cycle_ios[DDIR_NR];
-	struct bench_rng rng;
-};
-
-#define RATE_CYCLE_NS 1000000000ull /* fio's ratecycle default */
-
-/* Does the job do I/O in direction d at all? */
-static bool ddir_used(const struct bench_job *job, enum bench_ddir d)
-{
-	switch (job->rw) {
-	case RW_READ:
-	case RW_RANDREAD:
-		return d == DDIR_READ;
-	case RW_WRITE:
-	case RW_RANDWRITE:
-		return d == DDIR_WRITE;
-	case RW_TRIM:
-	case RW_RANDTRIM:
-		return d == DDIR_TRIM;
-	case RW_RW:
-	case RW_RANDRW:
-		return d == DDIR_READ  ? job->rwmixread > 0 :
-		       d == DDIR_WRITE ? job->rwmixread < 100 :
-					 false;
-	}
-	return false;
-}
-
-static void pace_init(struct pace *pc, const struct bench_job *job,
-		      uint64_t seed, uint64_t now)
-{
-	int d;
-
-	memset(pc, 0, sizeof(*pc));
-	for (d = 0; d < DDIR_NR; d++) {
-		if (job->rate[d] || job->rate_iops[d])
-			pc->rated = true;
-		if (job->rate_min[d] || job->rate_iops_min[d])
-			pc->check_min = true;
-		pc->next_ns[d] = now;
-	}
-	pc->poisson = job->rate_poisson;
-	pc->cycle_ns = now;
-	pc->think_left = job->thinktime_blocks;
-	pc->ddir = -1;
-	bench_rng_seed(&pc->rng, seed ^ 0x5851f42d4c957f2dull);
-	pc->on = pc->rated || job->thinktime_ns;
-}
-
-/* Sleep until t (or a stop), in slices so a signal is seen. */
-static void sleep_until(uint64_t t)
-{
-	for (;;) {
-		uint64_t now = clock_now_ns(), d;
-		struct timespec ts;
-
-		if (now >= t || atomic_load(&stop_signal) ||
-		    atomic_load(&stop_exitall))
-			return;
-		d = t - now < 100000000ull ? t - now : 100000000ull;
-		ts.tv_sec = 0;
-		ts.tv_nsec = (long)d;
-		nanosleep(&ts, NULL);
-	}
-}
-
-/*
- * Before the next I/O: true when it must wait for the I/O in flight
- * first (fio quiesces before a thinktime, and before sleeping off a rate
- * it is ahead of).
- */
-static bool pace_wait(struct pace *pc, struct gen *g,
-		      const struct bench_job *job, unsigned inflight,
-		      uint64_t t_end)
-{
-	uint64_t now, until;
-	int d, od;
-
-	if (pc->think_due) {
-		if (inflight)
-			return true;
-		pc->think_due = false;
-		now = clock_now_ns();
-		until = now + job->thinktime_ns;
-		if (t_end && until > t_end)
-			until = t_end;
-		/* thinktime_spin of it busy, the rest asleep */
-		while (clock_now_ns() < now + job->thinktime_spin_ns &&
-		       clock_now_ns() < until)
-			;
-		sleep_until(until);
-		/* fio moves the rate clocks past the think: no burst */
-		now = clock_now_ns();
-		for (d = 0; d < DDIR_NR; d++)
-			if (pc->next_ns[d] < now)
-				pc->next_ns[d] = now;
-	}
-	if (!pc->rated || g->forced_ddir >= 0 || g->phase != g->main_phase)
-		return false;
-	d = pc->ddir >= 0 ? pc->ddir : (int)job_ddir(job, &g->rng);
-	pc->ddir = -1;
-	now = clock_now_ns();
-	until = pc->next_ns[d];
-	if (until > now && bench_rw_is_mixed(job->rw)) {
-		od = d == DDIR_READ ? DDIR_WRITE : DDIR_READ;
-		/* fio's rate_ddir: the other direction if it is behind,
-		 * else whichever may go first */
-		if (ddir_used(job, (enum bench_ddir)od) &&
-		    pc->next_ns[od] < until) {
-			d = od;
-			until = pc->next_ns[od];
-		}
-	}
-	if (until > now) {
-		if (inflight) {
-			pc->ddir = d; /* drawn: keep it for after the wait */
-			return true;
-		}
-		sleep_until(t_end && t_end < until ? t_end : until);
-	}
-	g->forced_ddir = d;
-	return false;
-}
-
-/* An I/O went: that direction's next time, and the thinktime count. */
-static void pace_issued(struct pace *pc, const struct bench_job *job,
-			enum bench_ddir d, uint32_t len)
-{
-	double gap = 0;
-
-	if (job->rate_iops[d])
-		gap = 1e9 / (double)job->rate_iops[d];
-	else if (job->rate[d])
-		gap = 1e9 * len / (double)job->rate[d];
-	if (gap > 0) {
-		if (pc->poisson) {
-			/* exponential gaps of the same mean */
-			double u = (double)(bench_rng_next(&pc->rng) >> 11) *
-				   (1.0 / 9007199254740992.0);
-
-			gap = -log(1.0 - u) * gap;
-		}
-		pc->next_ns[d] += (uint64_t)gap;
-	}
-	if (job->thinktime_ns && --pc->think_left == 0) {
-		pc->think_due = true;
-		pc->think_left = job->thinktime_blocks;
-	}
-}
-
-/*
- * fio's check_min_rate: at the end of each ratecycle, a direction below
- * its rate_min / rate_iops_min fails the job (true).
- */
-static bool pace_check_min(struct job_thread *jt, struct pace *pc, uint64_t now,
-			   bool counting)
-{
-	const struct bench_job *job = jt->job;
-	struct job_stats *js = &jt->stats;
-	uint64_t el = now - pc->cycle_ns;
-	int d;
-
-	if (el < RATE_CYCLE_NS)
-		return false;
-	for (d = 0; d < DDIR_NR && counting; d++) {
-		uint64_t b = js->dd[d].io_bytes - pc->cycle_bytes[d];
-		uint64_t n = js->dd[d].total_ios - pc->cycle_ios[d];
-		uint64_t bps = (uint64_t)((double)b * 1e9 / (double)el);
-		uint64_t iops = (uint64_t)((double)n * 1e9 / (double)el);
-
-		if (!ddir_used(job, (enum bench_ddir)d))
-			continue;
-		/* fio's words; the job fails with EIO, as fio's does */
-		if (job->rate_min[d] && bps < job->rate_min[d]) {
-			js->error = EIO;
-			fail(jt, EIO,
-			     "%s: rate_min=%lluB/s not met, got %lluB/s",
-			     job->name, (unsigned long long)job->rate_min[d],
-			     (unsigned long long)bps);
-			return true;
-		}
-		if (job->rate_iops_min[d] && iops < job->rate_iops_min[d]) {
-			js->error = EIO;
-			fail(jt, EIO,
-			     "%s: rate_iops_min=%llu not met, got %llu IOPS",
-			     job->name,
-			     (unsigned long long)job->rate_iops_min[d],
-			     (unsigned long long)iops);
-			return true;
-		}
-	}
-	for (d = 0; d < DDIR_NR; d++) {
-		pc->cycle_bytes[d] = js->dd[d].io_bytes;
-		pc->cycle_ios[d] = js->dd[d].total_ios;
-	}
-	pc->cycle_ns = now;
-	return false;
-}
-
 /* Between reaps, with --status-interval or a minimum rate: answer a
  * snapshot request; true when the job failed its minimum rate. */
 static bool reap_slow_checks(struct job_thread *jt, struct pace *pc,
@@ -1587,7 +1345,7 @@ static __attribute__((noinline, cold)) int multi_init(struct job_thread *jt,
 
 	g->files = calloc(job->nrfiles, sizeof(*g->files));
 	if (!g->files)
-		return fail(jt, ENOMEM, "%s: out of memory", job->name);
+		return job_fail(jt, ENOMEM, "%s: out of memory", job->name);
 	g->nr_files = job->nrfiles;
 	for (k = 0; k < g->nr_files; k++) {
 		/* job_resolve checked a block fits past the offset */
@@ -1633,9 +1391,10 @@ static __attribute__((noinline, cold)) int multi_laws(struct job_thread *jt,
 					f->region_len / bs, &g->rng);
 			if (g->use_map &&
 			    bench_randmap_init(&f->map[d], f->region_len / bs))
-				return fail(jt, ENOMEM,
-					    "%s: cannot allocate random map",
-					    job->name);
+				return job_fail(
+					jt, ENOMEM,
+					"%s: cannot allocate random map",
+					job->name);
 		}
 	}
 	return 0;
@@ -1651,12 +1410,13 @@ static __attribute__((noinline, cold)) int multi_open(struct job_thread *jt,
 
 	g->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (g->epfd < 0)
-		return fail(jt, errno, "%s: epoll_create1", jt->job->name);
+		return job_fail(jt, errno, "%s: epoll_create1", jt->job->name);
 	for (k = 0; k < g->nr_files; k++) {
 		ret = mqblk_queue_open(jt->fdevs[k]->dev, &g->files[k].q);
 		if (ret)
-			return fail(jt, -ret, "%s: cannot open a queue on %s",
-				    jt->job->name, jt->fdevs[k]->uri);
+			return job_fail(jt, -ret,
+					"%s: cannot open a queue on %s",
+					jt->job->name, jt->fdevs[k]->uri);
 		fd = mqblk_queue_fd(g->files[k].q);
 		if (fd < 0) {
 			g->spin = true;
@@ -1664,8 +1424,9 @@ static __attribute__((noinline, cold)) int multi_open(struct job_thread *jt,
 		}
 		ev.data.u32 = k;
 		if (epoll_ctl(g->epfd, EPOLL_CTL_ADD, fd, &ev))
-			return fail(jt, errno, "%s: epoll_ctl on %s's queue",
-				    jt->job->name, jt->fdevs[k]->uri);
+			return job_fail(jt, errno,
+					"%s: epoll_ctl on %s's queue",
+					jt->job->name, jt->fdevs[k]->uri);
 	}
 	return 0;
 }
@@ -1689,7 +1450,7 @@ multi_verify(struct job_thread *jt, struct gen *g, const struct verify_ctx *vc,
 
 	*vcs = calloc(g->nr_files, sizeof(**vcs));
 	if (!*vcs) {
-		fail(jt, ENOMEM, "%s: out of memory", jt->job->name);
+		job_fail(jt, ENOMEM, "%s: out of memory", jt->job->name);
 		return 0;
 	}
 	for (k = 0; k < g->nr_files; k++) {
@@ -1819,8 +1580,9 @@ void *job_thread_fn(void *arg)
 		}
 		ret = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 		if (ret) {
-			fail(jt, ret, "%s: cpus_allowed=%s: cannot run there",
-			     job->name, job->cpus_allowed);
+			job_fail(jt, ret,
+				 "%s: cpus_allowed=%s: cannot run there",
+				 job->name, job->cpus_allowed);
 			goto out;
 		}
 	}
@@ -1905,8 +1667,9 @@ void *job_thread_fn(void *arg)
 		g.xcover = calloc((g.nr_gran + 63) / 64, sizeof(uint64_t));
 		g.use_backlog = job->verify_backlog != 0;
 		if (!g.xcover) {
-			fail(jt, ENOMEM, "%s: cannot allocate the verify map",
-			     job->name);
+			job_fail(jt, ENOMEM,
+				 "%s: cannot allocate the verify map",
+				 job->name);
 			goto out;
 		}
 	} else if (g.track) {
@@ -1917,8 +1680,9 @@ void *job_thread_fn(void *arg)
 				calloc(job->verify_backlog, sizeof(*g.backlog));
 		g.use_backlog = g.backlog != NULL;
 		if (!g.wmap || (job->verify_backlog && !g.backlog)) {
-			fail(jt, ENOMEM, "%s: cannot allocate the verify map",
-			     job->name);
+			job_fail(jt, ENOMEM,
+				 "%s: cannot allocate the verify map",
+				 job->name);
 			goto out;
 		}
 	}
@@ -1929,9 +1693,9 @@ void *job_thread_fn(void *arg)
 				    g.region_len /
 					    job->bs[bench_job_bs_slot(
 						    job, (enum bench_ddir)d)])) {
-				fail(jt, ENOMEM,
-				     "%s: cannot allocate random map",
-				     job->name);
+				job_fail(jt, ENOMEM,
+					 "%s: cannot allocate random map",
+					 job->name);
 				goto out;
 			}
 		}
@@ -1947,8 +1711,9 @@ void *job_thread_fn(void *arg)
 	} else {
 		ret = mqblk_queue_open(dev, &q);
 		if (ret) {
-			fail(jt, -ret, "%s: cannot open a queue on the device",
-			     job->name);
+			job_fail(jt, -ret,
+				 "%s: cannot open a queue on the device",
+				 job->name);
 			goto out;
 		}
 	}
@@ -1962,7 +1727,8 @@ void *job_thread_fn(void *arg)
 	if (posix_memalign((void **)&bufmem, 4096, (size_t)(stride * depth)))
 		bufmem = NULL;
 	if (!units || !rqs || !pend || !bufmem) {
-		fail(jt, ENOMEM, "%s: cannot allocate I/O buffers", job->name);
+		job_fail(jt, ENOMEM, "%s: cannot allocate I/O buffers",
+			 job->name);
 		goto out;
 	}
 	/* registered buffers (fio --fixedbufs): mqblk's default wherever the
@@ -1971,10 +1737,11 @@ void *job_thread_fn(void *arg)
 		ret = mqblk_queue_map_buf(g.files ? g.files[i].q : q, bufmem,
 					  (size_t)(stride * depth));
 		if (ret && (job->fixedbufs == 1 || ret != -EOPNOTSUPP)) {
-			fail(jt, -ret,
-			     "%s: --fixedbufs: cannot register %llu "
-			     "bytes of buffers with the device",
-			     job->name, (unsigned long long)(stride * depth));
+			job_fail(jt, -ret,
+				 "%s: --fixedbufs: cannot register %llu "
+				 "bytes of buffers with the device",
+				 job->name,
+				 (unsigned long long)(stride * depth));
 			goto out;
 		}
 	}
@@ -2027,7 +1794,9 @@ void *job_thread_fn(void *arg)
 			int what;
 
 			if (__builtin_expect(pc.on, 0) &&
-			    pace_wait(&pc, &g, job, inflight, t_end))
+			    pace_wait(&pc, &g.forced_ddir, &g.rng,
+				      g.phase == g.main_phase, job, inflight,
+				      t_end))
 				break; /* reap first */
 			if (__builtin_expect(multi, 0)) {
 				/* the file first, then a tag of its queue */
@@ -2086,8 +1855,9 @@ void *job_thread_fn(void *arg)
 				mqblk_rq_put(rq);
 				u->next_free = free_units;
 				free_units = u;
-				fail(jt, -ret, "%s: request rejected by device",
-				     job->name);
+				job_fail(jt, -ret,
+					 "%s: request rejected by device",
+					 job->name);
 				more = false;
 				break;
 			}
@@ -2136,8 +1906,8 @@ void *job_thread_fn(void *arg)
 						       max > min ? max : min,
 						       (int64_t)REAP_WAIT_NS);
 				if (n < 0) {
-					fail(jt, -n, "%s: reap failed",
-					     job->name);
+					job_fail(jt, -n, "%s: reap failed",
+						 job->name);
 					more = false;
 					break;
 				}
@@ -2219,7 +1989,8 @@ void *job_thread_fn(void *arg)
 		}
 	}
 	if (g.err && !jt->err)
-		fail(jt, g.err, "%s: cannot grow the verify log", job->name);
+		job_fail(jt, g.err, "%s: cannot grow the verify log",
+			 job->name);
 	/* fio: the errors let go leave the first as the job's err= */
 	if (!js->error && js->first_error) {
 		js->error = js->first_error;

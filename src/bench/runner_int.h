@@ -2,7 +2,8 @@
 /*
  * Private to the runner's files: the job thread (runner.c, the submit/reap
  * loop), the group orchestration that starts it (runner_run.c) and the
- * signal thread that stops it (runner_signal.c).
+ * signal thread that stops it (runner_signal.c); the job thread paces
+ * itself with runner_rate.c.
  */
 #ifndef MQBLK_BENCH_RUNNER_INT_H
 #define MQBLK_BENCH_RUNNER_INT_H
@@ -16,6 +17,7 @@
 
 #include "bench.h"
 #include "iolog.h"
+#include "rand.h"
 #include "stats.h"
 
 /* A device shared by the jobs of one group that name the same file. */
@@ -65,6 +67,76 @@ struct job_thread {
 void *job_thread_fn(void *arg);
 /* runner.c: how a job needs its device opened (MQBLK_OPEN_*) */
 unsigned job_open_flags(const struct bench_job *job);
+
+/* runner.c: fail the job thread with err and a message (returns -1) */
+int job_fail(struct job_thread *jt, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The direction of the next I/O from the job's rw= and rwmixread (in the
+ * per-I/O path and in the rate control). */
+static inline enum bench_ddir job_ddir(const struct bench_job *job,
+				       struct bench_rng *rng)
+{
+	switch (job->rw) {
+	case RW_READ:
+	case RW_RANDREAD:
+		return DDIR_READ;
+	case RW_WRITE:
+	case RW_RANDWRITE:
+		return DDIR_WRITE;
+	case RW_TRIM:
+	case RW_RANDTRIM:
+		return DDIR_TRIM;
+	case RW_RW:
+	case RW_RANDRW:
+		return bench_rng_below(rng, 100) < job->rwmixread ? DDIR_READ :
+								    DDIR_WRITE;
+	}
+	return DDIR_READ;
+}
+
+/*
+ * fio's rate control and thinktime, between the generator and the submit
+ * loop. Each direction with a rate has its own clock, kept from the start
+ * (an I/O that is late goes at once, so the job catches up, as fio's
+ * does); the next direction is drawn from the mix and switched, as fio's
+ * rate_ddir does, when it is ahead of its rate and the other one is not.
+ * Off, it costs the loop one branch.
+ */
+struct pace {
+	bool on; /* a rate or a thinktime */
+	bool rated; /* some direction has a rate */
+	bool poisson; /* rate_process=poisson: exponential gaps */
+	uint64_t next_ns[DDIR_NR]; /* that direction may go at */
+	unsigned think_left; /* I/Os until the next thinktime */
+	bool think_due;
+	int ddir; /* drawn, waiting for the I/O in flight; -1 */
+	/* rate_min / rate_iops_min over fio's 1 s ratecycle */
+	bool check_min;
+	uint64_t cycle_ns;
+	uint64_t cycle_bytes[DDIR_NR], cycle_ios[DDIR_NR];
+	struct bench_rng rng;
+};
+
+/* runner_rate.c: start the clocks at now */
+void pace_init(struct pace *pc, const struct bench_job *job, uint64_t seed,
+	       uint64_t now);
+/*
+ * Before the next I/O: true when it must wait for the I/O in flight first.
+ * With a rate, in the main phase with no direction forced yet, sleeps
+ * until the drawn direction may go and sets *forced_ddir to it.
+ */
+bool pace_wait(struct pace *pc, int *forced_ddir, struct bench_rng *rng,
+	       bool main_phase, const struct bench_job *job, unsigned inflight,
+	       uint64_t t_end);
+/* runner_rate.c: sleep until t (or a stop), in slices so a signal is seen */
+void sleep_until(uint64_t t);
+/* runner_rate.c: an I/O of len bytes went in direction d */
+void pace_issued(struct pace *pc, const struct bench_job *job,
+		 enum bench_ddir d, uint32_t len);
+/* runner_rate.c: fio's check_min_rate at now; true when the job failed */
+bool pace_check_min(struct job_thread *jt, struct pace *pc, uint64_t now,
+		    bool counting);
 
 /*
  * runner_signal.c: the first SIGINT/SIGTERM sets stop_signal (its number)
