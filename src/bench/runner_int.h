@@ -3,7 +3,8 @@
  * Private to the runner's files: the job thread (runner.c, the submit/reap
  * loop), the group orchestration that starts it (runner_run.c) and the
  * signal thread that stops it (runner_signal.c); the job thread paces
- * itself with runner_rate.c.
+ * itself with runner_rate.c and takes its counters at its start and end
+ * with runner_stats.c.
  */
 #ifndef MQBLK_BENCH_RUNNER_INT_H
 #define MQBLK_BENCH_RUNNER_INT_H
@@ -12,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 
 #include <mqblk/mqblk.h>
 
@@ -137,6 +139,20 @@ void pace_issued(struct pace *pc, const struct bench_job *job,
 /* runner_rate.c: fio's check_min_rate at now; true when the job failed */
 bool pace_check_min(struct job_thread *jt, struct pace *pc, uint64_t now,
 		    bool counting);
+
+/* runner_stats.c: the calling thread's CPU use so far */
+void cpu_snapshot(struct rusage *ru);
+/* runner_stats.c: CPU time, context switches and faults from a to b */
+void cpu_account(struct job_stats *js, const struct rusage *a,
+		 const struct rusage *b);
+/* runner_stats.c: an nvme-rdma device's I/O queue counters summed; false
+ * for another device */
+bool rdma_sum(const struct mqblk_dev *dev, struct nvme_rdma_queue_stats *sum);
+/* runner_stats.c: a multipath device's per-path counters since p0 */
+void paths_delta(struct job_stats *js, const struct mqblk_dev *dev,
+		 const struct mqblk_path_stats *p0, int nr0);
+/* runner_stats.c: one queue's block-core counters added to the job's */
+void queue_stats_add(struct job_stats *js, struct mqblk_queue *q);
 
 /*
  * runner_signal.c: the first SIGINT/SIGTERM sets stop_signal (its number)
