@@ -392,8 +392,9 @@ int bench_config_add_job(struct bench_config *cfg, const struct bench_job *job,
  */
 int bench_config_finish(struct bench_config *cfg, char *err, size_t errlen);
 
-/* Runner (runner_run.c; the job threads in runner.c): run every job of cfg, write the reports. Returns the
- * process exit status (0 ok, 1 error). */
+/* Runner (runner_run.c; the job threads in runner.c): run every job of
+ * cfg, write the reports. Returns the process exit status (0 ok, 1
+ * error). */
 int bench_run(struct bench_config *cfg);
 
 #endif
