@@ -148,8 +148,8 @@ static int expand_label(const EVP_MD *md, const uint8_t *secret,
 	if (!pctx)
 		return -ENOMEM;
 	if (EVP_PKEY_derive_init(pctx) == 1 &&
-	    EVP_PKEY_CTX_set_hkdf_mode(pctx,
-				       EVP_PKEY_HKDEF_MODE_EXPAND_ONLY) == 1 &&
+	    EVP_PKEY_CTX_set_hkdf_mode(pctx, EVP_PKEY_HKDEF_MODE_EXPAND_ONLY) ==
+		    1 &&
 	    EVP_PKEY_CTX_set_hkdf_md(pctx, md) == 1 &&
 	    EVP_PKEY_CTX_set1_hkdf_key(pctx, secret, (int)secret_len) == 1 &&
 	    EVP_PKEY_CTX_add1_hkdf_info(pctx, info, (int)pos) == 1 &&
@@ -179,7 +179,8 @@ static int crypto_info(union ktls_crypto *ci, bool aes256, const EVP_MD *md,
 	memset(ci, 0, sizeof(*ci));
 	ret = expand_label(md, secret, secret_len, "key", key, klen);
 	if (!ret)
-		ret = expand_label(md, secret, secret_len, "iv", iv, sizeof(iv));
+		ret = expand_label(md, secret, secret_len, "iv", iv,
+				   sizeof(iv));
 	if (ret)
 		goto out;
 	if (aes256) {
@@ -214,23 +215,54 @@ static int stay(SSL *ssl)
 	return 0;
 }
 
+/* The cipher suite's AES key size (16 or 32) and hash; 0 if neither of
+ * TP 8011's */
+static size_t suite(const SSL *ssl, const EVP_MD **md)
+{
+	const SSL_CIPHER *c = SSL_get_current_cipher(ssl);
+
+	switch (c ? SSL_CIPHER_get_id(c) & 0xffff : 0) {
+	case 0x1301: /* TLS_AES_128_GCM_SHA256 */
+		*md = EVP_sha256();
+		return 16;
+	case 0x1302: /* TLS_AES_256_GCM_SHA384 */
+		*md = EVP_sha384();
+		return 32;
+	default:
+		return 0;
+	}
+}
+
+int nvme_ktls_crypto_info(SSL *ssl, bool tx, void *ci, size_t cap)
+{
+	struct ktls_secrets *s = ex_idx >= 0 ? SSL_get_ex_data(ssl, ex_idx) :
+					       NULL;
+	const EVP_MD *md = NULL;
+	size_t klen = suite(ssl, &md);
+	union ktls_crypto u;
+	size_t len = klen == 32 ? sizeof(u.g256) : sizeof(u.g128);
+	bool client = SSL_is_server(ssl) ? !tx : tx;
+
+	if (!s || !s->client_len || s->client_len != s->server_len)
+		return -ENOKEY;
+	if (!klen)
+		return -EOPNOTSUPP;
+	if (cap < len)
+		return -ENOSPC;
+	if (crypto_info(&u, klen == 32, md, client ? s->client : s->server,
+			s->client_len))
+		return -EIO;
+	memcpy(ci, &u, len);
+	OPENSSL_cleanse(&u, sizeof(u));
+	return (int)len;
+}
+
 int nvme_ktls_start(SSL *ssl, int fd, char *err, size_t errlen)
 {
-	struct ktls_secrets *s =
-		ex_idx >= 0 ? SSL_get_ex_data(ssl, ex_idx) : NULL;
-	const SSL_CIPHER *c = SSL_get_current_cipher(ssl);
 	union ktls_crypto tx, rx;
-	const uint8_t *txs, *rxs;
-	size_t slen, cilen;
 	const EVP_MD *md;
-	bool aes256;
-	int ret;
+	int ret, len;
 
-	if (!s || !s->client_len || s->client_len != s->server_len || !c) {
-		snprintf(err, errlen,
-			 "kTLS: OpenSSL gave no application traffic secrets");
-		return stay(ssl);
-	}
 	/* nothing of the application phase read yet: the kernel starts at
 	 * record 0 both ways (no read-ahead since nvme_ktls_want; the
 	 * target sends no NewSessionTicket; nothing was written since the
@@ -242,28 +274,19 @@ int nvme_ktls_start(SSL *ssl, int fd, char *err, size_t errlen)
 			 SSL_pending(ssl));
 		return stay(ssl);
 	}
-	switch (SSL_CIPHER_get_id(c) & 0xffff) {
-	case 0x1301: /* TLS_AES_128_GCM_SHA256 */
-		aes256 = false;
-		md = EVP_sha256();
-		cilen = sizeof(tx.g128);
-		break;
-	case 0x1302: /* TLS_AES_256_GCM_SHA384 */
-		aes256 = true;
-		md = EVP_sha384();
-		cilen = sizeof(tx.g256);
-		break;
-	default:
+	if (!suite(ssl, &md)) {
 		snprintf(err, errlen, "kTLS: cipher suite %s not handled",
-			 SSL_CIPHER_get_name(c));
+			 SSL_get_cipher_name(ssl));
 		return stay(ssl);
 	}
-	slen = s->client_len;
-	txs = SSL_is_server(ssl) ? s->server : s->client;
-	rxs = SSL_is_server(ssl) ? s->client : s->server;
-	if (crypto_info(&tx, aes256, md, txs, slen) ||
-	    crypto_info(&rx, aes256, md, rxs, slen)) {
-		snprintf(err, errlen, "kTLS: cannot derive the traffic keys");
+	len = nvme_ktls_crypto_info(ssl, true, &tx, sizeof(tx));
+	ret = len < 0 ? len :
+			nvme_ktls_crypto_info(ssl, false, &rx, sizeof(rx));
+	if (ret < 0) {
+		snprintf(err, errlen, "kTLS: %s",
+			 ret == -ENOKEY ? "OpenSSL gave no application traffic "
+					  "secrets" :
+					  "cannot derive the traffic keys");
 		ret = stay(ssl);
 		goto out;
 	}
@@ -277,13 +300,13 @@ int nvme_ktls_start(SSL *ssl, int fd, char *err, size_t errlen)
 	}
 	/* with the ULP and no keys the socket still passes bytes as they
 	 * are: a refused TLS_TX leaves OpenSSL's records working */
-	if (setsockopt(fd, SOL_TLS, TLS_TX, &tx, (socklen_t)cilen)) {
+	if (setsockopt(fd, SOL_TLS, TLS_TX, &tx, (socklen_t)len)) {
 		snprintf(err, errlen, "kTLS: the kernel refuses TLS_TX: %s",
 			 strerror(errno));
 		ret = stay(ssl);
 		goto out;
 	}
-	if (setsockopt(fd, SOL_TLS, TLS_RX, &rx, (socklen_t)cilen)) {
+	if (setsockopt(fd, SOL_TLS, TLS_RX, &rx, (socklen_t)len)) {
 		ret = -errno;
 		snprintf(err, errlen,
 			 "kTLS: the kernel took TLS_TX, refuses TLS_RX: %s",

@@ -51,6 +51,13 @@ int nvme_ktls_want(SSL *ssl);
  */
 int nvme_ktls_start(SSL *ssl, int fd, char *err, size_t errlen);
 
+/* The crypto_info (struct tls12_crypto_info_aes_gcm_128 or _256) nvme_ktls_start
+ * gives the kernel for ssl's sending (tx) or receiving direction, at
+ * record 0, into ci (cap bytes): its length, or -ENOKEY (no secrets
+ * kept), -EOPNOTSUPP (another cipher suite), -ENOSPC, -EIO. For tests
+ * (the keys checked against OpenSSL's own records). */
+int nvme_ktls_crypto_info(SSL *ssl, bool tx, void *ci, size_t cap);
+
 /* A kTLS socket's receive state: a handshake message from the peer
  * (a NewSessionTicket) being skipped across records. */
 struct nvme_ktls_rx {
@@ -63,8 +70,7 @@ struct nvme_ktls_rx {
  * NewSessionTicket is dropped, a close_notify reads as the peer's close
  * (0), any other alert or a KeyUpdate fails (-1, ECONNABORTED or
  * EPROTO). Otherwise recv's conventions (-1 and EAGAIN to wait). */
-ssize_t nvme_ktls_recv(int fd, struct nvme_ktls_rx *st, void *buf,
-		       size_t len);
+ssize_t nvme_ktls_recv(int fd, struct nvme_ktls_rx *st, void *buf, size_t len);
 
 /* A close_notify alert on a kTLS socket, if the socket takes it now */
 void nvme_ktls_close_notify(int fd);
