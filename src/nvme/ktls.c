@@ -26,11 +26,10 @@
 #define SOL_TLS 282
 #endif
 
-/* TLS record content types (RFC 8446 B.1) and handshake message types */
+/* TLS record content types (RFC 8446 B.1) */
 #define REC_ALERT 21
 #define REC_HANDSHAKE 22
 #define REC_DATA 23
-#define HS_NEW_SESSION_TICKET 4
 
 /* The two application traffic secrets of one handshake, kept from the
  * keylog callback to nvme_ktls_start (then wiped) */
@@ -321,33 +320,6 @@ out:
 	return ret;
 }
 
-/* A handshake record's bytes: NewSessionTickets (whole or cut across
- * records) are skipped; anything else (a KeyUpdate: 6.1's kTLS cannot
- * take new keys) fails */
-static int handshake_skip(struct nvme_ktls_rx *st, const uint8_t *b, size_t n)
-{
-	size_t p = 0;
-
-	while (p < n) {
-		if (st->skip) {
-			size_t k = n - p < st->skip ? n - p : st->skip;
-
-			st->skip -= (uint32_t)k;
-			p += k;
-			continue;
-		}
-		st->hdr[st->hdr_got++] = b[p++];
-		if (st->hdr_got < 4)
-			continue;
-		st->hdr_got = 0;
-		if (st->hdr[0] != HS_NEW_SESSION_TICKET)
-			return -EPROTO;
-		st->skip = (uint32_t)st->hdr[1] << 16 |
-			   (uint32_t)st->hdr[2] << 8 | st->hdr[3];
-	}
-	return 0;
-}
-
 ssize_t nvme_ktls_recv(int fd, struct nvme_ktls_rx *st, void *buf, size_t len)
 {
 	for (;;) {
@@ -382,7 +354,7 @@ ssize_t nvme_ktls_recv(int fd, struct nvme_ktls_rx *st, void *buf, size_t len)
 			return -1;
 		}
 		if (type != REC_HANDSHAKE ||
-		    handshake_skip(st, buf, (size_t)n)) {
+		    nvme_ktls_hs_skip(st, buf, (size_t)n)) {
 			errno = EPROTO;
 			return -1;
 		}

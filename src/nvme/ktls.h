@@ -66,6 +66,12 @@ struct nvme_ktls_rx {
 	uint32_t skip;
 };
 
+/* The n bytes of a handshake record from the peer: NewSessionTickets
+ * (whole or cut across records: st keeps the place) are skipped, 0;
+ * any other message (a KeyUpdate: Linux 6.1's kTLS cannot take new
+ * keys) is -EPROTO. */
+int nvme_ktls_hs_skip(struct nvme_ktls_rx *st, const uint8_t *b, size_t n);
+
 /* recv on a kTLS socket (MSG_DONTWAIT): application data into buf; a
  * NewSessionTicket is dropped, a close_notify reads as the peer's close
  * (0), any other alert or a KeyUpdate fails (-1, ECONNABORTED or

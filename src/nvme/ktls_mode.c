@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * kTLS's mode option and the kernel probe (ktls.h), apart from ktls.c
- * because they need no OpenSSL: the target's option parsing uses them.
+ * kTLS's mode option, the kernel probe and the handshake-record skipper
+ * (ktls.h), apart from ktls.c because they need no OpenSSL: the target's
+ * option parsing and the fuzz harness link them alone.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -46,4 +47,30 @@ int nvme_ktls_probe(char *err, size_t errlen)
 	}
 	close(fd);
 	return ret;
+}
+
+#define HS_NEW_SESSION_TICKET 4
+
+int nvme_ktls_hs_skip(struct nvme_ktls_rx *st, const uint8_t *b, size_t n)
+{
+	size_t p = 0;
+
+	while (p < n) {
+		if (st->skip) {
+			size_t k = n - p < st->skip ? n - p : st->skip;
+
+			st->skip -= (uint32_t)k;
+			p += k;
+			continue;
+		}
+		st->hdr[st->hdr_got++] = b[p++];
+		if (st->hdr_got < 4)
+			continue;
+		st->hdr_got = 0;
+		if (st->hdr[0] != HS_NEW_SESSION_TICKET)
+			return -EPROTO;
+		st->skip = (uint32_t)st->hdr[1] << 16 |
+			   (uint32_t)st->hdr[2] << 8 | st->hdr[3];
+	}
+	return 0;
 }

@@ -229,6 +229,28 @@ static void test_not_asked(void **state)
 	SSL_CTX_free(cc);
 }
 
+/* a peer's handshake records on a kTLS socket: NewSessionTickets go,
+ * whole or cut anywhere; a KeyUpdate (type 24) is refused */
+static void test_hs_skip(void **state)
+{
+	const uint8_t two[] = { 4, 0, 0, 3, 'a', 'b', 'c', 4, 0, 0, 1, 'd' };
+	const uint8_t keyupdate[] = { 24, 0, 0, 1, 0 };
+	struct nvme_ktls_rx st = { 0 };
+
+	(void)state;
+	assert_int_equal(nvme_ktls_hs_skip(&st, two, sizeof(two)), 0);
+	assert_int_equal(st.skip, 0);
+	assert_int_equal(st.hdr_got, 0);
+	for (size_t i = 0; i < sizeof(two); i++)
+		assert_int_equal(nvme_ktls_hs_skip(&st, two + i, 1), 0);
+	assert_int_equal(st.skip + st.hdr_got, 0);
+	assert_int_equal(nvme_ktls_hs_skip(&st, two, 6), 0);
+	assert_int_equal(st.skip, 1); /* 'c' still to come */
+	assert_int_equal(nvme_ktls_hs_skip(&st, two + 6, 6), 0);
+	assert_int_equal(nvme_ktls_hs_skip(&st, keyupdate, sizeof(keyupdate)),
+			 -EPROTO);
+}
+
 static void test_mode_parse(void **state)
 {
 	uint8_t m = 99;
@@ -250,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_keys_aes128),
 		cmocka_unit_test(test_keys_aes256),
 		cmocka_unit_test(test_not_asked),
+		cmocka_unit_test(test_hs_skip),
 		cmocka_unit_test(test_mode_parse),
 	};
 
