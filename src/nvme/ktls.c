@@ -290,10 +290,12 @@ int nvme_ktls_start(SSL *ssl, int fd, char *err, size_t errlen)
 		goto out;
 	}
 	if (setsockopt(fd, SOL_TCP, TCP_ULP, "tls", 3)) {
-		snprintf(err, errlen, "kTLS: %s (TCP_ULP \"tls\": %s)",
-			 errno == ENOENT ? "this kernel has no tls module" :
-					   "the kernel refuses it",
-			 strerror(errno));
+		if (errno == ENOENT)
+			snprintf(err, errlen, "kTLS: %s", NVME_KTLS_NO_MODULE);
+		else
+			snprintf(err, errlen,
+				 "kTLS: the kernel refuses TCP_ULP \"tls\": %s",
+				 strerror(errno));
 		ret = stay(ssl);
 		goto out;
 	}

@@ -24,6 +24,12 @@ enum nvme_ktls_mode {
 	NVME_KTLS_ON,
 };
 
+/* Why kTLS is not there, where TCP_ULP "tls" answers ENOENT (without
+ * CAP_NET_ADMIN the kernel does not load the module on demand) */
+#define NVME_KTLS_NO_MODULE                                       \
+	"this kernel has no tls module loaded (TCP_ULP \"tls\": " \
+	"ENOENT; only CAP_NET_ADMIN loads it on demand)"
+
 /* "auto", "off" or "on": 0, or -EINVAL */
 int nvme_ktls_mode_parse(const char *s, uint8_t *mode);
 

@@ -41,9 +41,7 @@ int nvme_ktls_probe(char *err, size_t errlen)
 	 * state is checked: ENOTCONN here means the kernel has it */
 	if (setsockopt(fd, SOL_TCP, TCP_ULP, "tls", 3) && errno == ENOENT) {
 		ret = -ENOENT;
-		snprintf(err, errlen,
-			 "kTLS: this kernel has no tls module (TCP_ULP "
-			 "\"tls\": ENOENT)");
+		snprintf(err, errlen, "kTLS: %s", NVME_KTLS_NO_MODULE);
 	}
 	close(fd);
 	return ret;

@@ -45,7 +45,7 @@ if ((HAVE == 0)); then
 	run target --listen "tls:127.0.0.1:$(free_port)" --nqn "$NQN" \
 		--ns null:size=16m --allow-any-host --ktls=on
 	failed "--ktls=on without the tls module: refused at start" \
-		'--ktls=on: kTLS: this kernel has no tls module \(TCP_ULP "tls": ENOENT\)'
+		'--ktls=on: kTLS: this kernel has no tls module loaded \(TCP_ULP "tls": ENOENT; only CAP_NET_ADMIN loads it on demand\)'
 fi
 
 TLOG=$TMP/target.log
