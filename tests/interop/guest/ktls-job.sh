@@ -99,7 +99,10 @@ fi
 
 step stop
 for p in $(pidof mqblk); do kill -INT "$p"; done
-sleep 1
-pidof mqblk >/dev/null && fail targets-exit "still running a second after SIGINT" ||
+for _ in $(seq 100); do
+	pidof mqblk >/dev/null || break
+	sleep 0.1
+done
+pidof mqblk >/dev/null && fail targets-exit "still running 10 s after SIGINT" ||
 	pass targets-exit
 finish
