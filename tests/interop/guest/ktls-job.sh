@@ -19,6 +19,11 @@ NQN=nqn.2026-12.io.mqblk:ktls
 HOST=nqn.2026-12.io.mqblk:host-ktls
 
 step tls-module
+# AES-GCM for the kernel's records: aesni's if the (virtual) CPU has
+# AES-NI, else the generic gcm template (either is enough)
+for m in aesni_intel ghash-clmulni-intel gcm ctr ghash_generic; do
+	modprobe "$m" 2>/dev/null
+done
 if modprobe tls && [ -r /proc/net/tls_stat ]; then
 	pass tls-module "$(grep -E 'TlsTxSw|TlsRxSw' /proc/net/tls_stat | tr -s ' \n' ' ')"
 else
