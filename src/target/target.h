@@ -300,6 +300,9 @@ struct tgt {
 		TGT_ZC_SIGNALLED,
 		TGT_ZC_UNSIGNALLED
 	} zerocopy;
+	/* --ktls: enum nvme_ktls_mode, TLS queues' records in the kernel
+	 * after the handshake (auto: where it has the tls module) */
+	uint8_t ktls;
 	/* --anatt: Identify's ANA transition time, seconds (0 =
 	 * TGT_ANATT) */
 	uint8_t anatt;

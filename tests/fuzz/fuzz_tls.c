@@ -10,6 +10,10 @@
  * version 1, rebuilds to the same bytes (version 0), and a TLS PSK derives
  * from it for a fixed key unless it is a version 0 identity too long to be
  * an HkdfLabel's context; a refused one says why in one line.
+ * Every input (after byte 0) is also a kTLS socket's handshake records
+ * (src/nvme/ktls_mode.c: NewSessionTickets skipped, anything else
+ * refused), read whole and then one byte at a time: the verdict and where
+ * the skipper stands must not depend on how the bytes were cut.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -18,6 +22,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "nvme/ktls.h"
 #include "nvme/tls.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -82,10 +87,27 @@ static void fuzz_identity(const uint8_t *data, size_t size)
 	free(s);
 }
 
+static void fuzz_hs_skip(const uint8_t *data, size_t size)
+{
+	struct nvme_ktls_rx whole = { 0 }, cut = { 0 };
+	int a = nvme_ktls_hs_skip(&whole, data, size), b = 0;
+
+	FUZZ_CHECK(a == 0 || a == -EPROTO);
+	for (size_t i = 0; i < size && !b; i++)
+		b = nvme_ktls_hs_skip(&cut, data + i, 1);
+	FUZZ_CHECK(a == b);
+	if (!a) {
+		FUZZ_CHECK(whole.skip == cut.skip);
+		FUZZ_CHECK(whole.hdr_got == cut.hdr_got && whole.hdr_got < 4);
+		FUZZ_CHECK(memcmp(whole.hdr, cut.hdr, whole.hdr_got) == 0);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
+	fuzz_hs_skip(data + 1, size - 1);
 	if (data[0] & 1)
 		fuzz_identity(data + 1, size - 1);
 	else

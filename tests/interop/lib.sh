@@ -96,6 +96,11 @@ IOP_MODULES="virtio_pci virtio_net 9pnet_virtio 9p nvme-tcp ext4 crc32c_generic 
 IOP_MODULES+=" nvmet nvmet-tcp null_blk brd"
 # virtio_blk: bench/crash-power's guest disk
 IOP_MODULES+=" virtio_blk"
+# tls: the kernel's TLS records for ktls.sh (this machine's kernel lacks
+# it), and the AES-GCM it asks the crypto API for ("gcm(aes)": aesni's,
+# or the gcm template over ctr(aes) and ghash), all modules in Debian's
+# kernel: request_module cannot load what the initramfs lacks
+IOP_MODULES+=" tls aesni_intel ghash-clmulni-intel gcm ctr ghash_generic"
 # NVMe/RDMA over soft-RoCE (the host kernel loads no modules, the guest
 # does): rxe, the user-space verbs and CM devices, the kernel's nvme-rdma
 # host and nvmet-rdma target; rxe computes its ICRC with the kernel's

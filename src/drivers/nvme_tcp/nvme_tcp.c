@@ -41,6 +41,7 @@
 #include "drivers/nvmf/fabrics.h"
 #include "nvme/nvme.h"
 #include "nvme/tcp.h"
+#include "nvme/ktls.h"
 #include "nvme/tls.h"
 #include "nvme/tls_ssl.h"
 
@@ -61,6 +62,10 @@ struct nvt_opts {
 	bool tls_off; /* tls=0 said: a tls_key= contradicts it */
 	uint8_t tls_identity;
 	struct nvme_tls_key tls_key;
+	/* ktls=auto|off|on: the records in the kernel after the
+	 * handshake (enum nvme_ktls_mode) */
+	uint8_t ktls;
+	bool ktls_said; /* given in the URI (not the default) */
 };
 
 /* A connection: the socket after ICReq/ICResp, and its TLS session
@@ -69,6 +74,9 @@ struct nvmf_conn {
 	int fd;
 	SSL *ssl;
 	struct nvme_tls_wbuf *tls_w;
+	/* kTLS: the kernel has the records, ssl is NULL */
+	bool ktls;
+	struct nvme_ktls_rx ktls_rx;
 	struct nvme_tcp_conn conn;
 };
 
@@ -99,6 +107,10 @@ struct nvt_queue {
 	SSL *ssl;
 	struct nvme_tls_wbuf *tls_w;
 	pthread_mutex_t ssl_lock;
+	/* kTLS: plain sendmsg/recvmsg, no lock (the kernel's socket takes
+	 * both threads) */
+	bool ktls;
+	struct nvme_ktls_rx ktls_rx;
 	struct nvme_tcp_conn conn;
 	struct nvt_req *tx_head, *tx_tail; /* under nq.tx_lock */
 	size_t tx_off;
@@ -155,10 +167,13 @@ static ssize_t io_send(int fd, SSL *ssl, struct nvme_tls_wbuf *w,
 	return sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-static ssize_t io_recv(int fd, SSL *ssl, void *buf, size_t len)
+static ssize_t io_recv(int fd, SSL *ssl, struct nvme_ktls_rx *krx, void *buf,
+		       size_t len)
 {
 	if (ssl)
 		return nvme_tls_read(ssl, buf, len);
+	if (krx)
+		return nvme_ktls_recv(fd, krx, buf, len);
 	return recv(fd, buf, len, MSG_DONTWAIT);
 }
 
@@ -203,7 +218,8 @@ static int recv_all(struct nvmf_conn *cn, void *buf, size_t len)
 	int fd = cn->fd;
 
 	while (got < len) {
-		ssize_t n = io_recv(fd, cn->ssl, (char *)buf + got, len - got);
+		ssize_t n = io_recv(fd, cn->ssl, cn->ktls ? &cn->ktls_rx : NULL,
+				    (char *)buf + got, len - got);
 
 		if (n > 0) {
 			got += (size_t)n;
@@ -655,6 +671,8 @@ static char tls_ctx_err[200];
 static void tls_ctx_init(void)
 {
 	tls_ctx = nvme_tls_ctx_new(false, tls_ctx_err, sizeof(tls_ctx_err));
+	if (tls_ctx)
+		nvme_ktls_ctx_prepare(tls_ctx);
 }
 
 /* What the PSK callback hands OpenSSL, for the length of a handshake */
@@ -683,6 +701,46 @@ static int tls_use_session(SSL *ssl, const EVP_MD *md, const unsigned char **id,
 	*id = (const unsigned char *)o->identity;
 	*idlen = strlen(o->identity);
 	return 1;
+}
+
+/* After the handshake: the records to the kernel where ktls= allows and
+ * it can; ktls=on fails the connection where it cannot. */
+static int tls_to_kernel(const struct nvmf_ctrl *d, struct nvmf_conn *cn,
+			 char *err, size_t errlen)
+{
+	const struct nvt_opts *o = d->tr;
+	char why[200];
+	int ret;
+
+	if (o->ktls == NVME_KTLS_OFF)
+		return 0;
+	ret = nvme_ktls_start(cn->ssl, cn->fd, why, sizeof(why));
+	if (ret < 0 || (!ret && o->ktls == NVME_KTLS_ON)) {
+		nvmf_err(err, errlen, "nvme-tcp: %s:%s: %s%s", d->host, d->port,
+			 ret < 0 ? "" : "ktls=on: ", why);
+		return ret < 0 ? ret : -EOPNOTSUPP;
+	}
+	if (ret) {
+		/* OpenSSL is done with the socket (SSL_free sends nothing) */
+		SSL_free(cn->ssl);
+		cn->ssl = NULL;
+		cn->ktls = true;
+	}
+	/* auto: the choice said once per process; the fallback only when
+	 * ktls=auto was asked for (the default says nothing on a kernel
+	 * without the module: every TLS run there would) */
+	if ((ret || o->ktls_said) && nvme_ktls_first(ret == 1)) {
+		if (ret)
+			fprintf(stderr,
+				"mqblk: nvme-tcp: TLS records in the kernel "
+				"(kTLS)\n");
+		else
+			fprintf(stderr,
+				"mqblk: nvme-tcp: TLS records in user space "
+				"(OpenSSL): %s\n",
+				why);
+	}
+	return 0;
 }
 
 /* TLS 1.3 on cn's socket, before ICReq: the identity and PSK of the
@@ -738,6 +796,11 @@ static int tls_connect(const struct nvmf_ctrl *d, struct nvmf_conn *cn,
 			 d->hostnqn, d->subnqn, strerror(-ret));
 		return ret;
 	}
+	if (o->ktls != NVME_KTLS_OFF && nvme_ktls_want(cn->ssl)) {
+		OPENSSL_clear_free(offer, sizeof(*offer));
+		nvmf_err(err, errlen, "nvme-tcp: TLS: out of memory");
+		return -ENOMEM;
+	}
 	SSL_set_app_data(cn->ssl, offer);
 	SSL_set_psk_use_session_callback(cn->ssl, tls_use_session);
 	/* OpenSSL reads and writes the socket itself: non-blocking, as
@@ -776,7 +839,7 @@ static int tls_connect(const struct nvmf_ctrl *d, struct nvmf_conn *cn,
 	}
 	SSL_set_app_data(cn->ssl, NULL);
 	OPENSSL_clear_free(offer, sizeof(*offer));
-	return 0;
+	return tls_to_kernel(d, cn, err, errlen);
 }
 
 /* close_notify, if the socket takes it now (no waiting: the socket is
@@ -791,6 +854,8 @@ static void tls_close(SSL *ssl)
 static void conn_free(struct nvmf_conn *cn)
 {
 	tls_close(cn->ssl);
+	if (cn->ktls && cn->fd >= 0)
+		nvme_ktls_close_notify(cn->fd);
 	free(cn->tls_w);
 	if (cn->fd >= 0)
 		close(cn->fd);
@@ -810,6 +875,14 @@ static struct nvmf_conn *nvt_conn_open(struct nvmf_ctrl *d, uint16_t qid,
 	if (!cn) {
 		*ret = -ENOMEM;
 		nvmf_err(err, errlen, "nvme-tcp: out of memory");
+		return NULL;
+	}
+	if (o->ktls == NVME_KTLS_ON && !o->tls) {
+		*ret = -EINVAL;
+		nvmf_err(err, errlen,
+			 "nvme-tcp: ktls=on without TLS (tls_key=): no records "
+			 "for the kernel to take");
+		free(cn);
 		return NULL;
 	}
 	cn->fd = tcp_open(d, err, errlen);
@@ -955,6 +1028,8 @@ static int nvt_queue_attach(struct nvmf_queue *nq, struct nvmf_conn *cn)
 	q->fd = cn->fd;
 	q->ssl = cn->ssl;
 	q->tls_w = cn->tls_w;
+	q->ktls = cn->ktls;
+	q->ktls_rx = cn->ktls_rx;
 	q->conn = cn->conn;
 	free(cn); /* the socket (and TLS session) are the queue's now */
 	return 0;
@@ -983,6 +1058,10 @@ static void nvt_queue_detach(struct nvmf_queue *nq)
 	free(q->tls_w);
 	q->tls_w = NULL;
 	pthread_mutex_unlock(&q->ssl_lock);
+	if (q->ktls && q->fd >= 0)
+		nvme_ktls_close_notify(q->fd);
+	q->ktls = false;
+	memset(&q->ktls_rx, 0, sizeof(q->ktls_rx));
 	if (q->fd >= 0) {
 		epoll_ctl(nq->epfd, EPOLL_CTL_DEL, q->fd, NULL);
 		close(q->fd);
@@ -1068,7 +1147,8 @@ static int nvt_poll(struct nvmf_queue *nq)
 			n = nvme_tls_read(q->ssl, dst, want);
 			pthread_mutex_unlock(&q->ssl_lock);
 		} else {
-			n = io_recv(q->fd, NULL, dst, want);
+			n = io_recv(q->fd, NULL, q->ktls ? &q->ktls_rx : NULL,
+				    dst, want);
 		}
 		if (n > 0) {
 			nvme_tcp_rx_got(&q->rx, (uint32_t)n, direct);
@@ -1140,6 +1220,16 @@ static int nvt_parse_param(struct nvmf_ctrl *d, struct mqblk_param *p,
 		if (o->tls_off)
 			goto tls_conflict;
 		o->tls = true;
+		return 0;
+	}
+	if (!strcmp(p->key, "ktls")) {
+		p->used = true;
+		if (nvme_ktls_mode_parse(p->val, &o->ktls)) {
+			nvmf_err(err, errlen,
+				 "ktls: '%s' is not auto, off or on", p->val);
+			return -EINVAL;
+		}
+		o->ktls_said = true;
 		return 0;
 	}
 	if (!strcmp(p->key, "tls_identity")) {

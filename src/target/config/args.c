@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "json.h"
+#include "nvme/ktls.h"
 
 enum opt_id {
 	OPT_CONFIG,
@@ -37,6 +38,7 @@ enum opt_id {
 	OPT_COALESCE_COUNT,
 	OPT_COALESCE_USECS,
 	OPT_ZEROCOPY,
+	OPT_KTLS,
 	OPT_ANA_GROUP,
 	OPT_ANA,
 	OPT_CTL,
@@ -81,6 +83,7 @@ static const struct opt opts[] = {
 	{ "coalesce-count", 0, true, false, OPT_COALESCE_COUNT },
 	{ "coalesce-usecs", 0, true, false, OPT_COALESCE_USECS },
 	{ "zerocopy", 0, true, false, OPT_ZEROCOPY },
+	{ "ktls", 0, true, false, OPT_KTLS },
 	{ "ana-group", 0, true, true, OPT_ANA_GROUP },
 	{ "ana", 0, true, true, OPT_ANA },
 	{ "ctl", 0, true, false, OPT_CTL },
@@ -236,6 +239,14 @@ static void usage(FILE *f)
 		"or once per\n"
 		"                         reactor pass for all sends since "
 		"(unsignalled)\n"
+		"  --ktls MODE            TLS queues' records after the "
+		"handshake: auto\n"
+		"                         (default: the kernel's kTLS where "
+		"it has the tls\n"
+		"                         module, else OpenSSL's), off "
+		"(OpenSSL's) or on\n"
+		"                         (kTLS, refused where the kernel "
+		"has none)\n"
 		"  --rdma-signal-every N  RDMA: one response SEND in N asks "
 		"for a completion\n"
 		"                         (1..%u; default 1, every one); a "
@@ -1022,6 +1033,22 @@ int tgt_config_args(struct tgt *t, int argc, char **argv, char *err,
 				"--zerocopy: %s: expected off, signalled or "
 				"unsignalled",
 				q);
+			goto out;
+		}
+	}
+	if (a.val[OPT_KTLS]) {
+		const char *k = a.val[OPT_KTLS];
+		char q[48], why[160];
+
+		if (nvme_ktls_mode_parse(k, &t->ktls)) {
+			cj_quote(q, sizeof(q), k, strlen(k));
+			tgt_err(err, errlen,
+				"--ktls: %s: expected auto, off or on", q);
+			goto out;
+		}
+		if (t->ktls == NVME_KTLS_ON &&
+		    nvme_ktls_probe(why, sizeof(why))) {
+			tgt_err(err, errlen, "--ktls=on: %s", why);
 			goto out;
 		}
 	}

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include "nvme/ktls.h"
 #include "nvme/tcp.h"
 #include "nvme/tls_ssl.h"
 #include "target/core/nvmet.h"
@@ -50,6 +51,10 @@ struct tcp_queue {
 	uint8_t tls_state; /* TCP_TLS_* */
 	SSL *ssl;
 	struct nvme_tls_wbuf *tls_w; /* a record the socket pushed back */
+	/* kTLS (ktls.h): the kernel has the records since the handshake,
+	 * ssl is gone and the socket is read with nvme_ktls_recv */
+	bool ktls;
+	struct nvme_ktls_rx ktls_rx;
 
 	struct nvme_tcp_conn conn;
 	uint8_t icreq[128];
@@ -146,6 +151,8 @@ static inline ssize_t tcp_io_recv(struct tcp_queue *q, void *buf, size_t len)
 {
 	if (q->ssl)
 		return nvme_tls_read(q->ssl, buf, len);
+	if (q->ktls)
+		return nvme_ktls_recv(q->fd, &q->ktls_rx, buf, len);
 	return recv(q->fd, buf, len, MSG_DONTWAIT);
 }
 

@@ -5,9 +5,10 @@
  * (plaintext: refused where the port requires TLS); the handshake runs
  * before ICReq, the host's PSK identity picks the PSK (the configured key
  * of the host it names, on a subsystem it names behind this port), and
- * after it every byte of the queue goes through the TLS record layer
- * (OpenSSL in user space: this kernel has no kTLS module to hand the
- * records to). The identity's NQNs bind the Connect that follows.
+ * after it every byte of the queue goes through the TLS record layer:
+ * the kernel's (kTLS, ktls.c) where it has the tls module and --ktls
+ * allows, else OpenSSL's in user space. The identity's NQNs bind the
+ * Connect that follows.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -20,6 +21,7 @@
 #include <openssl/crypto.h>
 #include <openssl/ssl.h>
 
+#include "nvme/ktls.h"
 #include "nvme/tls.h"
 #include "nvme/tls_ssl.h"
 #include "tcp_queue.h"
@@ -155,6 +157,7 @@ static void ctx_init(void)
 		return;
 	SSL_CTX_set_psk_find_session_callback(tls_ctx, find_session);
 	SSL_CTX_set_client_hello_cb(tls_ctx, client_hello, NULL);
+	nvme_ktls_ctx_prepare(tls_ctx);
 }
 
 void tcp_tls_want_out(struct tcp_queue *q, bool on)
@@ -202,7 +205,49 @@ static int tls_peek(struct tcp_queue *q)
 		return -1;
 	}
 	SSL_set_app_data(q->ssl, q);
+	if (q->sq.t->ktls != NVME_KTLS_OFF && nvme_ktls_want(q->ssl)) {
+		tgt_log("queue %s: TLS: out of memory", q->sq.peer);
+		return -1;
+	}
 	q->tls_state = TCP_TLS_HANDSHAKE;
+	return 1;
+}
+
+/* After the handshake: the records to the kernel where --ktls allows
+ * and it can (1: go on, -1: close) */
+static int tls_to_kernel(struct tcp_queue *q)
+{
+	uint8_t mode = q->sq.t->ktls;
+	char why[200];
+	int ret;
+
+	if (mode == NVME_KTLS_OFF)
+		return 1;
+	ret = nvme_ktls_start(q->ssl, q->fd, why, sizeof(why));
+	if (ret < 0) {
+		tgt_log("queue %s: %s: closed", q->sq.peer, why);
+		return -1;
+	}
+	if (!ret && mode == NVME_KTLS_ON) {
+		tgt_log("queue %s: --ktls=on: %s: closed", q->sq.peer, why);
+		return -1;
+	}
+	if (ret) {
+		/* OpenSSL is done with the socket (SSL_free sends nothing) */
+		SSL_free(q->ssl);
+		q->ssl = NULL;
+		q->ktls = true;
+	}
+	/* auto: the choice logged once per process (each queue's with -v) */
+	if (nvme_ktls_first(ret == 1) || q->sq.t->verbose) {
+		if (ret)
+			tgt_log("queue %s: TLS records in the kernel (kTLS)",
+				q->sq.peer);
+		else
+			tgt_log("queue %s: TLS records in user space "
+				"(OpenSSL): %s",
+				q->sq.peer, why);
+	}
 	return 1;
 }
 
@@ -224,7 +269,7 @@ int tcp_tls_start(struct tcp_queue *q)
 			tgt_log("queue %s: TLS 1.3 (%s) as host %s to %s",
 				q->sq.peer, SSL_get_cipher_name(q->ssl),
 				q->sq.tls_hostnqn, q->sq.tls_subnqn);
-		return 1;
+		return tls_to_kernel(q);
 	}
 	switch (SSL_get_error(q->ssl, ret)) {
 	case SSL_ERROR_WANT_READ:
