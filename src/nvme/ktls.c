@@ -57,17 +57,6 @@ static void ex_init(void)
 	ex_idx = SSL_get_ex_new_index(0, NULL, NULL, NULL, secrets_free);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* "LABEL <client random> <secret>", in hex: only the two application
  * traffic secrets of an SSL that asked are kept; the line is never
  * written anywhere */
@@ -94,7 +83,8 @@ static void keylog(const SSL *ssl, const char *line)
 	if (n % 2 || n / 2 > sizeof(s->client))
 		return;
 	for (i = 0; i < n / 2; i++) {
-		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+		int hi = OPENSSL_hexchar2int((unsigned char)hex[2 * i]),
+		    lo = OPENSSL_hexchar2int((unsigned char)hex[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return;
