@@ -21,6 +21,7 @@
 #include <openssl/ssl.h>
 
 #include "ktls.h"
+#include "tls.h"
 
 #ifndef SOL_TLS
 #define SOL_TLS 282
@@ -121,18 +122,14 @@ static int expand_label(const EVP_MD *md, const uint8_t *secret,
 			size_t secret_len, const char *label, uint8_t *out,
 			size_t len)
 {
-	uint8_t info[2 + 1 + 32 + 1];
-	size_t label_len = 6 + strlen(label), pos = 0, out_len = len;
+	uint8_t info[NVME_TLS_HKDF_LABEL_MAX];
+	size_t out_len = len;
 	EVP_PKEY_CTX *pctx;
-	int ret = -EIO;
+	int ret = -EIO, pos;
 
-	info[pos++] = (uint8_t)(len >> 8);
-	info[pos++] = (uint8_t)len;
-	info[pos++] = (uint8_t)label_len;
-	memcpy(info + pos, "tls13 ", 6);
-	memcpy(info + pos + 6, label, label_len - 6);
-	pos += label_len;
-	info[pos++] = 0; /* no context */
+	pos = nvme_tls_hkdf_label(info, len, label, NULL, 0); /* no context */
+	if (pos < 0)
+		return pos;
 	pctx = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, NULL);
 	if (!pctx)
 		return -ENOMEM;
@@ -141,7 +138,7 @@ static int expand_label(const EVP_MD *md, const uint8_t *secret,
 		    1 &&
 	    EVP_PKEY_CTX_set_hkdf_md(pctx, md) == 1 &&
 	    EVP_PKEY_CTX_set1_hkdf_key(pctx, secret, (int)secret_len) == 1 &&
-	    EVP_PKEY_CTX_add1_hkdf_info(pctx, info, (int)pos) == 1 &&
+	    EVP_PKEY_CTX_add1_hkdf_info(pctx, info, pos) == 1 &&
 	    EVP_PKEY_derive(pctx, out, &out_len) == 1 && out_len == len)
 		ret = 0;
 	EVP_PKEY_CTX_free(pctx);

@@ -126,26 +126,39 @@ uint8_t nvme_tls_key_cipher(const struct nvme_tls_key *key)
  * length, then "tls13 " label and the context, each behind its one-byte
  * length.
  */
-static int expand_label(uint8_t hash, const uint8_t *secret, size_t len,
-			const char *label, const void *ctx, size_t ctx_len,
-			uint8_t *out)
+int nvme_tls_hkdf_label(uint8_t *info, size_t out_len, const char *label,
+			const void *ctx, size_t ctx_len)
 {
-	uint8_t info[2 + 1 + 255 + 1 + 255];
-	size_t label_len = 6 + strlen(label), pos = 0, out_len = len;
-	EVP_PKEY_CTX *pctx;
-	int ret = -EIO;
+	size_t label_len = 6 + strlen(label), pos = 0;
 
-	if (!hash_md(hash) || label_len > 255 || ctx_len > 255 || !len)
+	if (label_len > 255 || ctx_len > 255)
 		return -EINVAL;
-	info[pos++] = (uint8_t)(len >> 8);
-	info[pos++] = (uint8_t)len;
+	info[pos++] = (uint8_t)(out_len >> 8);
+	info[pos++] = (uint8_t)out_len;
 	info[pos++] = (uint8_t)label_len;
 	memcpy(info + pos, "tls13 ", 6);
 	memcpy(info + pos + 6, label, label_len - 6);
 	pos += label_len;
 	info[pos++] = (uint8_t)ctx_len;
-	memcpy(info + pos, ctx, ctx_len);
-	pos += ctx_len;
+	if (ctx_len)
+		memcpy(info + pos, ctx, ctx_len);
+	return (int)(pos + ctx_len);
+}
+
+static int expand_label(uint8_t hash, const uint8_t *secret, size_t len,
+			const char *label, const void *ctx, size_t ctx_len,
+			uint8_t *out)
+{
+	uint8_t info[NVME_TLS_HKDF_LABEL_MAX];
+	size_t out_len = len;
+	EVP_PKEY_CTX *pctx;
+	int ret = -EIO, pos;
+
+	if (!hash_md(hash) || !len)
+		return -EINVAL;
+	pos = nvme_tls_hkdf_label(info, len, label, ctx, ctx_len);
+	if (pos < 0)
+		return pos;
 
 	pctx = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, NULL);
 	if (!pctx)
@@ -154,7 +167,7 @@ static int expand_label(uint8_t hash, const uint8_t *secret, size_t len,
 	    EVP_PKEY_CTX_set_hkdf_md(
 		    pctx, EVP_get_digestbyname(hash_md(hash))) == 1 &&
 	    EVP_PKEY_CTX_set1_hkdf_key(pctx, secret, (int)len) == 1 &&
-	    EVP_PKEY_CTX_add1_hkdf_info(pctx, info, (int)pos) == 1 &&
+	    EVP_PKEY_CTX_add1_hkdf_info(pctx, info, pos) == 1 &&
 	    EVP_PKEY_derive(pctx, out, &out_len) == 1 && out_len == len)
 		ret = (int)len;
 	EVP_PKEY_CTX_free(pctx);

@@ -65,6 +65,16 @@ uint8_t nvme_tls_key_cipher(const struct nvme_tls_key *key);
 const char *nvme_tls_cipher_name(uint8_t hash);
 
 /*
+ * The HkdfLabel of RFC 8446 7.1 for HKDF-Expand-Label: the output length
+ * big-endian, then "tls13 " LABEL and CTX, each behind its one-byte
+ * length, written to info (NVME_TLS_HKDF_LABEL_MAX bytes hold any).
+ * Returns its length, or -EINVAL for a label or context over 255 bytes.
+ */
+#define NVME_TLS_HKDF_LABEL_MAX (2 + 1 + 255 + 1 + 255)
+int nvme_tls_hkdf_label(uint8_t *info, size_t out_len, const char *label,
+			const void *ctx, size_t ctx_len);
+
+/*
  * Retained PSK (TP 8018): the configured PSK as is (HH 00), or
  * HKDF-Expand-Label(HKDF-Extract(0, configured), "HostNQN", hostnqn,
  * key length) with the HH hash. out holds NVME_TLS_MAX_KEY bytes.
