@@ -125,11 +125,7 @@ ok "multipath, dhchap_secret= and dhchap_ctrl_secret=: written and verified over
 	check "multipath: bidirectional on every queue" test \
 		"$(grep -c "host $HOST authenticated (sha256, ffdhe2048, bidirectional)" "$TLOG")" = \
 		"$(grep -c "host $HOST authenticated" "$TLOG")" &&
-	check "multipath: both paths live and carried I/O" python3 -c '
-import json, sys
-p = json.load(open(sys.argv[1]))["jobs"][0]["multipath"]["paths"]
-sys.exit(not (len(p) == 2 and all(x["state"] == "live" and x["completed"] > 0 for x in p)))
-' "$OUT"
+	check "multipath: both paths live and carried I/O" mp_paths_carried 2
 stop_target
 
 # every hash, three groups: the target's only choice each time

@@ -354,3 +354,15 @@ uri()
 {
 	echo "nvme-tcp://127.0.0.1:$PORT/$NQN?hostnqn=$HOST${1:+&$1}"
 }
+
+# mp_paths_carried N: the last JSON run's multipath device (in $OUT) has N
+# paths, every one live and with completed I/O
+mp_paths_carried()
+{
+	python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["jobs"][0]["multipath"]["paths"]
+sys.exit(not (len(p) == int(sys.argv[2]) and
+              all(x["state"] == "live" and x["completed"] > 0 for x in p)))
+' "$OUT" "$1"
+}

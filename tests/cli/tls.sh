@@ -255,11 +255,7 @@ run bench --name=mp \
 ok "multipath, tls_key=: 4 MiB written and verified over two TLS paths" &&
 	check "multipath: every queue of both paths went through TLS" \
 		all_tls TLS_AES_128_GCM_SHA256 &&
-	check "multipath: both paths live and carried I/O" python3 -c '
-import json, sys
-p = json.load(open(sys.argv[1]))["jobs"][0]["multipath"]["paths"]
-sys.exit(not (len(p) == 2 and all(x["state"] == "live" and x["completed"] > 0 for x in p)))
-' "$OUT"
+	check "multipath: both paths live and carried I/O" mp_paths_carried 2
 # shellcheck disable=SC2119
 stop_target
 finish
