@@ -256,6 +256,17 @@ ok "multipath, tls_key=: 4 MiB written and verified over two TLS paths" &&
 	check "multipath: every queue of both paths went through TLS" \
 		all_tls TLS_AES_128_GCM_SHA256 &&
 	check "multipath: both paths live and carried I/O" mp_paths_carried 2
+# paths=discover on TLS-only ports: the discovery controller takes the
+# URI's key too (it connected in plaintext, and was refused)
+run bench --name=mpd \
+	--filename="nvme-tcp://127.0.0.1:$PORT/$NQN?hostnqn=$HOST&paths=discover&iopolicy=round-robin&tls_key=$KEY" \
+	--rw=randwrite --bs=4k --size=4m --iodepth=8 --verify=crc32c \
+	--output-format=json
+ok "multipath, paths=discover&tls_key=: both TLS-only ports found and used" &&
+	check "multipath: the discovery controller went through TLS" \
+		grep -q "TLS 1.3 (TLS_AES_128_GCM_SHA256) as host $HOST to nqn.2014-08.org.nvmexpress.discovery" "$TLOG" &&
+	check "multipath: both discovered paths live and carried I/O" \
+		mp_paths_carried 2
 # shellcheck disable=SC2119
 stop_target
 finish

@@ -53,14 +53,21 @@ int mp_disc_open(const struct mp_addr *a, const char *q, struct mqblk_dev **dd,
 		 char *err, size_t errlen)
 {
 	struct mqblk_dev_opts o;
-	char hp[280], ap[280], derr[200], uri[2048];
+	char hp[280], ap[280], derr[200], uri[3072];
 	int ret;
 
 	mp_host_str(hp, sizeof(hp), a);
 	addr_str(ap, sizeof(ap), a);
-	snprintf(uri, sizeof(uri), "nvme-%s://%s/%s%s%s",
-		 a->tr[0] ? a->tr : MP_DEFAULT_TR, ap, NVME_DISC_SUBSYS_NAME,
-		 q[0] ? "?" : "", q[0] ? q + 1 : "");
+	if ((size_t)snprintf(uri, sizeof(uri), "nvme-%s://%s/%s%s%s",
+			     a->tr[0] ? a->tr : MP_DEFAULT_TR, ap,
+			     NVME_DISC_SUBSYS_NAME, q[0] ? "?" : "",
+			     q[0] ? q + 1 : "") >= sizeof(uri)) {
+		snprintf(err, errlen,
+			 "nvme-mpath: discovery at %s: the URI's "
+			 "keys are too long",
+			 hp);
+		return -ENAMETOOLONG;
+	}
 	mqblk_dev_opts_init(&o);
 	derr[0] = '\0';
 	ret = mqblk_dev_open(uri, &o, dd, derr, sizeof(derr));

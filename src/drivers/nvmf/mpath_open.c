@@ -252,7 +252,7 @@ int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 		}
 	}
 	if (disc) {
-		char hq[1024] = "";
+		char hq[sizeof(q) + 32] = ""; /* a part of q, and kato=: fits */
 		size_t hl = 0;
 		const char *s;
 		bool have_kato = false;
@@ -266,13 +266,21 @@ int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 			ret = -EINVAL;
 			goto fail;
 		}
-		/* hostnqn= and hostid= only; a persistent one reconnects
-		 * as the paths do, and keeps alive */
+		/* the host's identity and its keys (a TLS-only port
+		 * refuses a plaintext discovery controller; one that wants
+		 * DH-HMAC-CHAP asks with AUTHREQ as a path would); a
+		 * persistent one also reconnects as the paths do, and
+		 * keeps alive */
 		for (s = q; (s = strchr(s, '&'));) {
 			const char *e = strchr(s + 1, '&');
 			size_t l = e ? (size_t)(e - s) : strlen(s);
 			bool take = !strncmp(s, "&hostnqn=", 9) ||
-				    !strncmp(s, "&hostid=", 8);
+				    !strncmp(s, "&hostid=", 8) ||
+				    !strncmp(s, "&dhchap_secret=", 15) ||
+				    !strncmp(s, "&dhchap_ctrl_secret=", 20) ||
+				    !strncmp(s, "&tls=", 5) ||
+				    !strncmp(s, "&tls_key=", 9) ||
+				    !strncmp(s, "&tls_identity=", 14);
 
 			if (md->persist &&
 			    (!strncmp(s, "&reconnect_delay=", 17) ||
