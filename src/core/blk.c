@@ -317,6 +317,19 @@ void hctx_run_dispatch(struct mqblk_hctx *h, struct mqblk_queue *q)
 	pthread_mutex_unlock(&h->lock);
 }
 
+/* Put list at the end of h's dispatch list (the requests the driver
+ * had no room for, or that must wait behind those); list is emptied. */
+static void dispatch_append(struct mqblk_hctx *h, struct rq_list *list)
+{
+	pthread_mutex_lock(&h->lock);
+	*h->dispatch.tailp = list->head;
+	h->dispatch.tailp = list->tailp;
+	h->dispatch.nr += list->nr;
+	atomic_store(&h->dispatch_nr, h->dispatch.nr);
+	pthread_mutex_unlock(&h->lock);
+	rq_list_init(list);
+}
+
 /* Issue a list of requests of q to its hctx. */
 static void queue_issue_list(struct mqblk_queue *q, struct rq_list *list)
 {
@@ -332,13 +345,7 @@ static void queue_issue_list(struct mqblk_queue *q, struct rq_list *list)
 						  memory_order_relaxed),
 			     0)) {
 		/* earlier requests are waiting: keep the order */
-		pthread_mutex_lock(&h->lock);
-		*h->dispatch.tailp = list->head;
-		h->dispatch.tailp = list->tailp;
-		h->dispatch.nr += list->nr;
-		atomic_store(&h->dispatch_nr, h->dispatch.nr);
-		pthread_mutex_unlock(&h->lock);
-		rq_list_init(list);
+		dispatch_append(h, list);
 		hctx_run_dispatch(h, q);
 		return;
 	}
@@ -347,15 +354,8 @@ static void queue_issue_list(struct mqblk_queue *q, struct rq_list *list)
 		hctx_lock_counted(h, q);
 	__dispatch_list(h, list, q);
 	hctx_unlock(h);
-	if (__builtin_expect(list->head != NULL, 0)) {
-		pthread_mutex_lock(&h->lock);
-		*h->dispatch.tailp = list->head;
-		h->dispatch.tailp = list->tailp;
-		h->dispatch.nr += list->nr;
-		atomic_store(&h->dispatch_nr, h->dispatch.nr);
-		pthread_mutex_unlock(&h->lock);
-		rq_list_init(list);
-	}
+	if (__builtin_expect(list->head != NULL, 0))
+		dispatch_append(h, list);
 }
 
 static int rq_check(const struct mqblk_dev *dev, const struct mqblk_rq *rq)
