@@ -189,7 +189,8 @@ out:
 
 /* The shared secret g^xy mod p, zero-padded to the prime's size (the
  * kernel's and SPDK's form). A peer value OpenSSL refuses (0, 1, p-1, out
- * of range) is an incorrect payload, returned as -EPROTO. */
+ * of range) is an incorrect payload, returned as -EPROTO; -ENOMEM when
+ * OpenSSL could not allocate, -EIO for its other failures. */
 int auth_dh_derive(EVP_PKEY *own, uint8_t group, const uint8_t *peer,
 		   size_t peer_len, uint8_t *sess, size_t *sess_len)
 {
@@ -219,7 +220,11 @@ int auth_dh_derive(EVP_PKEY *own, uint8_t group, const uint8_t *peer,
 					    (size_t)bnlen + 1);
 	params[2] = OSSL_PARAM_construct_end();
 	ctx = EVP_PKEY_CTX_new_from_name(NULL, "DH", NULL);
-	if (!ctx || EVP_PKEY_fromdata_init(ctx) != 1 ||
+	if (!ctx) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (EVP_PKEY_fromdata_init(ctx) != 1 ||
 	    EVP_PKEY_fromdata(ctx, &peer_key, EVP_PKEY_PUBLIC_KEY, params) !=
 		    1) {
 		ret = -EPROTO;
@@ -235,7 +240,11 @@ int auth_dh_derive(EVP_PKEY *own, uint8_t group, const uint8_t *peer,
 	 * bit of a one-time exponent; measured, one exchange (both sides,
 	 * in memory): ffdhe4096 200 -> 23 ms, ffdhe8192 1015 -> 111 ms. */
 	pctx = EVP_PKEY_CTX_new_from_pkey(NULL, peer_key, NULL);
-	if (!pctx || EVP_PKEY_public_check_quick(pctx) != 1 ||
+	if (!pctx) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (EVP_PKEY_public_check_quick(pctx) != 1 ||
 	    EVP_PKEY_derive_set_peer_ex(dctx, peer_key, 0) != 1) {
 		ret = -EPROTO;
 		goto out;
