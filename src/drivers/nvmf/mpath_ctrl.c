@@ -299,8 +299,14 @@ int mp_start(struct mp_dev *md, bool polled)
 	if (polled)
 		md->popts.comp_policy = MQBLK_COMP_POLLED;
 	md->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (md->efd < 0 || pthread_create(&md->thread, NULL, mp_main, md))
-		return -ENOMEM;
+	if (md->efd < 0)
+		return -errno;
+	ret = pthread_create(&md->thread, NULL, mp_main, md);
+	if (ret) {
+		close(md->efd);
+		md->efd = -1;
+		return -ret;
+	}
 	md->running = true;
 	return 0;
 }
