@@ -151,9 +151,17 @@ static int reactor_init(struct tgt_reactor *r, struct tgt *t, unsigned idx)
 	pthread_mutex_init(&r->lock, NULL);
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	r->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (r->epfd < 0 || r->wake_fd < 0)
-		return -1;
-	return epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->wake_fd, &ev);
+	if (r->epfd >= 0 && r->wake_fd >= 0 &&
+	    !epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->wake_fd, &ev))
+		return 0;
+	/* undone here: reactor_fini is for a reactor that was made */
+	if (r->epfd >= 0)
+		close(r->epfd);
+	if (r->wake_fd >= 0)
+		close(r->wake_fd);
+	r->epfd = r->wake_fd = -1;
+	pthread_mutex_destroy(&r->lock);
+	return -1;
 }
 
 static void reactor_fini(struct tgt_reactor *r)
@@ -179,10 +187,9 @@ static void reactor_fini(struct tgt_reactor *r)
 	}
 	free(r->inbox);
 	free(r->inbox_port);
-	if (r->epfd > 0)
-		close(r->epfd);
-	if (r->wake_fd > 0)
-		close(r->wake_fd);
+	close(r->epfd);
+	close(r->wake_fd);
+	r->epfd = r->wake_fd = -1;
 	pthread_mutex_destroy(&r->lock);
 }
 
@@ -257,6 +264,7 @@ int tgt_reactors_teardown(struct tgt *t, unsigned started)
 		if (atomic_load(&reactors[i].unclean))
 			status = 1;
 	}
+	/* the made ones (calloc's 0 is one not tried; -1 one undone) */
 	for (i = 0; reactors && i < nr_reactors; i++)
 		if (reactors[i].epfd > 0)
 			reactor_fini(&reactors[i]);
@@ -293,8 +301,6 @@ struct tgt_reactor *tgt_local_start(struct tgt *t)
 	reactors[0].next_tick_ns = mqblk_clock_ns() + TGT_TICK_MS * 1000000ull;
 	return &reactors[0];
 fail:
-	if (reactors)
-		reactor_fini(&reactors[0]);
 	free(reactors);
 	free(rpriv);
 	reactors = NULL;
