@@ -313,3 +313,14 @@ ssize_t nvme_tls_writev(SSL *ssl, struct nvme_tls_wbuf *w,
 	errno = e ? e : EPIPE;
 	return -1;
 }
+
+void nvme_tls_close_notify(SSL *ssl, const struct nvme_tls_wbuf *w)
+{
+	/* a fatal error leaves OpenSSL in init: SSL_is_init_finished is
+	 * false there, as SSL_shutdown must not follow one */
+	if (!ssl || !SSL_is_init_finished(ssl) || (w && w->pending))
+		return;
+	tls_sock_more(ssl, false);
+	if (SSL_shutdown(ssl) < 0)
+		ERR_clear_error(); /* the peer gone, or the socket full */
+}

@@ -66,5 +66,9 @@ ssize_t nvme_tls_read(SSL *ssl, void *buf, size_t len);
  * encrypted from its own memory (no copy). */
 ssize_t nvme_tls_writev(SSL *ssl, struct nvme_tls_wbuf *w,
 			const struct iovec *iov, unsigned niov);
+/* close_notify (RFC 8446 6.1) before the socket closes, if the socket
+ * takes it now: not before the handshake is done, not after a fatal
+ * alert, not behind a record pushed back half sent (w, may be NULL) */
+void nvme_tls_close_notify(SSL *ssl, const struct nvme_tls_wbuf *w);
 
 #endif

@@ -96,6 +96,20 @@ if command -v openssl >/dev/null; then
 		"over a TLS connection whose PSK identity names host $HOST" "$TLOG"
 	check "a Connect as the identity's host: status 0" \
 		test "$(connect_as "$HOST")" = 0x0
+	# a PDU the target refuses: C2HTermReq, then close_notify before
+	# the close (RFC 8446 6.1; it closed with none, and s_client saw
+	# "unexpected eof while reading")
+	python3 -c '
+import struct, sys
+icreq = struct.pack("<BBBBIHBBI", 0, 0, 128, 0, 128, 0, 0, 0, 0)
+sys.stdout.buffer.write(icreq + bytes(128 - len(icreq)) +
+                        struct.pack("<BBBBI", 0x09, 0, 8, 0, 8))' |
+		timeout 5 openssl s_client -quiet -msg -connect "127.0.0.1:$PORT" \
+			-tls1_3 -psk "$psk" -psk_identity "NVMe0R01 $HOST $NQN" \
+			-ciphersuites TLS_AES_128_GCM_SHA256 >"$TMP/s_close.out" 2>&1
+	check "a refused PDU over TLS: the target sends close_notify" grep -aq \
+		"^<<< TLS 1.3, Alert \[length 0002\], warning close_notify" \
+		"$TMP/s_close.out"
 else
 	skip_setup "s_client" "openssl (the command) is not installed"
 fi

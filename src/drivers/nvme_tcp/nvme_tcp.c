@@ -842,18 +842,11 @@ static int tls_connect(const struct nvmf_ctrl *d, struct nvmf_conn *cn,
 	return tls_to_kernel(d, cn, err, errlen);
 }
 
-/* close_notify, if the socket takes it now (no waiting: the socket is
- * closed next either way) */
-static void tls_close(SSL *ssl)
-{
-	if (ssl && SSL_is_init_finished(ssl))
-		SSL_shutdown(ssl);
-	SSL_free(ssl);
-}
-
 static void conn_free(struct nvmf_conn *cn)
 {
-	tls_close(cn->ssl);
+	/* no waiting: the socket is closed next either way */
+	nvme_tls_close_notify(cn->ssl, cn->tls_w);
+	SSL_free(cn->ssl);
 	if (cn->ktls && cn->fd >= 0)
 		nvme_ktls_close_notify(cn->fd);
 	free(cn->tls_w);
@@ -1053,7 +1046,8 @@ static void nvt_queue_detach(struct nvmf_queue *nq)
 	struct nvt_queue *q = nvt_q(nq);
 
 	pthread_mutex_lock(&q->ssl_lock);
-	tls_close(q->ssl);
+	nvme_tls_close_notify(q->ssl, q->tls_w);
+	SSL_free(q->ssl);
 	q->ssl = NULL;
 	free(q->tls_w);
 	q->tls_w = NULL;

@@ -166,6 +166,7 @@ void tcp_queue_quiesce(struct tgt_queue *sq)
 	q->sq.closing = true;
 	if (q->fd >= 0) {
 		epoll_ctl(q->sq.r->epfd, EPOLL_CTL_DEL, q->fd, NULL);
+		tcp_tls_close_notify(q);
 		shutdown(q->fd, SHUT_RDWR);
 	}
 }

@@ -142,6 +142,8 @@ enum {
  * close (logged). */
 int tcp_tls_start(struct tcp_queue *q);
 void tcp_tls_free(struct tcp_queue *q);
+/* close_notify (kTLS or OpenSSL) before the socket is shut down */
+void tcp_tls_close_notify(struct tcp_queue *q);
 /* EPOLLOUT on or off (EPOLLIN unless stopping or reads are held) */
 void tcp_tls_want_out(struct tcp_queue *q, bool on);
 

@@ -292,3 +292,11 @@ void tcp_tls_free(struct tcp_queue *q)
 	free(q->tls_w);
 	q->tls_w = NULL;
 }
+
+void tcp_tls_close_notify(struct tcp_queue *q)
+{
+	if (q->ktls)
+		nvme_ktls_close_notify(q->fd);
+	else
+		nvme_tls_close_notify(q->ssl, q->tls_w);
+}
