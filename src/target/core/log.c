@@ -5,17 +5,14 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "nvmet.h"
 
 void tgt_log(const char *fmt, ...)
 {
 	char line[1024];
-	struct timespec ts;
 	va_list ap;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
