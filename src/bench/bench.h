@@ -42,7 +42,7 @@ static inline bool bench_rw_is_mixed(enum bench_rw rw)
 	return rw == RW_RW || rw == RW_RANDRW;
 }
 
-/* Where a job's I/O goes (options.c job_fixup_target decides). */
+/* Where a job's I/O goes (options_fixup.c job_fixup_target decides). */
 enum bench_target {
 	/* no --filename and no --ioengine: the null device, and the
 	 * report says so (fio would lay out a file here) */

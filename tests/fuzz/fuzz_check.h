@@ -14,7 +14,7 @@
 #include "bench/bench.h"
 #include "fuzz.h"
 
-/* The engine names options.c accepts (set_ioengine). */
+/* The engine names options_set.c accepts (set_ioengine). */
 static inline bool fuzz_engine_known(const char *e)
 {
 	static const char *const known[] = {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the `mqblk bench` command line (src/bench/options.c):
+ * Unit tests of the `mqblk bench` command line (src/bench/options*.c):
  * fio's layout (globals before the first --name, --name starting a job),
  * its value rules (bs=R,W,T, rwmixwrite, percentile_list), the fixups of
  * bench_config_finish (iodepth_batch, stonewall group ids), output formats,
