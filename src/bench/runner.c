@@ -27,6 +27,7 @@
 #include "files.h"
 #include "iolog.h"
 #include "rand.h"
+#include "runner_gen.h"
 #include "runner_int.h"
 #include "stats.h"
 #include "verify.h"
@@ -37,172 +38,12 @@
  * for a reconnection) */
 #define REAP_WAIT_NS (100ull * 1000 * 1000)
 
-/* One I/O unit: a buffer and the bookkeeping of the request using it. */
-struct io_u {
-	void *buf;
-	uint64_t slat_ns;
-	uint64_t issue_ns;
-	enum bench_ddir ddir;
-	uint32_t len;
-	uint64_t off;
-	bool verify; /* a read whose data is checked on completion */
-	bool sync; /* a flush: fio's DDIR_SYNC */
-	uint16_t file; /* nrfiles > 1: the file it went to */
-	struct io_u *next_free;
-};
-
-/* Answer a --status-interval request: the statistics so far, with the
- * runtime up to now, as the final report would have them. */
-static void snap_publish(struct job_thread *jt, uint64_t req)
-{
-	struct job_stats *sn = jt->snap;
-	uint64_t now = clock_now_ns();
-	int d;
-
-	pthread_mutex_lock(&jt->snap_lock);
-	*sn = jt->stats;
-	sn->pid = getpid();
-	sn->runtime_ns = now - jt->start_ns;
-	for (d = 0; d < DDIR_NR; d++)
-		if (sn->dd[d].issued)
-			sn->dd[d].runtime_ns = sn->runtime_ns;
-	jt->snap_valid = true;
-	pthread_mutex_unlock(&jt->snap_lock);
-	atomic_store_explicit(&jt->snap_ack, req, memory_order_release);
-}
-
 static enum mqblk_op ddir_op(enum bench_ddir d)
 {
 	return d == DDIR_READ  ? MQBLK_OP_READ :
 	       d == DDIR_WRITE ? MQBLK_OP_WRITE :
 				 MQBLK_OP_DISCARD;
 }
-
-/* Per-thread I/O generator state. */
-struct gen {
-	const struct bench_job *job;
-	struct bench_rng rng;
-	struct bench_randmap map[DDIR_NR];
-	bool use_map;
-	bool use_dist; /* --random_distribution other than random */
-	uint64_t region_start, region_len;
-	uint64_t pass_len; /* region_len, or fio's io_size */
-	uint64_t seq_pos[DDIR_NR]; /* fio's last_pos: where the last I/O ended */
-	uint64_t bytes_issued; /* this pass, for non-time_based jobs */
-	/* apart: side by side, gcc adds the two in one SSE register at
-	 * the end of gen_next, 3 instructions more per I/O */
-	unsigned loops_left;
-	uint64_t ios_issued;
-
-	/* what comes after the job's own I/O: flushes and verification */
-	enum gen_phase {
-		PH_MAIN, /* the workload (with --fsync flushes) */
-		/* PH_MAIN with fio's rw=...:N offsets: a job has one or the
-		 * other (main_phase), so jobs without a modifier run code
-		 * with no test for one, at no cost: the phase is switched
-		 * on anyway */
-		PH_MAIN_SEQMOD,
-		/* PH_MAIN over nrfiles > 1: the file first (main_next_multi),
-		 * so one-file jobs test nothing for it */
-		PH_MAIN_MULTI,
-		PH_BACKLOG, /* --verify_backlog: verify the last N writes */
-		PH_END_FSYNC, /* --end_fsync */
-		PH_VERIFY, /* the read-back pass over what was written */
-		PH_DONE,
-	} phase;
-	enum gen_phase main_phase; /* PH_MAIN, or PH_MAIN_SEQMOD */
-	bool main_done; /* the workload has issued all it will */
-	bool stop_main; /* runtime is up: end the workload */
-	bool terminated; /* SIGINT/SIGTERM: drain and skip what follows */
-	unsigned held_failed; /* given up at the end (reap_idle) */
-	bool sync_due; /* --fsync: a flush goes next */
-	unsigned fsync_n; /* flush after this many writes; 0 = never */
-	unsigned writes_since_sync;
-	/* --verify: written blocks of vbs bytes, set until verified */
-	bool track;
-	uint64_t vbs;
-	uint64_t *wmap;
-	uint64_t wmap_words;
-	uint64_t vcursor; /* PH_VERIFY: next word to look at */
-	/* nrfiles > 1: the served file's start in the space the verify
-	 * maps cover, where each file's blocks follow the last file's
-	 * (gfile.vbase); 0 with one file */
-	uint64_t vbase;
-	uint64_t *backlog; /* block numbers written since the last backlog */
-	uint64_t backlog_nr, backlog_pos;
-	bool use_backlog;
-	/* fio's bsrange_state: one generator per size slot */
-	struct bench_rng bsrng[DDIR_NR];
-	/*
-	 * --verify with write lengths that vary: fio's io_piece log. Every
-	 * write is logged as an extent; before a read-back the log is
-	 * resolved (an extent a later write overlaps is dropped, as fio's
-	 * rb-tree drops it) and sorted by offset; the read-back reads exactly
-	 * the extents left. xcover: one bit per granule (the gcd of the
-	 * write sizes) for that resolution.
-	 */
-	bool xlog_mode;
-	struct wext *xlog;
-	uint64_t xnr, xcap;
-	uint64_t *xcover;
-	uint64_t gran;
-	uint64_t nr_gran;
-	int err; /* set when the generator cannot go on (ENOMEM) */
-	int forced_ddir; /* rate control chose the next direction; -1 */
-	unsigned seq_nr_left; /* rw=randread:N: sequential I/Os to go */
-	struct bench_dist dist[DDIR_NR]; /* the laws, when use_dist */
-	/*
-	 * fio's nrfiles > 1: a device and a queue per file, and the state
-	 * above that is a file's own (its region, positions, maps, laws)
-	 * kept in files[] for the files not being served; gen_file_next
-	 * swaps it as --file_service_type moves on. NULL with one file:
-	 * the I/O path then tests one pointer per I/O.
-	 */
-	/* compressible / dedupable write content (fill_content) */
-	struct bench_rng buf_state, buf_prev, dedupe_rng;
-	bool buf_prev_set;
-	struct gfile *files;
-	unsigned nr_files; /* 1 with one file */
-	unsigned cur_file;
-	unsigned svc_left; /* I/Os before the service moves on */
-	uint64_t file_mark; /* bytes_issued when cur_file was last served */
-	unsigned end_synced; /* --end_fsync: files flushed */
-	unsigned reap_rot; /* the queue a multi-file reap looks at first */
-	int epfd; /* the queues' fds, to wait on all of them */
-	bool spin; /* a queue with no fd (polled): reaps spin */
-};
-
-/* One file of a job over several (fio's nrfiles). */
-struct gfile {
-	struct mqblk_queue *q;
-	uint64_t region_len;
-	uint64_t seq_pos[DDIR_NR];
-	uint64_t done; /* bytes issued to it this pass */
-	struct bench_randmap map[DDIR_NR];
-	struct bench_dist dist[DDIR_NR];
-	unsigned seq_nr_left;
-	uint64_t vbase; /* where its blocks start in the verify maps */
-};
-
-struct wext {
-	uint64_t off; /* from region_start */
-	uint64_t len;
-};
-
-/* One thing for the job thread to issue. */
-struct next_io {
-	uint64_t off;
-	enum bench_ddir d;
-	uint32_t len;
-	/* nrfiles > 1: which file's queue (in the padding: the struct is
-	 * cleared for every I/O, so it stays 24 bytes) */
-	uint16_t file;
-	bool verify; /* check the data read */
-	bool stamp; /* write verify headers into the buffer */
-	bool sync; /* a flush */
-};
-
-enum { NEXT_IO, NEXT_WAIT, NEXT_DONE };
 
 static void wmap_set(struct gen *g, uint64_t blk)
 {
@@ -214,129 +55,15 @@ static void wmap_clear(struct gen *g, uint64_t blk)
 	g->wmap[blk / 64] &= ~(1ull << (blk % 64));
 }
 
-/*
- * nrfiles > 1: the file that position pos of the verify maps' space is in
- * (the last whose vbase is not above it) into n->file; returns pos within
- * that file. Only the read-back passes ask, so it may search.
- */
-static __attribute__((noinline, cold)) uint64_t
-verify_file_of(const struct gen *g, uint64_t pos, struct next_io *n)
-{
-	unsigned lo = 0, hi = g->nr_files - 1, mid;
-
-	while (lo < hi) {
-		mid = (lo + hi + 1) / 2;
-		if (g->files[mid].vbase <= pos)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	n->file = (uint16_t)lo;
-	return pos - g->files[lo].vbase;
-}
-
 static void verify_read(struct gen *g, uint64_t blk, struct next_io *n)
 {
 	uint64_t pos = blk * g->vbs;
 
 	if (g->files)
-		pos = verify_file_of(g, pos, n);
+		pos = multi_file_of(g, pos, n);
 	n->d = DDIR_READ;
 	n->off = g->region_start + pos;
 	n->len = (uint32_t)g->vbs;
-	n->verify = true;
-}
-
-static void xcover_range(struct gen *g, const struct wext *x, bool set,
-			 bool *hit)
-{
-	uint64_t i = x->off / g->gran, end = (x->off + x->len - 1) / g->gran;
-
-	for (; i <= end; i++) {
-		uint64_t bit = 1ull << (i % 64);
-
-		if (g->xcover[i / 64] & bit)
-			*hit = true;
-		if (set)
-			g->xcover[i / 64] |= bit;
-		else
-			g->xcover[i / 64] &= ~bit;
-	}
-}
-
-#define WEXT_DEAD (1ull << 63) /* in wext.len while resolving */
-
-/*
- * Keep, of xlog[0, xnr), the extents no later one overlaps, in write order:
- * newest first, an extent touching a granule a newer one covered is dead
- * (part of its data is gone). A second pass clears the granule map and
- * packs the survivors. O(bytes logged / granule).
- */
-static void xlog_resolve(struct gen *g)
-{
-	uint64_t i, kept = 0;
-	bool hit;
-
-	for (i = g->xnr; i-- > 0;) {
-		hit = false;
-		xcover_range(g, &g->xlog[i], true, &hit);
-		if (hit)
-			g->xlog[i].len |= WEXT_DEAD;
-	}
-	for (i = 0; i < g->xnr; i++) {
-		struct wext x = g->xlog[i];
-
-		x.len &= ~WEXT_DEAD;
-		xcover_range(g, &x, false, &hit);
-		if (!(g->xlog[i].len & WEXT_DEAD))
-			g->xlog[kept++] = x;
-	}
-	g->xnr = kept;
-}
-
-static int xext_cmp(const void *a, const void *b)
-{
-	const struct wext *x = a, *y = b;
-
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
-static int xlog_add(struct gen *g, uint64_t off, uint64_t len)
-{
-	if (g->xnr == g->xcap) {
-		struct wext *n;
-		uint64_t cap;
-
-		/* drop dead extents before growing: at most one live extent
-		 * per granule, so the log stays within twice that */
-		if (g->xnr > 2 * g->nr_gran + 1024) {
-			xlog_resolve(g);
-			if (g->xnr < g->xcap)
-				goto add;
-		}
-		cap = g->xcap ? 2 * g->xcap : 1024;
-		n = realloc(g->xlog, cap * sizeof(*n));
-		if (!n)
-			return -1;
-		g->xlog = n;
-		g->xcap = cap;
-	}
-add:
-	g->xlog[g->xnr].off = off - g->region_start;
-	g->xlog[g->xnr].len = len;
-	g->xnr++;
-	return 0;
-}
-
-static void xlog_read(struct gen *g, const struct wext *x, struct next_io *n)
-{
-	uint64_t pos = x->off;
-
-	if (g->files)
-		pos = verify_file_of(g, pos, n);
-	n->d = DDIR_READ;
-	n->off = g->region_start + pos;
-	n->len = (uint32_t)x->len;
 	n->verify = true;
 }
 
@@ -365,72 +92,6 @@ static void gen_reset_pass(struct gen *g)
 		}
 	}
 	g->file_mark = 0;
-}
-
-/* nrfiles > 1: put the served file's state back in files[], take k's. */
-static void gen_file_swap(struct gen *g, unsigned k)
-{
-	struct gfile *f = &g->files[g->cur_file];
-
-	f->region_len = g->region_len;
-	memcpy(f->seq_pos, g->seq_pos, sizeof(f->seq_pos));
-	memcpy(f->map, g->map, sizeof(f->map));
-	memcpy(f->dist, g->dist, sizeof(f->dist));
-	f->seq_nr_left = g->seq_nr_left;
-	f = &g->files[k];
-	g->region_len = f->region_len;
-	memcpy(g->seq_pos, f->seq_pos, sizeof(g->seq_pos));
-	memcpy(g->map, f->map, sizeof(g->map));
-	memcpy(g->dist, f->dist, sizeof(g->dist));
-	g->seq_nr_left = f->seq_nr_left;
-	g->vbase = f->vbase;
-	g->cur_file = k;
-}
-
-/*
- * nrfiles > 1, before each I/O of the workload: the file it goes to, as
- * fio's get_next_file serves them. roundrobin: the next file after every
- * N I/Os (file_service_type=roundrobin:N, default 1); random: a file drawn
- * at random after every N; sequential: a file until it is done. A file is
- * done for the pass once its region's worth of bytes went to it (fio's
- * io_size per file), and is skipped; when all are (time_based), they all
- * start over.
- */
-static __attribute__((noinline, cold)) void gen_file_next(struct gen *g,
-							  struct next_io *n)
-{
-	const struct bench_job *job = g->job;
-	struct gfile *f = &g->files[g->cur_file];
-	unsigned k, i;
-
-	f->done += g->bytes_issued - g->file_mark;
-	g->file_mark = g->bytes_issued;
-	if (g->svc_left && f->done < g->region_len)
-		goto out;
-	for (k = 0; k < g->nr_files; k++)
-		if (g->files[k].done < g->files[k].region_len)
-			break;
-	if (k == g->nr_files) /* every file done: over again */
-		for (k = 0; k < g->nr_files; k++)
-			g->files[k].done = 0;
-	k = job->file_service == FILE_SERVICE_RANDOM ?
-		    (unsigned)bench_rng_below(&g->rng, g->nr_files) :
-		    (g->cur_file + 1) % g->nr_files;
-	/* the first file from there not done (the one just served last) */
-	for (i = 0; i < g->nr_files; i++, k = (k + 1) % g->nr_files)
-		if (k != g->cur_file &&
-		    g->files[k].done < g->files[k].region_len)
-			break;
-	if (i == g->nr_files) /* only the one served is left */
-		k = g->cur_file;
-	if (k != g->cur_file)
-		gen_file_swap(g, k);
-	g->svc_left = job->file_service == FILE_SERVICE_SEQUENTIAL ?
-			      UINT32_MAX :
-			      job->file_service_nr;
-out:
-	g->svc_left--;
-	n->file = (uint16_t)g->cur_file;
 }
 
 static inline __attribute__((always_inline)) bool
@@ -642,61 +303,6 @@ next_io(struct gen *g, unsigned inflight, struct next_io *n)
 	}
 }
 
-/*
- * fio's get_next_buflen: the length of an I/O of size slot d that has room
- * bytes before the end of the region. A range draws min + max * U[0, 1);
- * a split walks its entries (smallest percentage first) adding up their
- * percentages until the draw falls below the sum and the size fits, the
- * last entry taking what the percentages leave. Either is then aligned
- * down to the minimum (a multiple of it, or the maximum) and capped at the
- * maximum, and drawn again until it fits. 0 when not even the minimum fits.
- */
-/*
- * fio's fill_io_buffer with buffer_compress_percentage/dedupe_percentage:
- * a buffer is unique, or (dedupe_percentage of the time) the last unique
- * one again (its generator state replayed: dedupe_mode=repeat); either is
- * made chunk by chunk of buffer_compress_chunk, each (100 - N)% random
- * bytes then N% zeroes or the buffer_pattern (fio's
- * fill_random_buf_percentage), so zlib-like compressors shrink it by
- * about N%.
- */
-static __attribute__((noinline)) void
-fill_content(struct gen *g, unsigned char *buf, uint64_t len)
-{
-	const struct bench_job *job = g->job;
-	uint64_t off, n, rnd, i, v, chunk = job->compress_chunk;
-	struct bench_rng rs;
-	bool unique = true;
-
-	if (job->dedupe_pct && g->buf_prev_set &&
-	    bench_rng_below(&g->dedupe_rng, 100) < job->dedupe_pct) {
-		rs = g->buf_prev;
-		unique = false;
-	} else {
-		g->buf_prev = g->buf_state;
-		g->buf_prev_set = true;
-		rs = g->buf_state;
-	}
-	for (off = 0; off < len; off += n) {
-		n = len - off < chunk ? len - off : chunk;
-		rnd = n * (100 - job->compress_pct) / 100;
-		for (i = 0; i < rnd; i += 8) {
-			v = bench_rng_next(&rs);
-			memcpy(buf + off + i, &v, rnd - i < 8 ? rnd - i : 8);
-		}
-		if (!job->buffer_pattern_len)
-			memset(buf + off + rnd, 0, n - rnd);
-		else
-			for (i = rnd; i < n; i++)
-				buf[off + i] =
-					job->buffer_pattern
-						[(i - rnd) %
-						 job->buffer_pattern_len];
-	}
-	if (unique)
-		g->buf_state = rs;
-}
-
 /* fio's refill_buffers: fresh random data for every write (or content
  * made to compress or repeat) */
 static void refill(struct gen *g, void *buf, uint64_t len)
@@ -704,7 +310,7 @@ static void refill(struct gen *g, void *buf, uint64_t len)
 	uint64_t i, v;
 
 	if (g->job->compress_pct || g->job->dedupe_pct) {
-		fill_content(g, buf, len);
+		gen_fill_content(g, buf, len);
 		return;
 	}
 	if (g->job->zero_buffers || g->job->buffer_pattern_len)
@@ -715,6 +321,15 @@ static void refill(struct gen *g, void *buf, uint64_t len)
 	}
 }
 
+/*
+ * fio's get_next_buflen: the length of an I/O of size slot d that has room
+ * bytes before the end of the region. A range draws min + max * U[0, 1);
+ * a split walks its entries (smallest percentage first) adding up their
+ * percentages until the draw falls below the sum and the size fits, the
+ * last entry taking what the percentages leave. Either is then aligned
+ * down to the minimum (a multiple of it, or the maximum) and capped at the
+ * maximum, and drawn again until it fits. 0 when not even the minimum fits.
+ */
 static uint64_t next_buflen(struct gen *g, enum bench_ddir d, uint64_t room)
 {
 	const struct bench_job *job = g->job;
@@ -955,33 +570,6 @@ account_batch(struct job_thread *jt, struct mqblk_rq **rqs, int n, uint64_t now,
 	js->total_complete++;
 }
 
-struct sampler {
-	uint64_t last_ns;
-	uint64_t bytes[DDIR_NR];
-	uint64_t ios[DDIR_NR];
-};
-
-static void sample(struct job_thread *jt, struct sampler *s, uint64_t now,
-		   bool want_bw)
-{
-	struct job_stats *js = &jt->stats;
-	int d;
-
-	for (d = 0; d < DDIR_NR; d++) {
-		uint64_t b = js->dd[d].io_bytes, n = js->dd[d].total_ios;
-
-		if (want_bw && (b != s->bytes[d] || js->dd[d].issued))
-			stats_sample_bw(js, (enum bench_ddir)d, b - s->bytes[d],
-					n - s->ios[d], now - s->last_ns);
-		s->bytes[d] = b;
-		s->ios[d] = n;
-		atomic_store_explicit(&jt->pub_bytes[d], b,
-				      memory_order_relaxed);
-		atomic_store_explicit(&jt->pub_ios[d], n, memory_order_relaxed);
-	}
-	s->last_ns = now;
-}
-
 /* Commit the plugged batch and stamp its I/Os: one clock read per batch,
  * the slat of each is the time from preparing the batch to its commit. */
 static void flush_batch(struct mqblk_queue *q, struct job_stats *js,
@@ -1004,403 +592,6 @@ static void flush_batch(struct mqblk_queue *q, struct job_stats *js,
 		js->total_submit++;
 	}
 	*queued = 0;
-}
-
-int job_fail(struct job_thread *jt, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	jt->err = err;
-	va_start(ap, fmt);
-	vsnprintf(jt->errmsg, sizeof(jt->errmsg), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-/* How a job needs its device opened. */
-unsigned job_open_flags(const struct bench_job *job)
-{
-	return (bench_job_writes(job) ? MQBLK_OPEN_WRITE : 0) |
-	       (job->direct ? MQBLK_OPEN_DIRECT : 0) | job->sync_io;
-}
-
-/*
- * A verify read completed: check it. A mismatch is one line on stderr (as
- * fio prints it), counts as the job's error (EILSEQ, fio's err=84) and,
- * with --verify_fatal, ends the job (true).
- */
-static bool check_read(struct job_thread *jt, const struct verify_ctx *vc,
-		       const struct io_u *u)
-{
-	char msg[320];
-
-	if (!verify_check(vc, u->buf, u->off, u->len, msg, sizeof(msg)))
-		return false;
-	fprintf(stderr, "mqblk: %s: %s\n", jt->job->name, msg);
-	jt->stats.verify_errors++;
-	if (!jt->stats.error)
-		jt->stats.error = EILSEQ;
-	/* continue_on_error=verify: counted with the errors let go */
-	if (jt->job->continue_on_error & (1u << BENCH_ERR_VERIFY)) {
-		jt->stats.total_err++;
-		if (!jt->stats.first_error)
-			jt->stats.first_error = EILSEQ;
-	}
-	return jt->job->verify_fatal;
-}
-
-/* fio's "io_u error" line for the I/O that failed the job (stderr). */
-static void report_io_error(const struct job_thread *jt,
-			    const struct mqblk_rq *rq)
-{
-	static const char *const ops[] = { "read", "write", "flush", "trim",
-					   "write zeroes" };
-	const char *op = (unsigned)rq->op < 5 ? ops[rq->op] : "?";
-
-	const struct io_u *u = rq->private;
-
-	fprintf(stderr,
-		"mqblk: %s: io_u error on file %s: %s: %s offset=%llu, "
-		"buflen=%u\n",
-		jt->job->name,
-		jt->fdevs ? jt->fdevs[u->file]->uri : jt->bdev->uri,
-		strerror(-rq->res), op, (unsigned long long)rq->offset,
-		rq->len);
-}
-
-/*
- * An I/O that failed: fio's td_non_fatal_error. With continue_on_error
- * for its type (a read's, else a write's) and its errno in the type's
- * ignore_error list (none given: EIO, EILSEQ) the job goes on (false),
- * the error said on stderr unless error_dump=0;
- * else it is the job's error, said once, and the job ends (true). An
- * error of a type continue_on_error names counts in total_err and
- * first_error either way, as fio 3.33 counts it.
- */
-static __attribute__((noinline, cold)) bool io_error(struct job_thread *jt,
-						     const struct mqblk_rq *rq)
-{
-	const struct bench_job *job = jt->job;
-	const struct io_u *u = rq->private;
-	struct job_stats *js = &jt->stats;
-	unsigned type = !u->sync && u->ddir == DDIR_READ ? BENCH_ERR_READ :
-							   BENCH_ERR_WRITE;
-	int err = -rq->res;
-	unsigned k;
-
-	if (job->continue_on_error & (1u << type)) {
-		bool let_go = false;
-
-		/* fio counts one of a type it may let go even when its
-		 * errno is not in the list and it ends the job */
-		js->total_err++;
-		if (!js->first_error)
-			js->first_error = err;
-
-		if (!job->ignore_error_nr[type])
-			let_go = err == EIO || err == EILSEQ;
-		for (k = 0; k < job->ignore_error_nr[type]; k++)
-			if (job->ignore_error[type][k] == err)
-				let_go = true;
-		if (let_go) {
-			/* fio's error_dump (default on): said, not fatal */
-			if (job->error_dump)
-				report_io_error(jt, rq);
-			return false;
-		}
-	}
-	if (!js->error) {
-		js->error = err;
-		report_io_error(jt, rq);
-	}
-	return true;
-}
-
-/*
- * A reap that waited its REAP_WAIT_NS for nothing. If the job is over
- * (runtime, signal) and its device holds requests for a reconnection (an
- * NVMe-oF target gone away), they fail now (-ETIMEDOUT), reaped as the
- * job's errors, instead of waiting out ctrl_loss_tmo. Out of line: the
- * I/O loop pays nothing for it. Returns the time, for the loop's checks.
- */
-static __attribute__((cold, noinline)) uint64_t reap_idle(struct gen *g,
-							  struct mqblk_queue *q)
-{
-	unsigned k;
-	int n;
-
-	for (k = 0; g->stop_main && k < g->nr_files; k++) {
-		n = mqblk_queue_fail_held(g->files ? g->files[k].q : q,
-					  -ETIMEDOUT);
-		if (n > 0)
-			g->held_failed += (unsigned)n;
-	}
-	return clock_now_ns();
-}
-
-/*
- * What a job leaves behind when it gives up on stuck I/O: the buffers the
- * kernel may still write and the device holding them, never freed, kept
- * here so that leak checkers see them reachable. The process exits.
- */
-struct stuck_keep {
-	struct stuck_keep *next;
-	void *mem[2];
-	struct mqblk_dev *dev;
-};
-static struct stuck_keep *stuck_kept;
-static pthread_mutex_t stuck_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void stuck_keep(void *a, void *b, struct mqblk_dev *dev)
-{
-	struct stuck_keep *k = calloc(1, sizeof(*k));
-
-	if (!k)
-		return; /* a leak report at worst: the memory stays put */
-	k->mem[0] = a;
-	k->mem[1] = b;
-	k->dev = dev;
-	pthread_mutex_lock(&stuck_lock);
-	k->next = stuck_kept;
-	stuck_kept = k;
-	pthread_mutex_unlock(&stuck_lock);
-}
-
-/*
- * A reap that found nothing, in a job that is over (runtime, error,
- * signal): is what it still has in flight stuck for good? Only on a
- * device its driver declared failed (mqblk_dev_is_dead: the uring driver
- * after timeout_rearms= cancels of one request, i.e. (timeout_rearms + 1)
- * timeouts), and after one more device timeout with nothing reaped, for
- * requests that were on their way when it failed. nrfiles > 1: the first
- * file whose device failed with requests still out on its queue, whichever
- * file it is. *since: when the wait began (0: not yet). Returns the
- * device given up on, or NULL. Cold: the I/O loop pays nothing for it.
- */
-static __attribute__((cold, noinline)) struct bench_dev *
-stuck_give_up(struct job_thread *jt, const struct gen *g, uint64_t *since,
-	      uint64_t now)
-{
-	struct bench_dev *bd = jt->bdev;
-	unsigned k;
-
-	for (k = 0; g->files && k < g->nr_files; k++)
-		if (mqblk_queue_inflight(g->files[k].q) &&
-		    mqblk_dev_is_dead(jt->fdevs[k]->dev)) {
-			bd = jt->fdevs[k];
-			break;
-		}
-	if (!mqblk_dev_is_dead(bd->dev))
-		return NULL;
-	if (!*since)
-		*since = now;
-	return now - *since >= mqblk_dev_timeout_ns(bd->dev) ? bd : NULL;
-}
-
-/*
- * nrfiles > 1: mqblk_reap over every file's queue. A pass peeks at each
- * queue with requests out (one poll pass or a pending interrupt, no
- * sleep), starting one further each time so none is favoured; short of
- * min, it sleeps on the queues' fds together (or, a queue among them
- * with no fd, spins) until timeout_ns. Spinning or not, when one queue
- * alone has requests out nothing else can complete: it waits on that
- * one as a one-file job does (a request stuck on one file's device does
- * not keep a CPU busy). Returns what mqblk_reap would.
- */
-static __attribute__((noinline)) int multi_reap(struct gen *g,
-						struct mqblk_rq **rqs,
-						unsigned min, unsigned max,
-						int64_t timeout_ns)
-{
-	uint64_t now, end = clock_now_ns() + (uint64_t)timeout_ns;
-	unsigned i, k, start = g->reap_rot++, busy;
-	struct mqblk_queue *last = NULL;
-	struct epoll_event ev[8];
-	int got = 0, r;
-
-	for (;;) {
-		busy = 0;
-		for (i = 0; i < g->nr_files && (unsigned)got < max; i++) {
-			struct mqblk_queue *q =
-				g->files[(start + i) % g->nr_files].q;
-
-			if (!mqblk_queue_inflight(q))
-				continue;
-			r = mqblk_reap(q, rqs + got, 1, max - (unsigned)got, 0);
-			if (r < 0)
-				return r;
-			got += r;
-			if (mqblk_queue_inflight(q)) {
-				busy++;
-				last = q;
-			}
-		}
-		if ((unsigned)got >= min)
-			return got;
-		now = clock_now_ns();
-		if (now >= end)
-			return got;
-		if (busy == 1) {
-			r = mqblk_reap(last, rqs + got, min - (unsigned)got,
-				       max - (unsigned)got,
-				       (int64_t)(end - now));
-			return r < 0 ? r : got + r;
-		}
-		if (g->spin)
-			continue;
-		k = (unsigned)((end - now) / 1000000) + 1;
-		if (epoll_wait(g->epfd, ev, 8, (int)k) < 0 && errno != EINTR)
-			return -errno;
-	}
-}
-
-/* Between reaps, with --status-interval or a minimum rate: answer a
- * snapshot request; true when the job failed its minimum rate. */
-static bool reap_slow_checks(struct job_thread *jt, struct pace *pc,
-			     uint64_t now, bool counting)
-{
-	if (jt->snap) {
-		uint64_t req = atomic_load_explicit(&jt->snap_req,
-						    memory_order_acquire);
-
-		if (req !=
-		    atomic_load_explicit(&jt->snap_ack, memory_order_relaxed))
-			snap_publish(jt, req);
-	}
-	return pc->check_min && now && pace_check_min(jt, pc, now, counting);
-}
-
-/*
- * nrfiles > 1: each file's region (its size past the offset), the pass
- * (fio's io_size, else size= up to what the files hold, else all of
- * them), the service starting at file 0.
- */
-static __attribute__((noinline, cold)) int multi_init(struct job_thread *jt,
-						      struct gen *g)
-{
-	const struct bench_job *job = jt->job;
-	uint64_t sum = 0;
-	unsigned k;
-
-	g->files = calloc(job->nrfiles, sizeof(*g->files));
-	if (!g->files)
-		return job_fail(jt, ENOMEM, "%s: out of memory", job->name);
-	g->nr_files = job->nrfiles;
-	for (k = 0; k < g->nr_files; k++) {
-		/* job_resolve checked a block fits past the offset */
-		g->files[k].region_len = bench_file_io_size(job, jt->clone_idx,
-							    k, g->region_start);
-		sum += g->files[k].region_len;
-	}
-	g->pass_len = job->io_size		   ? job->io_size :
-		      job->size && job->size < sum ? job->size :
-						     sum;
-	jt->pass_bytes = g->pass_len;
-	/* gen_file_next moves on from the last to file 0 first */
-	g->cur_file = g->nr_files - 1;
-	g->main_phase = PH_MAIN_MULTI;
-	g->phase = PH_MAIN_MULTI;
-	g->region_len = g->files[g->cur_file].region_len;
-	return 0;
-}
-
-/* The laws and random maps of the files other than the one in g. */
-static __attribute__((noinline, cold)) int multi_laws(struct job_thread *jt,
-						      struct gen *g)
-{
-	const struct bench_job *job = jt->job;
-	unsigned k;
-	int d;
-
-	for (k = 0; k + 1 < g->nr_files; k++) {
-		struct gfile *f = &g->files[k];
-
-		for (d = 0; d < DDIR_NR; d++) {
-			uint64_t bs = job->bs[bench_job_bs_slot(
-				job, (enum bench_ddir)d)];
-
-			if (g->use_dist)
-				bench_dist_init(
-					&f->dist[d],
-					(enum bench_rand_dist)job->rand_dist,
-					job->dist_val,
-					job->dist_center_set ?
-						job->dist_center :
-						-1.0,
-					f->region_len / bs, &g->rng);
-			if (g->use_map &&
-			    bench_randmap_init(&f->map[d], f->region_len / bs))
-				return job_fail(
-					jt, ENOMEM,
-					"%s: cannot allocate random map",
-					job->name);
-		}
-	}
-	return 0;
-}
-
-/* A queue per file, and one epoll set over their fds for multi_reap. */
-static __attribute__((noinline, cold)) int multi_open(struct job_thread *jt,
-						      struct gen *g)
-{
-	struct epoll_event ev = { .events = EPOLLIN };
-	unsigned k;
-	int ret, fd;
-
-	g->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (g->epfd < 0)
-		return job_fail(jt, errno, "%s: epoll_create1", jt->job->name);
-	for (k = 0; k < g->nr_files; k++) {
-		ret = mqblk_queue_open(jt->fdevs[k]->dev, &g->files[k].q);
-		if (ret)
-			return job_fail(jt, -ret,
-					"%s: cannot open a queue on %s",
-					jt->job->name, jt->fdevs[k]->uri);
-		fd = mqblk_queue_fd(g->files[k].q);
-		if (fd < 0) {
-			g->spin = true;
-			continue;
-		}
-		ev.data.u32 = k;
-		if (epoll_ctl(g->epfd, EPOLL_CTL_ADD, fd, &ev))
-			return job_fail(jt, errno,
-					"%s: epoll_ctl on %s's queue",
-					jt->job->name, jt->fdevs[k]->uri);
-	}
-	return 0;
-}
-
-/*
- * nrfiles > 1 with --verify, as fio verifies each file of a job: the
- * verify maps cover every file, one after the other (each file's start
- * rounded up to the map's unit, so no block or granule spans two), and
- * each file has its own stamping and checking context: its name for the
- * messages, and a seed of its own, so a block copied from one file to the
- * same offset of another does not pass. File 0's is the one-file job's.
- * Returns the span the maps cover, or 0 with the job failed.
- */
-static __attribute__((noinline, cold)) uint64_t
-multi_verify(struct job_thread *jt, struct gen *g, const struct verify_ctx *vc,
-	     struct verify_ctx **vcs)
-{
-	uint64_t unit = g->xlog_mode ? g->job->verify_interval : g->vbs;
-	uint64_t base = 0;
-	unsigned k;
-
-	*vcs = calloc(g->nr_files, sizeof(**vcs));
-	if (!*vcs) {
-		job_fail(jt, ENOMEM, "%s: out of memory", jt->job->name);
-		return 0;
-	}
-	for (k = 0; k < g->nr_files; k++) {
-		g->files[k].vbase = base;
-		base += (g->files[k].region_len + unit - 1) / unit * unit;
-		(*vcs)[k] = *vc;
-		(*vcs)[k].file = jt->fdevs[k]->uri;
-		(*vcs)[k].seed = vc->seed + k * 0x6a09e667f3bcc909ull;
-	}
-	g->vbase = g->files[g->cur_file].vbase;
-	return base;
 }
 
 /*
@@ -1458,7 +649,7 @@ void *job_thread_fn(void *arg)
 	struct io_u **pend = NULL;
 	bool more = true;
 	char *bufmem = NULL;
-	uint64_t stuck_since = 0; /* stuck_give_up's */
+	uint64_t stuck_since = 0; /* job_stuck_give_up's */
 	unsigned stuck = 0;
 	struct bench_dev *stuck_bd = NULL; /* the device given up on */
 	struct verify_ctx vctx = { 0 };
@@ -1823,8 +1014,8 @@ void *job_thread_fn(void *arg)
 					break;
 				}
 				if (__builtin_expect(!n, 0)) {
-					now = reap_idle(&g, q);
-					stuck_bd = stuck_give_up(
+					now = job_reap_idle(&g, q);
+					stuck_bd = job_stuck_give_up(
 						jt, &g, &stuck_since, now);
 					if (stuck_bd) {
 						stuck = inflight;
@@ -1844,10 +1035,11 @@ void *job_thread_fn(void *arg)
 
 					if (__builtin_expect(rqs[i]->res < 0,
 							     0) &&
-					    io_error(jt, rqs[i]))
+					    job_io_error(jt, rqs[i]))
 						more = false;
 					if (u->verify && rqs[i]->res >= 0 &&
-					    check_read(jt, &vcs[u->file], u))
+					    job_check_read(jt, &vcs[u->file],
+							   u))
 						more = false;
 				}
 				/* back in reverse, so the next I/Os reuse
@@ -1878,7 +1070,8 @@ void *job_thread_fn(void *arg)
 						smp.last_ns = now;
 					}
 					if (now - smp.last_ns >= SAMPLE_NS)
-						sample(jt, &smp, now, want_lat);
+						job_sample(jt, &smp, now,
+							   want_lat);
 					if (t_end && now >= t_end)
 						g.stop_main = true;
 				}
@@ -1920,7 +1113,7 @@ void *job_thread_fn(void *arg)
 	for (d = 0; d < DDIR_NR; d++)
 		if (js->dd[d].issued)
 			js->dd[d].runtime_ns = js->runtime_ns;
-	sample(jt, &smp, now, false);
+	job_sample(jt, &smp, now, false);
 	for (i = 0; i < g.nr_files; i++)
 		queue_stats_add(js, g.files ? g.files[i].q : q);
 	if (__builtin_expect(stuck, 0)) {
@@ -1938,7 +1131,7 @@ void *job_thread_fn(void *arg)
 			stuck == 1 ? "its" : "their", stuck == 1 ? "" : "s");
 		/* the kernel may still write them: kept, and the queue
 		 * left open (closing it would wait for them) */
-		stuck_keep(bufmem, units, stuck_bd->dev);
+		job_stuck_keep(bufmem, units, stuck_bd->dev);
 		stuck_bd->abandoned = true;
 		bufmem = NULL;
 		units = NULL;
@@ -1949,7 +1142,7 @@ void *job_thread_fn(void *arg)
 		for (i = 0; g.files && i < g.nr_files; i++) {
 			g.files[i].q = NULL;
 			if (!jt->fdevs[i]->abandoned)
-				stuck_keep(NULL, NULL, jt->fdevs[i]->dev);
+				job_stuck_keep(NULL, NULL, jt->fdevs[i]->dev);
 			jt->fdevs[i]->abandoned = true;
 		}
 	}

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to the runner's files: the job thread (runner.c, the submit/reap
- * loop), the group orchestration that starts it (runner_run.c) and the
- * signal thread that stops it (runner_signal.c); the job thread paces
- * itself with runner_rate.c and takes its counters at its start and end
- * with runner_stats.c.
+ * loop, and the files of runner_gen.h), the group orchestration that
+ * starts it (runner_run.c) and the signal thread that stops it
+ * (runner_signal.c); the job thread paces itself with runner_rate.c,
+ * takes its counters at its start and end and publishes samples between
+ * reaps with runner_stats.c, and fails with runner_err.c's job_fail.
  */
 #ifndef MQBLK_BENCH_RUNNER_INT_H
 #define MQBLK_BENCH_RUNNER_INT_H
@@ -67,10 +68,8 @@ struct job_thread {
 
 /* runner.c: one job clone's thread (arg: its struct job_thread) */
 void *job_thread_fn(void *arg);
-/* runner.c: how a job needs its device opened (MQBLK_OPEN_*) */
-unsigned job_open_flags(const struct bench_job *job);
 
-/* runner.c: fail the job thread with err and a message (returns -1) */
+/* runner_err.c: fail the job thread with err and a message (returns -1) */
 int job_fail(struct job_thread *jt, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -153,6 +152,21 @@ void paths_delta(struct job_stats *js, const struct mqblk_dev *dev,
 		 const struct mqblk_path_stats *p0, int nr0);
 /* runner_stats.c: one queue's block-core counters added to the job's */
 void queue_stats_add(struct job_stats *js, struct mqblk_queue *q);
+
+struct sampler {
+	uint64_t last_ns;
+	uint64_t bytes[DDIR_NR];
+	uint64_t ios[DDIR_NR];
+};
+/* runner_stats.c: a bandwidth sample (want_bw) since the last one, and
+ * the progress the status line reads */
+void job_sample(struct job_thread *jt, struct sampler *s, uint64_t now,
+		bool want_bw);
+/* runner_stats.c: between reaps, with --status-interval or a minimum
+ * rate: answer a snapshot request; true when the job failed its minimum
+ * rate */
+bool reap_slow_checks(struct job_thread *jt, struct pace *pc, uint64_t now,
+		      bool counting);
 
 /*
  * runner_signal.c: the first SIGINT/SIGTERM sets stop_signal (its number)

@@ -496,6 +496,13 @@ out:
 	free(all);
 }
 
+/* How a job needs its device opened. */
+static unsigned job_open_flags(const struct bench_job *job)
+{
+	return (bench_job_writes(job) ? MQBLK_OPEN_WRITE : 0) |
+	       (job->direct ? MQBLK_OPEN_DIRECT : 0) | job->sync_io;
+}
+
 /* nrfiles > 1: the devices of clone c's files, in file order. */
 static int find_file_devs(struct job_thread *jt, const struct bench_job *job,
 			  unsigned c, struct bench_dev *devs, unsigned nr_devs)

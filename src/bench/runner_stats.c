@@ -2,7 +2,9 @@
 /*
  * A job thread's counters from outside its I/O loop, taken at its start
  * and end: CPU use, the block core's queue counters, a multipath device's
- * per-path counters and an nvme-rdma device's queue counters.
+ * per-path counters and an nvme-rdma device's queue counters; and what it
+ * publishes between reaps: bandwidth samples and progress for the status
+ * line, --status-interval snapshots.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -10,9 +12,11 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include <mqblk/mqblk.h>
 
+#include "core/clock.h"
 #include "runner_int.h"
 #include "stats.h"
 
@@ -102,4 +106,61 @@ __attribute__((noinline)) void queue_stats_add(struct job_stats *js,
 	js->mq.poll_budget_hits += qs.poll_budget_hits;
 	js->mq.timeouts += qs.timeouts;
 	js->mq.errors += qs.errors;
+}
+
+/* Answer a --status-interval request: the statistics so far, with the
+ * runtime up to now, as the final report would have them. */
+static void snap_publish(struct job_thread *jt, uint64_t req)
+{
+	struct job_stats *sn = jt->snap;
+	uint64_t now = clock_now_ns();
+	int d;
+
+	pthread_mutex_lock(&jt->snap_lock);
+	*sn = jt->stats;
+	sn->pid = getpid();
+	sn->runtime_ns = now - jt->start_ns;
+	for (d = 0; d < DDIR_NR; d++)
+		if (sn->dd[d].issued)
+			sn->dd[d].runtime_ns = sn->runtime_ns;
+	jt->snap_valid = true;
+	pthread_mutex_unlock(&jt->snap_lock);
+	atomic_store_explicit(&jt->snap_ack, req, memory_order_release);
+}
+
+void job_sample(struct job_thread *jt, struct sampler *s, uint64_t now,
+		bool want_bw)
+{
+	struct job_stats *js = &jt->stats;
+	int d;
+
+	for (d = 0; d < DDIR_NR; d++) {
+		uint64_t b = js->dd[d].io_bytes, n = js->dd[d].total_ios;
+
+		if (want_bw && (b != s->bytes[d] || js->dd[d].issued))
+			stats_sample_bw(js, (enum bench_ddir)d, b - s->bytes[d],
+					n - s->ios[d], now - s->last_ns);
+		s->bytes[d] = b;
+		s->ios[d] = n;
+		atomic_store_explicit(&jt->pub_bytes[d], b,
+				      memory_order_relaxed);
+		atomic_store_explicit(&jt->pub_ios[d], n, memory_order_relaxed);
+	}
+	s->last_ns = now;
+}
+
+/* Between reaps, with --status-interval or a minimum rate: answer a
+ * snapshot request; true when the job failed its minimum rate. */
+bool reap_slow_checks(struct job_thread *jt, struct pace *pc, uint64_t now,
+		      bool counting)
+{
+	if (jt->snap) {
+		uint64_t req = atomic_load_explicit(&jt->snap_req,
+						    memory_order_acquire);
+
+		if (req !=
+		    atomic_load_explicit(&jt->snap_ack, memory_order_relaxed))
+			snap_publish(jt, req);
+	}
+	return pc->check_min && now && pace_check_min(jt, pc, now, counting);
 }
