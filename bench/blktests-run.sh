@@ -10,7 +10,9 @@
 set -u
 # shellcheck disable=SC1091 # bench/blktests' variables (the share's env)
 . /run/env
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# /job/bin: bench/blktests-modprobe as modprobe (kmod 30's --wait can
+# spin forever in check's module removal)
+export PATH=/job/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # udevadm (settle, blktests' helpers) would answer "Running in chroot,
 # ignoring request." on stdout, which the tests' output compare sees
 export SYSTEMD_IGNORE_CHROOT=1
