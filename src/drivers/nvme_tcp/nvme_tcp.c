@@ -241,6 +241,21 @@ static int recv_all(struct nvmf_conn *cn, void *buf, size_t len)
 	return 0;
 }
 
+/* A blocking connect a signal interrupted (EINTR) goes on in the kernel
+ * (POSIX): wait for it as the connect would have, bounded by the
+ * kernel's own SYN retries, and take its outcome. 0 or -errno. */
+static int connect_finish(int fd)
+{
+	int soerr = 0, ret = sock_wait(fd, POLLOUT, -1);
+	socklen_t len = sizeof(soerr);
+
+	if (ret)
+		return ret;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len))
+		return -errno;
+	return -soerr;
+}
+
 static int tcp_open(const struct nvmf_ctrl *d, char *err, size_t errlen)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
@@ -260,6 +275,10 @@ static int tcp_open(const struct nvmf_ctrl *d, char *err, size_t errlen)
 		if (!connect(fd, a->ai_addr, a->ai_addrlen))
 			break;
 		ret = -errno;
+		if (ret == -EINTR)
+			ret = connect_finish(fd);
+		if (!ret)
+			break;
 		close(fd);
 		fd = -1;
 	}
