@@ -32,12 +32,18 @@ target() {
 	"$MQ" target --listen "rdma:$IP:4420" --nqn $NQN --allow-any-host \
 		--reactors 1 --stats-socket $SOCK "$@" >/job/out/$tag.tgt.log 2>&1 &
 	TPID=$!
-	for _ in $(seq 100); do
+	# up to 60 s: an ASan build in this emulated guest on a loaded
+	# machine once took over the 10 s this was
+	for _ in $(seq 600); do
 		[ -S $SOCK ] && return 0
 		kill -0 $TPID 2>/dev/null || break
 		sleep 0.1
 	done
-	fail "$tag-target" "$(tail -n 5 /job/out/$tag.tgt.log)"
+	# one that is still starting goes: left, it took the port and the
+	# stats socket of the next run's target
+	kill -KILL $TPID 2>/dev/null
+	wait $TPID 2>/dev/null
+	fail "$tag-target" "not up in 60 s: $(tail -n 5 /job/out/$tag.tgt.log)"
 	return 1
 }
 
