@@ -39,6 +39,23 @@ static const char *const pass_keys[] = {
 	"tls_identity",
 };
 
+/* ... and to the discovery controller of paths=discover: the host's
+ * identity and its keys (a TLS-only port refuses a plaintext discovery
+ * controller; one that wants DH-HMAC-CHAP asks with AUTHREQ as a path
+ * would) */
+static const char *const disc_keys[] = {
+	"hostnqn", "hostid",  "dhchap_secret", "dhchap_ctrl_secret",
+	"tls",	   "tls_key", "tls_identity",
+};
+
+/* s ("&k=v...") is key's "&key=" */
+static bool q_key(const char *s, const char *key)
+{
+	size_t n = strlen(key);
+
+	return s[0] == '&' && !strncmp(s + 1, key, n) && s[n + 1] == '=';
+}
+
 static unsigned online_cpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -266,29 +283,22 @@ int mp_init(struct mqblk_dev *dev, struct mqblk_params *params,
 			ret = -EINVAL;
 			goto fail;
 		}
-		/* the host's identity and its keys (a TLS-only port
-		 * refuses a plaintext discovery controller; one that wants
-		 * DH-HMAC-CHAP asks with AUTHREQ as a path would); a
-		 * persistent one also reconnects as the paths do, and
-		 * keeps alive */
+		/* disc_keys; a persistent one also reconnects as the
+		 * paths do, and keeps alive */
 		for (s = q; (s = strchr(s, '&'));) {
 			const char *e = strchr(s + 1, '&');
 			size_t l = e ? (size_t)(e - s) : strlen(s);
-			bool take = !strncmp(s, "&hostnqn=", 9) ||
-				    !strncmp(s, "&hostid=", 8) ||
-				    !strncmp(s, "&dhchap_secret=", 15) ||
-				    !strncmp(s, "&dhchap_ctrl_secret=", 20) ||
-				    !strncmp(s, "&tls=", 5) ||
-				    !strncmp(s, "&tls_key=", 9) ||
-				    !strncmp(s, "&tls_identity=", 14);
+			bool take = false;
 
-			if (md->persist &&
-			    (!strncmp(s, "&reconnect_delay=", 17) ||
-			     !strncmp(s, "&ctrl_loss_tmo=", 15) ||
-			     (!strncmp(s, "&kato=", 6) && l > 6 &&
-			      strtoul(s + 6, NULL, 0)))) {
+			for (k = 0;
+			     k < sizeof(disc_keys) / sizeof(disc_keys[0]); k++)
+				take |= q_key(s, disc_keys[k]);
+			if (md->persist && (q_key(s, "reconnect_delay") ||
+					    q_key(s, "ctrl_loss_tmo") ||
+					    (q_key(s, "kato") && l > 6 &&
+					     strtoul(s + 6, NULL, 0)))) {
 				take = true;
-				have_kato |= !strncmp(s, "&kato=", 6);
+				have_kato |= q_key(s, "kato");
 			}
 			if (take && hl + l < sizeof(hq)) {
 				memcpy(hq + hl, s, l);
