@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer harness for the NVMe/TCP host driver's receive path
- * (src/drivers/nvme_tcp/nvme_tcp.c: nvt_poll, rx_process, rx_header; R2T
+ * (src/drivers/nvme_tcp/: nvt_poll, rx_process, rx_header; R2T
  * and H2CData, C2HData placement, data digests, conn_fail and the
  * reset/reconnect that follows) through the real core: each input opens
  * an nvme-tcp:// device with the public API and submits reads, writes,
