@@ -99,6 +99,9 @@ struct bench_bssplit {
 struct bench_job {
 	char name[BENCH_NAME_MAX];
 	char *filename; /* device URI or path; NULL = "null" device */
+	/* fio's list of files, filename=a:b:c (job_fixup_target): nrfiles
+	 * paths, each a path URI; NULL when filename names one device */
+	char **files;
 	char *ioengine; /* fio engine name as given; NULL = default */
 	char *ioscheduler; /* fio's --ioscheduler: the device's scheduler= */
 	enum bench_rw rw;

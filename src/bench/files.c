@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -23,6 +25,8 @@ const char *bench_file_uri(const struct bench_job *job, unsigned clone,
 	size_t plen;
 	int n;
 
+	if (job->files)
+		return file < job->nrfiles ? job->files[file] : NULL;
 	if (!job->filename)
 		return "null";
 	if (job->target != TARGET_JOBFILES)
@@ -91,8 +95,21 @@ uint64_t bench_file_real_size(const struct bench_job *job, unsigned clone,
 	if (uri != buf)
 		memmove(buf, uri, plen);
 	buf[plen] = 0;
-	return !stat(buf, &st) && S_ISREG(st.st_mode) ? (uint64_t)st.st_size :
-							0;
+	if (stat(buf, &st))
+		return 0;
+	if (S_ISBLK(st.st_mode)) {
+		/* a block device of a list (filename=/dev/a:/dev/b) */
+		uint64_t bytes = 0;
+		int fd = open(buf, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			return 0;
+		if (ioctl(fd, BLKGETSIZE64, &bytes))
+			bytes = 0;
+		close(fd);
+		return bytes;
+	}
+	return S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 }
 
 uint64_t bench_file_io_size(const struct bench_job *job, unsigned clone,
@@ -103,6 +120,9 @@ uint64_t bench_file_io_size(const struct bench_job *job, unsigned clone,
 	if (fs < start)
 		return 0;
 	io = fs - start;
+	/* fio: a list's files each take size= over their number */
+	if (job->files && job->size && job->size / job->nrfiles < io)
+		io = job->size / job->nrfiles;
 	if (job->size_pct && job->size_pct != 100) {
 		/* fio: N% of the whole file, at most what lies past the
 		 * offset, aligned down to the smallest block */
@@ -135,6 +155,9 @@ static int add_file(struct bench_files *bf, const struct bench_job *job,
 	need = job->target == TARGET_JOBFILES ?
 		       bench_file_size(job, clone, file) :
 	       job->filesize ? job->filesize :
+	       job->files    ? (job->size ?
+					job->offset + job->size / job->nrfiles :
+					0) :
 			       job->offset + job->size;
 	if (job->target == TARGET_JOBFILES && job->size_pct && need) {
 		/* fio extends a file to what the job does of it: size=N%

@@ -52,8 +52,19 @@ void bench_job_defaults(struct bench_job *job)
 	job->per_job_logs = true;
 }
 
+static void free_files(struct bench_job *job)
+{
+	unsigned k;
+
+	for (k = 0; job->files && k < job->nrfiles; k++)
+		free(job->files[k]);
+	free(job->files);
+	job->files = NULL;
+}
+
 void bench_job_free(struct bench_job *job)
 {
+	free_files(job);
 	free(job->filename);
 	free(job->ioengine);
 	free(job->description);
@@ -76,10 +87,32 @@ static int dup_str(char **dst, const char *src)
 	return 0;
 }
 
+static int dup_files(struct bench_job *dst, const struct bench_job *src)
+{
+	unsigned k;
+
+	dst->files = NULL;
+	if (!src->files)
+		return 0;
+	dst->files = calloc(src->nrfiles, sizeof(*dst->files));
+	if (!dst->files)
+		return -1;
+	for (k = 0; k < src->nrfiles; k++)
+		if (dup_str(&dst->files[k], src->files[k]))
+			return -1;
+	return 0;
+}
+
 int bench_job_copy(struct bench_job *dst, const struct bench_job *src)
 {
 	*dst = *src;
-	if (dup_str(&dst->filename, src->filename) ||
+	/* each pointer NULL or its own before any can fail: the free on
+	 * failure frees only what is dst's */
+	dst->files = NULL;
+	dst->filename = dst->ioengine = dst->description = NULL;
+	dst->ioscheduler = dst->directory = NULL;
+	dst->bw_log = dst->lat_log = dst->iops_log = dst->hist_log = NULL;
+	if (dup_files(dst, src) || dup_str(&dst->filename, src->filename) ||
 	    dup_str(&dst->ioengine, src->ioengine) ||
 	    dup_str(&dst->description, src->description) ||
 	    dup_str(&dst->ioscheduler, src->ioscheduler) ||

@@ -17,37 +17,53 @@ static bool uri_is_path(const char *uri)
 	return uri && (uri[0] == '/' || uri[0] == '.');
 }
 
-/* --registerfiles / --sqthread_poll become the uring driver's URI keys. */
+/* uri with ",key" or "?key" after it (a path URI's keys), freed and
+ * replaced; keys is "k=v[,k=v]". */
+static int uri_add_keys(char **uri, const char *keys)
+{
+	size_t len = strlen(*uri) + strlen(keys) + 2;
+	char *nu = malloc(len);
+
+	if (!nu)
+		return -1;
+	snprintf(nu, len, "%s%s%s", *uri, strchr(*uri, '?') ? "," : "?", keys);
+	free(*uri);
+	*uri = nu;
+	return 0;
+}
+
+/* --registerfiles / --sqthread_poll become the uring driver's URI keys
+ * (of each file of a list). */
 static int job_fixup_uring(struct bench_job *job, char *err, size_t errlen)
 {
 	const char *opt = job->registerfiles ? "registerfiles" :
 					       "sqthread_poll";
-	size_t len;
-	char *uri;
+	char keys[40];
+	unsigned k;
 
-	if (job->fixedbufs == 1 && !uri_is_path(job->filename))
+	if (job->fixedbufs == 1 && !uri_is_path(job->filename) && !job->files)
 		return bench_err(
 			err, errlen,
 			"%s: --fixedbufs is only for a path device (filename '%s')",
 			job->name, job->filename ? job->filename : "null");
 	if (!job->registerfiles && !job->sqthread_poll)
 		return 0;
-	if (!uri_is_path(job->filename))
+	if (!uri_is_path(job->filename) && !job->files)
 		return bench_err(
 			err, errlen,
 			"%s: --%s is only for a path device (filename '%s')",
 			job->name, opt, job->filename ? job->filename : "null");
-	len = strlen(job->filename) + 40;
-	uri = malloc(len);
-	if (!uri)
-		return bench_err(err, errlen, "out of memory");
-	snprintf(uri, len, "%s%s%s%s%s", job->filename,
-		 strchr(job->filename, '?') ? "," : "?",
+	snprintf(keys, sizeof(keys), "%s%s%s",
 		 job->registerfiles ? "registerfiles=1" : "",
 		 job->registerfiles && job->sqthread_poll ? "," : "",
 		 job->sqthread_poll ? "sqpoll=1" : "");
-	free(job->filename);
-	job->filename = uri;
+	if (job->files) {
+		for (k = 0; k < job->nrfiles; k++)
+			if (uri_add_keys(&job->files[k], keys))
+				return bench_err(err, errlen, "out of memory");
+	} else if (uri_add_keys(&job->filename, keys)) {
+		return bench_err(err, errlen, "out of memory");
+	}
 	/* done: a second fixup must not append again */
 	job->registerfiles = job->sqthread_poll = false;
 	return 0;
@@ -74,16 +90,49 @@ static const char *uri_key(const char *uri, const char *key, size_t *len)
 	return NULL;
 }
 
+/* scheduler=NAME in one device URI (*uri: freed and replaced), or the
+ * same key already there agreeing with it. */
+static int sched_one(struct bench_job *job, char **uri, char *err,
+		     size_t errlen)
+{
+	const char *u = *uri ? *uri : "null", *v, *sep;
+	size_t len;
+	char *nu;
+
+	v = uri_key(u, "scheduler", &len);
+	if (v) {
+		if (len == strlen(job->ioscheduler) &&
+		    !strncmp(v, job->ioscheduler, len))
+			return 0;
+		return bench_err(
+			err, errlen,
+			"%s: --ioscheduler=%s conflicts with scheduler=%.*s in filename '%s'",
+			job->name, job->ioscheduler, (int)len, v, u);
+	}
+	if (uri_is_path(u))
+		sep = strchr(u, '?') ? "," : "?";
+	else if (!strncmp(u, "nvme-tcp://", 11))
+		sep = strchr(u, '?') ? "&" : "?";
+	else
+		sep = strchr(u, ':') ? "," : ":";
+	len = strlen(u) + strlen(job->ioscheduler) + 16;
+	nu = malloc(len);
+	if (!nu)
+		return bench_err(err, errlen, "out of memory");
+	snprintf(nu, len, "%s%sscheduler=%s", u, sep, job->ioscheduler);
+	free(*uri);
+	*uri = nu;
+	return 0;
+}
+
 /*
  * --ioscheduler (fio writes the device's sysfs scheduler file): here it
- * becomes the core key scheduler=NAME of the job's device URI. The same
- * key already in the URI must agree with it.
+ * becomes the core key scheduler=NAME of the job's device URI (of each
+ * file of a list). The same key already in a URI must agree with it.
  */
 static int job_fixup_sched(struct bench_job *job, char *err, size_t errlen)
 {
-	const char *uri = job->filename ? job->filename : "null", *v, *sep;
-	size_t len;
-	char *nu;
+	unsigned k;
 
 	if (!job->ioscheduler)
 		return 0;
@@ -93,30 +142,11 @@ static int job_fixup_sched(struct bench_job *job, char *err, size_t errlen)
 			err, errlen,
 			"%s: bad --ioscheduler '%s': expected none or mq-deadline",
 			job->name, job->ioscheduler);
-	v = uri_key(uri, "scheduler", &len);
-	if (v) {
-		if (len == strlen(job->ioscheduler) &&
-		    !strncmp(v, job->ioscheduler, len))
-			goto done;
-		return bench_err(
-			err, errlen,
-			"%s: --ioscheduler=%s conflicts with scheduler=%.*s in filename '%s'",
-			job->name, job->ioscheduler, (int)len, v, uri);
-	}
-	if (uri_is_path(uri))
-		sep = strchr(uri, '?') ? "," : "?";
-	else if (!strncmp(uri, "nvme-tcp://", 11))
-		sep = strchr(uri, '?') ? "&" : "?";
-	else
-		sep = strchr(uri, ':') ? "," : ":";
-	len = strlen(uri) + strlen(job->ioscheduler) + 16;
-	nu = malloc(len);
-	if (!nu)
-		return bench_err(err, errlen, "out of memory");
-	snprintf(nu, len, "%s%sscheduler=%s", uri, sep, job->ioscheduler);
-	free(job->filename);
-	job->filename = nu;
-done:
+	for (k = 0; job->files && k < job->nrfiles; k++)
+		if (sched_one(job, &job->files[k], err, errlen))
+			return -1;
+	if (!job->files && sched_one(job, &job->filename, err, errlen))
+		return -1;
 	/* applied: a second fixup must not append again */
 	free(job->ioscheduler);
 	job->ioscheduler = NULL;
@@ -228,6 +258,119 @@ static bool filename_is_bare_path(const char *f)
 	       strcmp(f, "null") && strncmp(f, "nvme-tcp://", 11);
 }
 
+/* The next ':' in p that separates fio's list of files ("\\:" is a
+ * colon in a name), or NULL. */
+static const char *list_colon(const char *p)
+{
+	for (; *p; p++) {
+		if (p[0] == '\\' && p[1] == ':')
+			p++;
+		else if (*p == ':')
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * fio's list of files, filename=a:b:c: how many names f has, 1 when it is
+ * one device. A device URI is never a list: a scheme:// one (nvme-tcp),
+ * the null device, or a driver's NAME:key=value,... (null, stripe): a
+ * first part that is not a path ('/' or '.') and a key=value after it.
+ */
+static unsigned filename_list_len(const char *f)
+{
+	const char *c = list_colon(f), *next;
+	unsigned n = 1;
+
+	if (!c || strstr(f, "://"))
+		return 1;
+	if (f[0] != '/' && f[0] != '.') {
+		next = list_colon(c + 1);
+		if ((c - f == 4 && !strncmp(f, "null", 4)) ||
+		    memchr(c + 1, '=',
+			   next ? (size_t)(next - c - 1) : strlen(c + 1)))
+			return 1;
+	}
+	for (; c; c = list_colon(c + 1))
+		n++;
+	return n;
+}
+
+/*
+ * filename=a:b:c with a file engine or paths: fio's files of the job,
+ * nrfiles of them, each clone doing I/O to all of them (not files of its
+ * own, as fio's jobname files are). A relative name is in --directory (or
+ * the working directory), as one --filename's is; a missing file is laid
+ * out when a file engine is named or every name is a bare one.
+ */
+static int job_split_files(struct bench_job *job, unsigned n, bool file_engine,
+			   const char *dir, char *err, size_t errlen)
+{
+	const char *p = job->filename, *c;
+	bool all_bare = true;
+	unsigned k, m;
+	size_t i, len;
+	char *name, *q;
+
+	if (job->nrfiles > 1 && job->nrfiles != n)
+		return bench_err(err, errlen,
+				 "%s: nrfiles=%u, and filename '%s' lists %u "
+				 "files",
+				 job->name, job->nrfiles, job->filename, n);
+	if (n > 1024)
+		return bench_err(err, errlen,
+				 "%s: filename lists %u files, more than 1024",
+				 job->name, n);
+	job->files = calloc(n, sizeof(*job->files));
+	if (!job->files)
+		return bench_err(err, errlen, "out of memory");
+	job->nrfiles = n;
+	for (k = 0; k < n; k++, p = c + 1) {
+		c = list_colon(p);
+		len = c ? (size_t)(c - p) : strlen(p);
+		if (!len)
+			return bench_err(err, errlen,
+					 "%s: filename '%s': file %u of its "
+					 "list has no name",
+					 job->name, job->filename, k + 1);
+		/* room for "./" DIR "/" and the name */
+		name = malloc(strlen(dir) + len + 4);
+		if (!name)
+			return bench_err(err, errlen, "out of memory");
+		q = name;
+		if ((p[0] != '/' && p[0] != '.') ||
+		    (job->directory && p[0] == '.'))
+			q += sprintf(q, "%s%s/",
+				     dir[0] == '/' || dir[0] == '.' ? "" : "./",
+				     dir);
+		else
+			all_bare = false;
+		for (i = 0; i < len; i++) {
+			if (p[i] == '\\' && p[i + 1] == ':')
+				i++;
+			*q++ = p[i];
+		}
+		*q = 0;
+		job->files[k] = name;
+		for (m = 0; m < k; m++)
+			if (!strcmp(job->files[m], name))
+				return bench_err(err, errlen,
+						 "%s: filename '%s' lists %s "
+						 "twice",
+						 job->name, job->filename,
+						 name);
+		if (!c)
+			break;
+	}
+	job->target = TARGET_PATH;
+	job->path_may_create = file_engine || all_bare;
+	if (job->size_pct && job->filesize)
+		return bench_err(err, errlen,
+				 "%s: size=%u%% and filesize= together",
+				 job->name, job->size_pct);
+	return 0;
+}
+
 /*
  * Where the job's I/O goes (enum bench_target). fio with a file engine and
  * no --filename makes jobname.jobnum.filenum in --directory; so does
@@ -247,11 +390,21 @@ static int job_fixup_target(struct bench_job *job, char *err, size_t errlen)
 	size_t len;
 	char *p;
 
+	if (job->filename && !job->files &&
+	    !(job->ioengine && !strcmp(job->ioengine, "mqblk"))) {
+		unsigned n = filename_list_len(job->filename);
+
+		if (n > 1)
+			return job_split_files(job, n, file_engine, dir, err,
+					       errlen);
+	}
+	if (job->files) /* fixed up before */
+		return 0;
 	if (job->nrfiles > 1 && (job->filename || !file_engine))
 		return bench_err(err, errlen,
 				 "%s: nrfiles=%u: more files than one are "
 				 "fio's jobname files, for a file engine with "
-				 "no --filename",
+				 "no --filename, or a list (filename=a:b)",
 				 job->name, job->nrfiles);
 	if (!job->filename) {
 		if (!file_engine) {

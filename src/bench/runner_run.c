@@ -62,9 +62,12 @@ static char mode_letter(enum bench_rw rw)
 	return letters[rw];
 }
 
+/* The job's device, the first of a list's files */
 static const char *job_uri(const struct bench_job *job)
 {
-	return job->filename ? job->filename : "null";
+	return job->files    ? job->files[0] :
+	       job->filename ? job->filename :
+			       "null";
 }
 
 /*
@@ -83,9 +86,24 @@ static int resolve_files(struct bench_job *job, uint64_t minbs, uint64_t maxbs)
 		start = job->offset + c * job->offset_increment;
 		for (k = 0; k < job->nrfiles; k++) {
 			io = bench_file_io_size(job, c, k, start);
+			fs = bench_file_real_size(job, c, k);
+			/* a list's file is used as it is (fio would extend
+			 * a regular one): size= over the files must fit */
+			if (job->files && job->size && !job->size_pct &&
+			    io < job->size / job->nrfiles) {
+				fprintf(stderr,
+					"mqblk: %s: size %llu over %u files is %llu bytes of each past offset %llu, and %s holds %llu bytes\n",
+					job->name,
+					(unsigned long long)job->size,
+					job->nrfiles,
+					(unsigned long long)(job->size /
+							     job->nrfiles),
+					(unsigned long long)start,
+					job->files[k], (unsigned long long)fs);
+				return -1;
+			}
 			if (io >= minbs)
 				continue;
-			fs = bench_file_real_size(job, c, k);
 			if (job->size_pct)
 				fprintf(stderr,
 					"mqblk: %s: file %u of clone %u holds %llu bytes: size=%u%% of it past offset %llu is %llu bytes, no block of %llu\n",
@@ -112,33 +130,41 @@ static int resolve_files(struct bench_job *job, uint64_t minbs, uint64_t maxbs)
 	return 0;
 }
 
+/* A block size of the job that is not a multiple of lbs, or 0: every
+ * length drawn is a multiple of the minimum or the maximum (next_buflen);
+ * a split's sizes are named too. */
+static uint64_t job_bs_misfit(const struct bench_job *job, uint64_t lbs)
+{
+	unsigned k;
+	int d;
+
+	for (d = 0; d < DDIR_NR; d++) {
+		if (job->bs[d] % lbs)
+			return job->bs[d];
+		if (job->bs_max[d] % lbs)
+			return job->bs_max[d];
+		for (k = 0; k < job->bssplit_nr[d]; k++)
+			if (job->bssplit[d][k].bs % lbs)
+				return job->bssplit[d][k].bs;
+	}
+	return 0;
+}
+
 /* Check a job against its device and fill in what the device decides. */
 static int job_resolve(struct bench_job *job, struct mqblk_dev *dev)
 {
 	uint64_t cap = mqblk_dev_size(dev), lbs = mqblk_dev_block_size(dev);
-	uint64_t maxbs = 0;
+	uint64_t maxbs = 0, minbs = UINT64_MAX, bad = job_bs_misfit(job, lbs);
 	int d;
 
-	uint64_t minbs = UINT64_MAX;
-	unsigned k;
-
-	/* every length drawn is a multiple of the minimum or the maximum
-	 * (next_buflen); a split's sizes are named too */
+	if (bad) {
+		fprintf(stderr,
+			"mqblk: %s: block size %llu is not a multiple of the device block size %llu (%s)\n",
+			job->name, (unsigned long long)bad,
+			(unsigned long long)lbs, job_uri(job));
+		return -1;
+	}
 	for (d = 0; d < DDIR_NR; d++) {
-		uint64_t bad = job->bs[d] % lbs	    ? job->bs[d] :
-			       job->bs_max[d] % lbs ? job->bs_max[d] :
-						      0;
-
-		for (k = 0; !bad && k < job->bssplit_nr[d]; k++)
-			if (job->bssplit[d][k].bs % lbs)
-				bad = job->bssplit[d][k].bs;
-		if (bad) {
-			fprintf(stderr,
-				"mqblk: %s: block size %llu is not a multiple of the device block size %llu (%s)\n",
-				job->name, (unsigned long long)bad,
-				(unsigned long long)lbs, job_uri(job));
-			return -1;
-		}
 		if (job->bs_max[d] > maxbs)
 			maxbs = job->bs_max[d];
 		if (job->bs[d] < minbs)
@@ -508,6 +534,7 @@ static int find_file_devs(struct job_thread *jt, const struct bench_job *job,
 			  unsigned c, struct bench_dev *devs, unsigned nr_devs)
 {
 	char ubuf[4096];
+	uint64_t lbs, bad;
 	unsigned k, j;
 
 	jt->fdevs = calloc(job->nrfiles, sizeof(*jt->fdevs));
@@ -528,6 +555,16 @@ static int find_file_devs(struct job_thread *jt, const struct bench_job *job,
 			return -1;
 		}
 		jt->fdevs[k] = &devs[j];
+		/* file 0's device is the one job_resolve checked */
+		lbs = mqblk_dev_block_size(devs[j].dev);
+		bad = k ? job_bs_misfit(job, lbs) : 0;
+		if (bad) {
+			fprintf(stderr,
+				"mqblk: %s: block size %llu is not a multiple of the device block size %llu (%s)\n",
+				job->name, (unsigned long long)bad,
+				(unsigned long long)lbs, uri);
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -184,6 +184,94 @@ run bench --name=a --filename=null --rw=read --unlink=1
 failed "--unlink with the null device" "unlink is for files"
 check "bad input: nothing left in the directory" test -z "$(ls -A "$D")"
 
+# fio's list of files, filename=a:b: every clone does I/O to all of them,
+# size= over their number from the start of each (the rest untouched),
+# no size= all each holds; a block device's size is its own
+L=$TMP/list
+mkdir -p "$L/d"
+# written_mib FILE: "blocks written in its first MiB, after it"
+written_mib()
+{
+	python3 -c '
+import sys
+b, z = open(sys.argv[1], "rb").read(), bytes(4096)
+nz = [b[i:i + 4096] != z for i in range(0, len(b), 4096)]
+print(sum(nz[:256]), sum(nz[256:]))' "$1"
+}
+truncate -s 4m "$L/a" "$L/b"
+run bench --name=l --filename="$L/a:$L/b" --rw=randwrite --bs=4k --size=2m \
+	--output-format=json
+ok "filename=a:b randwrite size=2m" &&
+	check "filename=a:b: 2 MiB written" \
+		json_eval 'd["jobs"][0]["write"]["io_bytes"] == 2097152' &&
+	check "filename=a:b: all of a's first MiB, none after" \
+		test "$(written_mib "$L/a")" = "256 0" &&
+	check "filename=a:b: all of b's first MiB, none after" \
+		test "$(written_mib "$L/b")" = "256 0"
+if command -v "$FIO" >/dev/null; then
+	rm -f "$L/a" "$L/b"
+	truncate -s 4m "$L/a" "$L/b"
+	"$FIO" --name=l --filename="$L/a:$L/b" --rw=randwrite --bs=4k \
+		--size=2m --output=/dev/null
+	check "filename=a:b: fio writes the same blocks" \
+		test "$(written_mib "$L/a") $(written_mib "$L/b")" = "256 0 256 0"
+fi
+rm -f "$L/a" "$L/b"
+truncate -s 1m "$L/a" && truncate -s 4m "$L/b"
+run bench --name=l --filename="$L/a:$L/b" --rw=read --bs=4k \
+	--output-format=json
+ok "filename=a:b, no size=" &&
+	check "filename=a:b, no size=: all both files hold (1 + 4 MiB)" \
+		json_eval 'd["jobs"][0]["read"]["io_bytes"] == 5242880' &&
+	check "filename=a:b: the option as given in the JSON" \
+		json_eval "d['jobs'][0]['job options']['filename'] == '$L/a:$L/b'"
+run bench --name=l --filename="$L/a:$L/b" --rw=read --bs=4k --size=4m
+failed "filename=a:b, size= more than a file holds" \
+	"^mqblk: l: size 4194304 over 2 files is 2097152 bytes of each past offset 0, and $L/a holds 1048576 bytes\$"
+run bench --name=l --filename="$L/a:$L/b" --rw=read --bs=4k --size=2m \
+	--numjobs=2 --output-format=json
+ok "filename=a:b numjobs=2" &&
+	check "filename=a:b numjobs=2: each clone 2 MiB, of the same files" \
+		json_eval '[j["read"]["io_bytes"] for j in d["jobs"]] == [2097152] * 2' &&
+	check "filename=a:b numjobs=2: no files of the clones' own" \
+		test "$(find "$L" -maxdepth 1 -type f | wc -l)" = 2
+# bare names in --directory, laid out; '\:' is a colon in a name
+run bench --name=l --filename='x:y\:z' --directory="$L/d" --ioengine=psync \
+	--rw=randwrite --bs=4k --size=2m --verify=crc32c --output-format=json
+ok "filename='x:y\\:z' --directory, verify" &&
+	check "filename='x:y\\:z': x and y:z laid out, 1 MiB each" \
+		test "$(sizes "$L/d")" = "$(printf 'x:1048576\ny:z:1048576')" &&
+	check "filename='x:y\\:z': verified" \
+		json_eval 'd["jobs"][0]["error"] == 0 and d["jobs"][0]["read"]["io_bytes"] == 2097152'
+run bench --name=l --filename="$L/a:$L/b" --nrfiles=3 --size=1m
+failed "filename=a:b nrfiles=3" \
+	"^mqblk: l: nrfiles=3, and filename '$L/a:$L/b' lists 2 files\$"
+run bench --name=l --filename="$L/a:$L/a" --size=1m
+failed "filename=a:a" "^mqblk: l: filename '$L/a:$L/a' lists $L/a twice\$"
+run bench --name=l --filename="$L/a:" --size=1m
+failed "filename=a:" "^mqblk: l: filename '$L/a:': file 2 of its list has no name\$"
+# the options that become URI keys go on every file of the list
+run bench --name=l --filename="$L/a:$L/b?scheduler=none" --rw=read \
+	--size=1m --ioscheduler=mq-deadline
+failed "filename=a:b?scheduler=none --ioscheduler=mq-deadline" \
+	"conflicts with scheduler=none in filename '$L/b\?scheduler=none'"
+# a driver's URI is one device, colons and all
+run bench --name=l --filename='stripe:chunk=64k,members=2,member=null:size=1g' \
+	--rw=read --size=1m
+ok "stripe:...member=null:size=1g is one device"
+# block devices: their sizes from the kernel (loop devices)
+if [[ -e /dev/loop-control ]] && truncate -s 8m "$L/la" "$L/lb" &&
+	LA=$(losetup -f --show "$L/la") && LB=$(losetup -f --show "$L/lb"); then
+	run bench --name=l --filename="$LA:$LB" --rw=randwrite --bs=4k \
+		--direct=1 --verify=crc32c --output-format=json
+	ok "filename=LOOP1:LOOP2 randwrite verify" &&
+		check "filename=LOOP1:LOOP2: 16 MiB written and verified" \
+			json_eval 'd["jobs"][0]["write"]["io_bytes"] == 16777216 and d["jobs"][0]["read"]["io_bytes"] == 16777216 and d["jobs"][0]["error"] == 0'
+	losetup -d "$LA" "$LB"
+else
+	skip "filename=LOOP1:LOOP2" "no loop devices here"
+fi
+
 # side by side with fio: the same files, the same layout lines
 if command -v "$FIO" >/dev/null; then
 	F=$TMP/fio M=$TMP/mq

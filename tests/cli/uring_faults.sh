@@ -297,6 +297,15 @@ run bench --name=stuck --filename="$suri" --direct=1 --bs=4k --rw=read \
 	--offset=8m --size=4k --output-format=json
 failed stall-cap-json 'given up after'
 json_errors stall-cap-json-counts 110 1
+# the stuck read on the second file of a job (nrfiles=2): the job gives
+# up on that file's device, and names it, not its first file's
+GIMG=$TMP/good.img
+truncate -s 16m "$GIMG"
+run bench --name=two --filename="$GIMG:$suri" --direct=1 --bs=4k \
+	--rw=read --offset=8m --size=8k
+failed stall-cap-2nd-file \
+	"^mqblk: two: 1 I/O stuck on failed device $sre, given up after 0.2 s more: exiting without freeing its buffer\$"
+check stall-cap-2nd-file-err110 has_re '^two: .*err=110 '
 # a write held the same way (--stall-write), on a device of its own
 run bench --name=w --filename="$SIMG?timeout=200,timeout_rearms=1" \
 	--direct=1 --bs=4k --rw=write --offset=8m --size=4k

@@ -94,8 +94,23 @@ static inline void fuzz_check_config(const struct bench_config *cfg,
 		/* where the I/O goes: fio's jobname file has a name and a
 		 * size (or size=N% of what it will hold); only files take
 		 * directory/filesize/unlink */
-		FUZZ_CHECK(j->nrfiles == 1 || (j->target == TARGET_JOBFILES &&
-					       j->nrfiles <= 1024));
+		FUZZ_CHECK(j->nrfiles == 1 ||
+			   ((j->target == TARGET_JOBFILES ||
+			     (j->files && j->target == TARGET_PATH)) &&
+			    j->nrfiles <= 1024));
+		/* fio's list of files (filename=a:b): at least two, each
+		 * a path URI, none twice */
+		if (j->files) {
+			FUZZ_CHECK(j->nrfiles >= 2 && j->filename);
+			for (unsigned k = 0; k < j->nrfiles; k++) {
+				FUZZ_CHECK(j->files[k] &&
+					   (j->files[k][0] == '/' ||
+					    j->files[k][0] == '.'));
+				for (unsigned m = 0; m < k; m++)
+					FUZZ_CHECK(strcmp(j->files[k],
+							  j->files[m]));
+			}
+		}
 		FUZZ_CHECK(!j->filesize_high || j->filesize_high > j->filesize);
 		FUZZ_CHECK(j->continue_on_error <= 7);
 		for (unsigned t = 0; t < 3; t++) {
