@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dist.h"
+
 enum bench_ddir {
 	DDIR_READ = 0,
 	DDIR_WRITE = 1,
@@ -76,6 +78,7 @@ enum bench_verify_type {
 #define BENCH_MAX_PERCENTILES 20 /* fio's FIO_IO_U_LIST_MAX_LEN */
 #define BENCH_NAME_MAX 128
 #define BENCH_BSSPLIT_MAX 64 /* fio's BSSPLIT_MAX */
+#define BENCH_ZONES_MAX 256 /* fio's ZONESPLIT_MAX */
 #define BENCH_IGNORE_ERROR_MAX 32 /* errors per ignore_error list */
 /* fio's error_type_bit: which errors continue_on_error lets go */
 #define BENCH_ERR_READ 0
@@ -222,7 +225,11 @@ struct bench_job {
 	double dist_val;
 	double dist_center;
 	bool dist_center_set;
-	char rand_dist_str[136]; /* as given, for the JSON job options */
+	char rand_dist_str[512]; /* as given, for the JSON job options */
+	/* zoned, zoned_abs: each direction's picks (dist.h); zone_set[d]
+	 * false: that direction draws uniformly (fio's empty list) */
+	struct bench_zone_pick zone_pick[DDIR_NR][BENCH_ZONE_PICKS];
+	bool zone_set[DDIR_NR];
 	bool randrepeat; /* default true */
 	bool randseed_set;
 	uint64_t randseed;

@@ -128,9 +128,52 @@ static uint64_t normal_next(const struct bench_dist *d, struct bench_rng *rng)
 	return (scatter(sum) + d->rand_off) % d->nranges;
 }
 
+void bench_dist_init_zoned(struct bench_dist *d, bool abs,
+			   const struct bench_zone_pick *pick, uint64_t bs,
+			   uint64_t nranges)
+{
+	*d = (struct bench_dist){ .kind = abs ? DIST_ZONED_ABS : DIST_ZONED,
+				  .nranges = nranges,
+				  .pick = pick,
+				  .bs = bs };
+}
+
+uint64_t bench_zones_end(const struct bench_zone_pick *pick)
+{
+	uint64_t end = 0;
+	unsigned v;
+
+	for (v = 0; v < BENCH_ZONE_PICKS; v++)
+		if (pick[v].end > end)
+			end = pick[v].end;
+	return end;
+}
+
+/* fio's zoned offsets: a percentile 1..100 picks the zone; a block
+ * uniformly inside it (fio: its first block when the zone rounds to none) */
+static uint64_t zoned_next(const struct bench_dist *d, struct bench_rng *rng)
+{
+	const struct bench_zone_pick *p =
+		&d->pick[bench_rng_below(rng, BENCH_ZONE_PICKS)];
+	uint64_t start, len, b;
+
+	if (d->kind == DIST_ZONED) {
+		start = p->prev * d->nranges / 100;
+		len = d->nranges * (p->end - p->prev) / 100;
+	} else {
+		start = p->prev / d->bs;
+		len = p->end / d->bs - start;
+	}
+	b = start + (len ? bench_rng_below(rng, len) : 0);
+	return b < d->nranges ? b : d->nranges - 1;
+}
+
 uint64_t bench_dist_next(const struct bench_dist *d, struct bench_rng *rng)
 {
 	switch (d->kind) {
+	case DIST_ZONED:
+	case DIST_ZONED_ABS:
+		return zoned_next(d, rng);
 	case DIST_ZIPF:
 		return zipf_next(d, rng);
 	case DIST_PARETO:

@@ -3,7 +3,7 @@
  * Private to the `mqblk bench` option files: the table of a job's options
  * and bench_job_set (options.c), the values that need more than the
  * table's types (options_set.c, which hands rw= and the block sizes to
- * options_bs.c), and the command line (options_cli.c), which completes
+ * options_bs.c and random_distribution= to options_dist.c), and the command line (options_cli.c), which completes
  * and reads names off the table. A job's fixup (options_fixup.c) needs
  * none of this. The calls go down that list only.
  */
@@ -54,5 +54,9 @@ int opt_set_bsrange(struct bench_job *job, const char *key, const char *val,
 		    char *err, size_t errlen);
 int opt_set_bssplit(struct bench_job *job, const char *val, char *err,
 		    size_t errlen);
+
+/* options_dist.c: random_distribution= */
+int opt_set_random_distribution(struct bench_job *job, const char *val,
+				char *err, size_t errlen);
 
 #endif

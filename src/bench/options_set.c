@@ -2,13 +2,12 @@
 /*
  * `mqblk bench`'s options whose values need more than the table's types
  * (OT_SPECIAL): percentiles, the engine, verify, CPUs, sizes and files,
- * rates and times, random_distribution, error handling and the rest, one
- * by one from opt_set_special() (bench_job_set calls it); rw= and the
- * block sizes are options_bs.c's.
+ * rates and times, error handling and the rest, one by one from
+ * opt_set_special() (bench_job_set calls it); rw= and the block sizes are
+ * options_bs.c's, random_distribution options_dist.c's.
  */
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +16,6 @@
 
 #include "bench.h"
 #include "mqblk/mqblk.h"
-#include "dist.h"
 #include "options_int.h"
 #include "verify.h"
 
@@ -404,122 +402,6 @@ static int set_usec_time(const char *key, const char *val, uint64_t *out,
 	return 0;
 }
 
-/* a number for random_distribution's :V or :C, all of s */
-static bool dist_number(const char *s, size_t len, double *out)
-{
-	char buf[64], *end;
-
-	if (!len || len >= sizeof(buf))
-		return false;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	errno = 0;
-	*out = strtod(buf, &end);
-	/* strtod takes "nan" and "inf": refused as the not-numbers they are */
-	return !errno && *end == '\0' && isfinite(*out);
-}
-
-/*
- * fio's random_distribution=random|zipf[:THETA[:C]]|pareto[:H[:C]]|
- * normal[:DEV[:C]], refused with fio's words where fio refuses (zipf's
- * theta 1.0, pareto's h outside (0, 1), normal's deviation outside
- * [0, 100), a center outside [0, 1]); zoned and zoned_abs by name.
- */
-static int set_random_distribution(struct bench_job *job, const char *val,
-				   char *err, size_t errlen)
-{
-	static const struct {
-		const char *name;
-		enum bench_rand_dist kind;
-		double def;
-	} names[] = {
-		{ "random", DIST_RANDOM, 0.0 },
-		{ "zipf", DIST_ZIPF, 1.1 }, /* fio's FIO_DEF_ZIPF */
-		{ "pareto", DIST_PARETO, 0.2 }, /* FIO_DEF_PARETO */
-		{ "normal", DIST_NORMAL, 0.0 },
-	};
-	const char *colon = strchr(val, ':'), *c2 = NULL;
-	size_t len = colon ? (size_t)(colon - val) : strlen(val), i;
-	double v, center = -1.0;
-
-	if ((len == 5 && !strncmp(val, "zoned", 5)) ||
-	    (len == 9 && !strncmp(val, "zoned_abs", 9)))
-		return bench_err(err, errlen,
-				 "random_distribution=%s is not supported: "
-				 "zoned distributions are not implemented "
-				 "(random, zipf, pareto, normal are)",
-				 val);
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strlen(names[i].name) == len &&
-		    !strncmp(val, names[i].name, len))
-			break;
-	if (i == sizeof(names) / sizeof(names[0]))
-		return bench_err(err, errlen,
-				 "failed parsing random_distribution=%s "
-				 "(random, zipf, pareto, normal)",
-				 val);
-	v = names[i].def;
-	if (colon && names[i].kind != DIST_RANDOM) {
-		c2 = strchr(colon + 1, ':');
-		if (!dist_number(colon + 1,
-				 c2 ? (size_t)(c2 - colon - 1) :
-				      strlen(colon + 1),
-				 &v) ||
-		    (c2 && !dist_number(c2 + 1, strlen(c2 + 1), &center)))
-			return bench_err(err, errlen,
-					 "random postfix parsing failed: "
-					 "random_distribution=%s",
-					 val);
-		if (c2 && (center < 0.0 || center > 1.0))
-			return bench_err(err, errlen,
-					 "distribution center out of range "
-					 "(0 <= center <= 1.0): "
-					 "random_distribution=%s",
-					 val);
-	}
-	switch (names[i].kind) {
-	case DIST_ZIPF:
-		if (v == 1.0)
-			return bench_err(err, errlen,
-					 "zipf theta must be different than "
-					 "1.0: random_distribution=%s",
-					 val);
-		break;
-	case DIST_PARETO:
-		if (v <= 0.0 || v >= 1.0)
-			return bench_err(err, errlen,
-					 "pareto input out of range "
-					 "(0 < input < 1.0): "
-					 "random_distribution=%s",
-					 val);
-		break;
-	case DIST_NORMAL:
-		if (v < 0.0 || v >= 100.0)
-			return bench_err(err, errlen,
-					 "normal deviation out of range "
-					 "(0 <= input < 100.0): "
-					 "random_distribution=%s",
-					 val);
-		break;
-	case DIST_RANDOM:
-		/* fio ignores a postfix on random: refuse it instead of
-		 * silently dropping it */
-		if (colon)
-			return bench_err(err, errlen,
-					 "random_distribution=%s: random "
-					 "takes no value",
-					 val);
-		break;
-	}
-	job->rand_dist = names[i].kind;
-	job->dist_val = v;
-	job->dist_center = center;
-	job->dist_center_set = c2 != NULL;
-	/* the name and two numbers of under 64 characters each fit */
-	snprintf(job->rand_dist_str, sizeof(job->rand_dist_str), "%s", val);
-	return 0;
-}
-
 /*
  * Options whose default mqblk has and whose other values it does not:
  * the default is taken, anything else refused naming why (mqblk-bench(1)'s
@@ -751,7 +633,7 @@ int opt_set_special(struct bench_job *job, const struct opt *o, const char *val,
 	if (!strcmp(o->name, "file_service_type"))
 		return set_file_service(job, val, err, errlen);
 	if (!strcmp(o->name, "random_distribution"))
-		return set_random_distribution(job, val, err, errlen);
+		return opt_set_random_distribution(job, val, err, errlen);
 	if (!strcmp(o->name, "rate"))
 		return set_per_ddir(job, o->name, val, true, job->rate, err,
 				    errlen);

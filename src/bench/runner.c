@@ -722,15 +722,13 @@ void *job_thread_fn(void *arg)
 			g.region_len /
 			job->bs[bench_job_bs_slot(job, (enum bench_ddir)d)];
 
-		if (d && nr == g.dist[0].nranges)
+		if (d && nr == g.dist[0].nranges &&
+		    job->rand_dist != DIST_ZONED &&
+		    job->rand_dist != DIST_ZONED_ABS)
 			g.dist[d] = g.dist[0];
 		else
-			bench_dist_init(
-				&g.dist[d],
-				(enum bench_rand_dist)job->rand_dist,
-				job->dist_val,
-				job->dist_center_set ? job->dist_center : -1.0,
-				nr, &g.rng);
+			gen_law_init(job, &g.dist[d], (enum bench_ddir)d, nr,
+				     &g.rng);
 	}
 	for (d = 0; d < DDIR_NR; d++)
 		bench_rng_seed(&g.bsrng[d],

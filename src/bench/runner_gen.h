@@ -180,6 +180,10 @@ int multi_reap(struct gen *g, struct mqblk_rq **rqs, unsigned min, unsigned max,
 	       int64_t timeout_ns);
 __attribute__((cold)) int multi_init(struct job_thread *jt, struct gen *g);
 __attribute__((cold)) int multi_laws(struct job_thread *jt, struct gen *g);
+__attribute__((cold)) void gen_law_init(const struct bench_job *job,
+					struct bench_dist *dist,
+					enum bench_ddir d, uint64_t nranges,
+					struct bench_rng *rng);
 __attribute__((cold)) int multi_open(struct job_thread *jt, struct gen *g);
 __attribute__((cold)) uint64_t multi_verify(struct job_thread *jt,
 					    struct gen *g,

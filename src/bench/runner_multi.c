@@ -198,6 +198,33 @@ __attribute__((noinline, cold)) int multi_init(struct job_thread *jt,
 	return 0;
 }
 
+/*
+ * Direction d's --random_distribution law over nranges blocks of its block
+ * size: fio's zoned ones from the job's picks (uniform for a direction
+ * with no zones), the others from their values.
+ */
+__attribute__((cold)) void gen_law_init(const struct bench_job *job,
+					struct bench_dist *dist,
+					enum bench_ddir d, uint64_t nranges,
+					struct bench_rng *rng)
+{
+	enum bench_rand_dist kind = (enum bench_rand_dist)job->rand_dist;
+
+	if (kind == DIST_ZONED || kind == DIST_ZONED_ABS) {
+		if (job->zone_set[d])
+			bench_dist_init_zoned(
+				dist, kind == DIST_ZONED_ABS, job->zone_pick[d],
+				job->bs[bench_job_bs_slot(job, d)], nranges);
+		else
+			bench_dist_init(dist, DIST_RANDOM, 0.0, -1.0, nranges,
+					rng);
+		return;
+	}
+	bench_dist_init(dist, kind, job->dist_val,
+			job->dist_center_set ? job->dist_center : -1.0, nranges,
+			rng);
+}
+
 /* The laws and random maps of the files other than the one in g. */
 __attribute__((noinline, cold)) int multi_laws(struct job_thread *jt,
 					       struct gen *g)
@@ -214,14 +241,9 @@ __attribute__((noinline, cold)) int multi_laws(struct job_thread *jt,
 				job, (enum bench_ddir)d)];
 
 			if (g->use_dist)
-				bench_dist_init(
-					&f->dist[d],
-					(enum bench_rand_dist)job->rand_dist,
-					job->dist_val,
-					job->dist_center_set ?
-						job->dist_center :
-						-1.0,
-					f->region_len / bs, &g->rng);
+				gen_law_init(job, &f->dist[d],
+					     (enum bench_ddir)d,
+					     f->region_len / bs, &g->rng);
 			if (g->use_map &&
 			    bench_randmap_init(&f->map[d], f->region_len / bs))
 				return job_fail(

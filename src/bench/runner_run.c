@@ -70,6 +70,32 @@ static const char *job_uri(const struct bench_job *job)
 			       "null";
 }
 
+/* fio's zoned_abs: every zone inside the region of region bytes (fio
+ * fails the job at its first draw, "zoned_abs sizes exceed file size");
+ * what names the region in the message. */
+static int zones_fit(const struct bench_job *job, uint64_t region,
+		     const char *what)
+{
+	int d;
+
+	if (job->rand_dist != DIST_ZONED_ABS || !bench_rw_is_random(job->rw))
+		return 0;
+	for (d = 0; d < DDIR_NR; d++) {
+		uint64_t bs = job->bs[bench_job_bs_slot(job,
+							(enum bench_ddir)d)],
+			 end = bench_zones_end(job->zone_pick[d]);
+
+		if (job->zone_set[d] && end / bs > region / bs) {
+			fprintf(stderr,
+				"mqblk: %s: random_distribution=zoned_abs: the zones end at %llu bytes, past the %llu bytes of %s\n",
+				job->name, (unsigned long long)end,
+				(unsigned long long)region, what);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /*
  * nrfiles > 1 (fio's jobname files, laid out to their sizes, or with
  * size=N% the sizes they have): a block fits in every file's share past
@@ -102,8 +128,15 @@ static int resolve_files(struct bench_job *job, uint64_t minbs, uint64_t maxbs)
 					job->files[k], (unsigned long long)fs);
 				return -1;
 			}
-			if (io >= minbs)
+			if (io >= minbs) {
+				char what[64];
+
+				snprintf(what, sizeof(what),
+					 "file %u of clone %u's region", k, c);
+				if (zones_fit(job, io, what))
+					return -1;
 				continue;
+			}
 			if (job->size_pct)
 				fprintf(stderr,
 					"mqblk: %s: file %u of clone %u holds %llu bytes: size=%u%% of it past offset %llu is %llu bytes, no block of %llu\n",
@@ -242,6 +275,8 @@ static int job_resolve(struct bench_job *job, struct mqblk_dev *dev)
 			job->name, job->iodepth, (unsigned long long)maxbs);
 		return -1;
 	}
+	if (zones_fit(job, job->size, "the job's region"))
+		return -1;
 	if (bench_rw_is_random(job->rw) && !job->norandommap &&
 	    job->rand_dist == DIST_RANDOM && job->size / minbs > (1ull << 34)) {
 		fprintf(stderr,

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# fio's --random_distribution (zipf, pareto, normal): offsets read back from
-# the per-I/O clat log (--log_offset=1) follow the law: the hottest 1% of
-# the blocks take the share fio 3.33 gives them (run beside mqblk on its
-# null engine when fio is here, within 0.05), uniform stays uniform, a
-# center of 0 puts zipf's hottest block first, and fio's refusals are
-# fio's words, one line, exit 1.
+# fio's --random_distribution (zipf, pareto, normal, zoned, zoned_abs):
+# offsets read back from the per-I/O clat log (--log_offset=1) follow the
+# law: the hottest 1% of the blocks take the share fio 3.33 gives them
+# (run beside mqblk on its null engine when fio is here, within 0.05), each
+# zone its share of the I/Os (beside fio, within 0.03) and none outside
+# the zones, uniform stays uniform, a center of 0 puts zipf's hottest block
+# first, and fio's refusals are fio's words, one line, exit 1.
 # shellcheck source-path=SCRIPTDIR disable=SC1091
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -79,6 +80,73 @@ law "zipf:0.8" zipf:0.8 0.25 0.40
 law "pareto:0.2" pareto:0.2 0.45 0.62
 law "pareto (h 0.2)" pareto 0.45 0.62
 law "normal:5" normal:5 0.05 0.15
+
+# fio's zones: the share of the I/Os whose offsets fall in [LO, HI) bytes
+# (zshare LOG LO HI [DDIR]: of reads 0 or writes 1 only)
+zshare()
+{
+	awk -F', ' -v lo="$2" -v hi="$3" -v dd="${4:--1}" '
+		dd >= 0 && $3 != dd { next }
+		{ t++; if ($5 >= lo && $5 < hi) s++ }
+		END { printf "%.3f\n", t ? s / t : 0 }' "$1"
+}
+# zoned NAME VALUE BOUNDS...: the shares of [0, B1), [B1, B2), ... for
+# --random_distribution=VALUE, printed "s1 s2 ...", beside fio's
+zones()
+{
+	local log=$1 b lo=0 out=""
+	shift
+	for b in "$@"; do
+		out="$out $(zshare "$log" "$lo" "$b")"
+		lo=$b
+	done
+	echo "${out# }"
+}
+M64=67108864
+# zoned:80/10:20/30: 80% to the first 10% (1638 blocks), 20% to the next
+# 30% (4915), none past 40% (fio: a zone is blocks * percent / 100)
+Z1=$((1638 * 4096)) Z2=$(((1638 + 4915) * 4096))
+rm -f "$D"/*.log
+bench --name=m --rw=randread --random_distribution=zoned:80/10:20/30
+ok "zoned:80/10:20/30: runs" &&
+	zs=$(zones "$D/m_clat.1.log" $Z1 $Z2 $M64) &&
+	check "zoned:80/10:20/30: shares ($zs) about 0.8 0.2 0" \
+		awk -v s="$zs" 'BEGIN { split(s, a, " "); exit !(a[1] > 0.77 && a[1] < 0.83 && a[2] > 0.17 && a[2] < 0.23 && a[3] == 0) }'
+if command -v "$FIO" >/dev/null; then
+	(cd "$D" && timeout -k 5 60 "$FIO" --name=f --ioengine=null \
+		--rw=randread --size=64m --number_ios=$NIOS \
+		--random_distribution=zoned:80/10:20/30 --write_lat_log=f \
+		--log_offset=1 --output-format=terse >/dev/null 2>&1)
+	fz=$(zones "$D/f_clat.1.log" $Z1 $Z2 $M64)
+	check "zoned:80/10:20/30: fio's shares ($fz) within 0.03 of mqblk's ($zs)" \
+		awk -v a="$zs" -v b="$fz" 'BEGIN { split(a, x, " "); split(b, y, " "); for (i = 1; i <= 3; i++) if (x[i] - y[i] > 0.03 || y[i] - x[i] > 0.03) exit 1 }'
+else
+	skip "zoned: beside fio" "no fio"
+fi
+# zoned_abs: 50% to the first 4 MiB, 50% to the next 8 MiB, none after
+rm -f "$D"/*.log
+bench --name=m --rw=randread --random_distribution=zoned_abs:50/4m:50/8m
+ok "zoned_abs:50/4m:50/8m: runs" &&
+	zs=$(zones "$D/m_clat.1.log" 4194304 12582912 $M64) &&
+	check "zoned_abs:50/4m:50/8m: shares ($zs) about 0.5 0.5 0" \
+		awk -v s="$zs" 'BEGIN { split(s, a, " "); exit !(a[1] > 0.47 && a[1] < 0.53 && a[2] > 0.47 && a[2] < 0.53 && a[3] == 0) }'
+# a list per direction (fio's R,W): reads in the first 10%, writes in
+# the second half
+rm -f "$D"/*.log
+bench --name=m --rw=randrw --random_distribution=zoned:100/10,0/50:100/50
+ok "zoned:100/10,0/50:100/50 randrw: runs" &&
+	check "zoned R,W: every read in the first 10%" \
+		test "$(zshare "$D/m_clat.1.log" 0 $Z1 0)" = 1.000 &&
+	check "zoned R,W: every write in the second half" \
+		test "$(zshare "$D/m_clat.1.log" $((M64 / 2)) $M64 1)" = 1.000
+# an empty list leaves its direction uniform: writes everywhere
+rm -f "$D"/*.log
+bench --name=m --rw=randrw --random_distribution=zoned:100/10,
+ok "zoned:100/10, (writes uniform): runs" &&
+	check "zoned R,: reads in the first 10%" \
+		test "$(zshare "$D/m_clat.1.log" 0 $Z1 0)" = 1.000 &&
+	check "zoned R,: writes past the first half too" \
+		within "$(zshare "$D/m_clat.1.log" $((M64 / 2)) $M64 1)" 0.4 0.6
 
 # uniform: the random map touches every block once in the first pass
 rm -f "$D"/*.log
@@ -182,8 +250,20 @@ bad "zipf:1.2x" "random postfix parsing failed" \
 bad "gauss:5 (not one of fio's names)" \
 	"failed parsing random_distribution=gauss:5" \
 	--random_distribution=gauss:5
-bad "zoned" "random_distribution=zoned:50/5:50/95 is not supported" \
-	--random_distribution=zoned:50/5:50/95
+bad "zoned: access not 100" \
+	"random_distribution=zoned:80/10:10/30: access percentages add up to 90, not 100" \
+	--random_distribution=zoned:80/10:10/30
+bad "zoned: sizes over 100" "zone size percentages add up to 120, more than 100" \
+	--random_distribution=zoned:80/60:20/60
+bad "zoned: no zones" "no zones" --random_distribution=zoned
+bad "zoned: empty zone" "empty zone" --random_distribution=zoned:80/10::20/30
+bad "zoned: four lists" "at most 3 lists" \
+	--random_distribution=zoned:100/10,100/10,100/10,100/10
+bad "zoned_abs: a zone with no size" "zone 1 has no size" \
+	--random_distribution=zoned_abs:100
+bad "zoned_abs: zones past the region" \
+	"random_distribution=zoned_abs: the zones end at 2097152 bytes, past the 1048576 bytes of the job's region" \
+	--random_distribution=zoned_abs:50/1m:50/1m
 bad "random:3" "random takes no value" --random_distribution=random:3
 
 finish

@@ -325,9 +325,9 @@ bad_opt "sync=x" "failed parsing sync=x \\(valid values: none, 0, sync, 1, dsync
 run bench --name=x --filename=null --rw=write --size=1m --sync=1
 failed "--sync=1 on the null device: refused, not ignored" \
 	"the null driver has no synchronous writes"
-bad_opt "random_distribution=zoned" \
-	"random_distribution=zoned:50/5:50/95 is not supported" \
-	--random_distribution=zoned:50/5:50/95
+bad_opt "random_distribution=zoned:50/5:40/95" \
+	"random_distribution=zoned:50/5:40/95: access percentages add up to 90, not 100" \
+	--random_distribution=zoned:50/5:40/95
 bad_opt "dedupe_mode=working_set" "dedupe_mode=working_set is not supported" \
 	--dedupe_mode=working_set
 bad_opt "buffer_pattern=zz" "pattern" --buffer_pattern=zz

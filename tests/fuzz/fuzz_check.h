@@ -120,6 +120,24 @@ static inline void fuzz_check_config(const struct bench_config *cfg,
 				FUZZ_CHECK(j->ignore_error[t][e] > 0);
 		}
 		FUZZ_CHECK(j->size_pct <= 100);
+		/* fio's zones: each direction's 100 picks in order, a zoned
+		 * one within 100 percent */
+		if (j->rand_dist == DIST_ZONED ||
+		    j->rand_dist == DIST_ZONED_ABS)
+			for (unsigned d = 0; d < DDIR_NR; d++)
+				for (unsigned v = 0;
+				     j->zone_set[d] && v < BENCH_ZONE_PICKS;
+				     v++) {
+					const struct bench_zone_pick *zp =
+						&j->zone_pick[d][v];
+
+					FUZZ_CHECK(zp->prev <= zp->end);
+					FUZZ_CHECK(j->rand_dist ==
+							   DIST_ZONED_ABS ||
+						   zp->end <= 100);
+					FUZZ_CHECK(!v ||
+						   zp->prev >= zp[-1].prev);
+				}
 		if (j->target == TARGET_JOBFILES)
 			FUZZ_CHECK(j->filename &&
 				   (j->filesize > 0 || j->size_pct));
