@@ -1972,6 +1972,81 @@ static int fresh_ctrl(struct ctrl *x, uint8_t digest)
 	return ctx(ctrl_open(x, digest, 1), "opening a fresh controller");
 }
 
+/*
+ * A fatal error while a read's C2HData is part way out: the host takes
+ * nothing for a while (a small receive buffer, 12 MiB of reads), so the
+ * socket has part of a train when the bad header comes. The C2HTermReq
+ * comes at a PDU boundary, after the rest of that train: every byte before
+ * it decodes (a fuzzer found the TermReq inside a C2HData's data).
+ */
+static int bad_hlen_mid_pdu(void)
+{
+	struct ctrl x;
+	union nvme_command cmd;
+	uint8_t b[256];
+	unsigned i, nr = 12, datas = 0;
+	int small = 16384, ret = fresh_ctrl(&x, 0);
+	uint32_t nlb;
+	ssize_t n;
+
+	if (ret)
+		goto out;
+	setsockopt(x.io[1].fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	nlb = x.max_xfer >> x.lba_shift[1];
+	for (i = 0; !ret && i < nr; i++) {
+		rw_cmd(&cmd, nvme_cmd_read, 1, (uint64_t)i * nlb, nlb);
+		cmd.common.command_id = (uint16_t)(100 + i);
+		cmd.common.flags = NVME_CMD_SGL_METABUF;
+		sgl_set(&cmd, NVME_SGL_TCP_TRANSPORT, nlb << x.lba_shift[1]);
+		ret = wc_send_capsule(&x.io[1], &cmd, NULL, 0);
+	}
+	if (ret)
+		goto out;
+	/* the target fills its socket, and stops inside a train */
+	usleep(300 * 1000);
+	capsule_read(&cmd, 1);
+	n = nvme_tcp_build_cmd(&x.io[1].c, b, sizeof(b), &cmd, NULL, 0);
+	b[2] = 80; /* hlen */
+	ret = send_all(x.io[1].fd, b, (size_t)n);
+	if (ret)
+		goto out;
+	for (;;) {
+		ret = wc_recv(&x.io[1]);
+		if (ret) {
+			ret = ctx(ret, "reading what came before the "
+				       "C2HTermReq");
+			goto out;
+		}
+		if (x.io[1].p.type == nvme_tcp_c2h_data)
+			datas++;
+		else if (x.io[1].p.type != nvme_tcp_rsp)
+			break;
+	}
+	if (x.io[1].p.type != nvme_tcp_c2h_term) {
+		ret = fail(W_ERR, "expected a C2HTermReq, got PDU type 0x%02x",
+			   x.io[1].p.type);
+		goto out;
+	}
+	if (nvme_get_le16(x.io[1].rx + 8) != NVME_TCP_FES_INVALID_PDU_HDR) {
+		ret = fail(W_ERR, "C2HTermReq FES %u",
+			   nvme_get_le16(x.io[1].rx + 8));
+		goto out;
+	}
+	/* the socket held some of the data, not all of it */
+	if (!datas || datas == nr) {
+		ret = fail(W_ERR,
+			   "%u of %u reads' C2HData came before the "
+			   "C2HTermReq: the test did not catch the target "
+			   "part way",
+			   datas, nr);
+		goto out;
+	}
+	ret = ctx(wc_expect_eof(&x.io[1]), "after the C2HTermReq");
+out:
+	ctrl_close(&x);
+	return ret;
+}
+
 static int bad_truncated_h2c(void)
 {
 	struct ctrl x;
@@ -2401,6 +2476,9 @@ static void scenario_c(void)
 	bad("C: unknown PDU type: C2HTermReq FES 1 FEI 0, close",
 	    bad_unknown_type);
 	bad("C: wrong hlen: C2HTermReq FES 1 FEI 2, close", bad_hlen);
+	bad("C: wrong hlen while a C2HData is part way out: the rest of "
+	    "it, then C2HTermReq FES 1, close",
+	    bad_hlen_mid_pdu);
 	bad("C: wrong header digest: C2HTermReq FES 3, close", bad_hdgst);
 	bad("C: plen over the target's limit: C2HTermReq, close", bad_plen);
 	bad("C: truncated capsule, then the host closes", bad_truncated);

@@ -275,26 +275,32 @@ void tcp_queue_flush(struct tgt_queue *sq)
 		tcp_queue_rx_resume(q);
 	if (q->sq.closing)
 		goto drop;
-	if (q->ctl_len) {
-		int ret = send_ctl(q);
-
-		if (ret > 0) {
-			set_want_out(q, true);
-			return;
-		}
-		if (ret < 0)
-			goto drop;
-	}
-	while (q->tx_head) {
+	while (q->tx_head || q->ctl_len) {
 		struct tcp_cmd *c;
 		size_t skip = q->tx_off;
 		unsigned n = 0;
 		ssize_t sent;
 		bool zc;
 
-		for (c = q->tx_head; c && n + 4 <= 64; c = c->tx_next)
+		/* the ICResp, or a TermReq: at a PDU boundary, so after
+		 * the rest of a train already part way out */
+		if (q->ctl_len && !q->tx_off) {
+			int ret = send_ctl(q);
+
+			if (ret > 0) {
+				set_want_out(q, true);
+				return;
+			}
+			if (ret < 0)
+				goto drop;
+			continue;
+		}
+		for (c = q->tx_head; c && n + 4 <= 64; c = c->tx_next) {
 			n += nvme_tcp_iov_append(iov + n, 64 - n, c->iov,
 						 c->niov, &skip);
+			if (q->ctl_len)
+				break; /* that train alone, then the TermReq */
+		}
 		zc = q->zc && nvme_tcp_iov_len(iov, n) >= TGT_ZC_MIN;
 		sent = tcp_io_send(q, iov, n, zc ? MSG_ZEROCOPY : 0);
 		if (sent < 0 && zc && errno == ENOBUFS) {
@@ -381,7 +387,9 @@ void tcp_queue_fatal(struct tcp_queue *q, uint16_t fes, uint32_t fei,
 		tcp_queue_quiesce(&q->sq);
 		return;
 	}
-	/* a TermReq goes out alone, ahead of anything queued */
+	/* a TermReq goes out alone, ahead of anything queued, at a PDU
+	 * boundary: after the rest of a train the socket took part of
+	 * (tcp_queue_flush) */
 	q->ctl_len = (uint32_t)n;
 	q->ctl_off = 0;
 	q->close_after_ctl = true;
@@ -390,6 +398,10 @@ void tcp_queue_fatal(struct tcp_queue *q, uint16_t fes, uint32_t fei,
 		  &(struct epoll_event){ .events = EPOLLOUT,
 					 .data.ptr = &q->sq });
 	q->want_out = true;
+	if (q->tx_off) {
+		tgt_reactor_want_flush(q->sq.r, &q->sq);
+		return;
+	}
 	if (send_ctl(q) > 0)
 		return;
 }
