@@ -247,11 +247,12 @@ int opt_set_bsrange(struct bench_job *job, const char *key, const char *val,
 
 /*
  * One direction of bssplit: BS[/PCT]:BS[/PCT]... An entry without a
- * percentage (or, as fio's atoi reads it, with 0) shares what the others
- * leave of 100 equally (integer division, as fio). Unlike fio, a total over
- * 100 and a percentage over 100 are errors (fio clamps or wraps them) and so
- * is an empty entry before the last (fio ends the list there). Sorted by
- * percentage, smallest first, as fio's lookup walks them.
+ * percentage ("BS", "BS/" or, as fio's atoi reads it, "BS/0") shares what
+ * the others leave of 100 equally (integer division, as fio). Unlike fio, a
+ * total over 100 and a percentage over 100 are errors (fio clamps or wraps
+ * them) and so is an empty entry before the last (fio ends the list
+ * there). Sorted by percentage, smallest first, as fio's lookup walks
+ * them.
  */
 static int bssplit_one(struct bench_job *job, int d, const char *s, char *err,
 		       size_t errlen)
@@ -284,11 +285,12 @@ static int bssplit_one(struct bench_job *job, int d, const char *s, char *err,
 		field[len] = 0;
 		sp[nr].perc = UINT32_MAX; /* missing */
 		slash = strchr(field, '/');
-		if (slash) {
+		if (slash)
+			*slash = 0;
+		if (slash && slash[1]) { /* "BS/": no percentage (fio's) */
 			char buf[128];
 			uint64_t v;
 
-			*slash = 0;
 			if (bench_parse_uint(slash + 1, 0, 100, &v, buf,
 					     sizeof(buf)))
 				return bench_err(err, errlen,

@@ -48,6 +48,16 @@ import json, sys
 o = json.load(open(sys.argv[1]))["jobs"][0]["job options"]
 sys.exit(0 if o["bssplit"] == "4k/50:64k/50,4k/50:64k/50,4k/50:64k/50" else 1)
 ' "$OUT"
+# an entry with an empty percentage ("128k/", as fio's examples write
+# it) takes what the others leave, as fio's atoi reads it
+run bench --name=t --filename=null --rw=randread --size=1m \
+	--bssplit=4k/50:64k/30:128k/ --output-format=json
+ok bssplit-empty-percentage &&
+	check bssplit-empty-percentage-is-the-rest python3 -c '
+import json, sys
+o = json.load(open(sys.argv[1]))["jobs"][0]["job options"]
+sys.exit(0 if o["bssplit"].split(",")[0] == "128k/20:64k/30:4k/50" else 1)
+' "$OUT"
 # a range: lengths from 4k to 1m, mean near fio's min + max / 2
 run bench --name=t --filename=null:size=4g --rw=randwrite --bsrange=4k-1m \
 	--norandommap --number_ios=4000 --output-format=json --eta=never
