@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bench.h"
 #include "verify.h"
@@ -271,18 +272,36 @@ static const char *list_colon(const char *p)
 	return NULL;
 }
 
+/* A path URI (keys after '?' aside) that names something that exists */
+static bool path_exists(const char *f)
+{
+	size_t len = strcspn(f, "?");
+	struct stat st;
+	char *p;
+	bool ok;
+
+	if (f[0] != '/' && f[0] != '.')
+		return false;
+	p = strndup(f, len);
+	ok = p && !stat(p, &st);
+	free(p);
+	return ok;
+}
+
 /*
  * fio's list of files, filename=a:b:c: how many names f has, 1 when it is
  * one device. A device URI is never a list: a scheme:// one (nvme-tcp),
  * the null device, or a driver's NAME:key=value,... (null, stripe): a
- * first part that is not a path ('/' or '.') and a key=value after it.
+ * first part that is not a path ('/' or '.') and a key=value after it. Nor
+ * is a path that exists as written (/dev/disk/by-path/pci-0000:00:1f.2-...,
+ * which fio would split unless its colons were escaped).
  */
 static unsigned filename_list_len(const char *f)
 {
 	const char *c = list_colon(f), *next;
 	unsigned n = 1;
 
-	if (!c || strstr(f, "://"))
+	if (!c || strstr(f, "://") || path_exists(f))
 		return 1;
 	if (f[0] != '/' && f[0] != '.') {
 		next = list_colon(c + 1);

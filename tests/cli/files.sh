@@ -250,6 +250,13 @@ run bench --name=l --filename="$L/a:$L/a" --size=1m
 failed "filename=a:a" "^mqblk: l: filename '$L/a:$L/a' lists $L/a twice\$"
 run bench --name=l --filename="$L/a:" --size=1m
 failed "filename=a:" "^mqblk: l: filename '$L/a:': file 2 of its list has no name\$"
+# a path that exists as written is one file, colons and all (a by-path
+# name: /dev/disk/by-path/pci-0000:00:1f.2-ata-1)
+truncate -s 1m "$L/p:q"
+run bench --name=l --filename="$L/p:q" --rw=read --bs=4k --output-format=json
+ok "filename=DIR/p:q, which exists" &&
+	check "filename=DIR/p:q: one file, read whole (1 MiB)" \
+		json_eval 'd["jobs"][0]["read"]["io_bytes"] == 1048576'
 # the options that become URI keys go on every file of the list
 run bench --name=l --filename="$L/a:$L/b?scheduler=none" --rw=read \
 	--size=1m --ioscheduler=mq-deadline
