@@ -344,39 +344,47 @@ static int bssplit_one(struct bench_job *job, int d, const char *s, char *err,
 }
 
 /*
- * fio's bssplit=R[,W[,T]]: no comma, every direction; one comma, read and
- * then write and trim; two, one each.
+ * fio's split lists per direction, R[,W[,T]] (its str_split_parse): no
+ * comma, every direction; one comma, read and then write and trim; two,
+ * one each. f gets the three lists; opt names the option in errors.
  */
+int opt_split_ddirs(const char *opt, const char *val, char f[3][1024],
+		    char *err, size_t errlen)
+{
+	const char *c1 = strchr(val, ','),
+		   *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+
+	if (c2 && strchr(c2 + 1, ','))
+		return bench_err(err, errlen,
+				 "%s=%.64s: at most 3 lists (read,write,trim)",
+				 opt, val);
+	if (strlen(val) >= 1024)
+		return bench_err(err, errlen, "%s: value too long", opt);
+	snprintf(f[0], 1024, "%.*s",
+		 (int)(c1 ? (size_t)(c1 - val) : strlen(val)), val);
+	if (!c1) {
+		snprintf(f[1], 1024, "%s", f[0]);
+		snprintf(f[2], 1024, "%s", f[0]);
+	} else if (!c2) {
+		snprintf(f[1], 1024, "%s", c1 + 1);
+		snprintf(f[2], 1024, "%s", c1 + 1);
+	} else {
+		snprintf(f[1], 1024, "%.*s", (int)(c2 - c1 - 1), c1 + 1);
+		snprintf(f[2], 1024, "%s", c2 + 1);
+	}
+	return 0;
+}
+
+/* fio's bssplit=R[,W[,T]] (opt_split_ddirs) */
 int opt_set_bssplit(struct bench_job *job, const char *val, char *err,
 		    size_t errlen)
 {
 	struct bench_job tmp;
-	const char *c1 = strchr(val, ','),
-		   *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
 	char f[3][1024];
-	size_t l0 = c1 ? (size_t)(c1 - val) : strlen(val);
 	int d;
 
-	if (c2 && strchr(c2 + 1, ','))
-		return bench_err(err, errlen,
-				 "bssplit=%.64s: at most 3 lists "
-				 "(read,write,trim)",
-				 val);
-	if (strlen(val) >= sizeof(f[0]))
-		return bench_err(err, errlen, "bssplit: value too long");
-	memcpy(f[0], val, l0);
-	f[0][l0] = 0;
-	if (!c1) {
-		snprintf(f[1], sizeof(f[1]), "%s", f[0]);
-		snprintf(f[2], sizeof(f[2]), "%s", f[0]);
-	} else if (!c2) {
-		snprintf(f[1], sizeof(f[1]), "%s", c1 + 1);
-		snprintf(f[2], sizeof(f[2]), "%s", c1 + 1);
-	} else {
-		snprintf(f[1], sizeof(f[1]), "%.*s", (int)(c2 - c1 - 1),
-			 c1 + 1);
-		snprintf(f[2], sizeof(f[2]), "%s", c2 + 1);
-	}
+	if (opt_split_ddirs("bssplit", val, f, err, errlen))
+		return -1;
 	if (!f[0][0] && !f[1][0] && !f[2][0])
 		return bench_err(err, errlen,
 				 "bssplit='%s': no block size given", val);

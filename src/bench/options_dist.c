@@ -145,8 +145,7 @@ static int set_zoned(struct bench_job *job, const char *val, bool abs,
 {
 	struct bench_zone_pick pick[DDIR_NR][BENCH_ZONE_PICKS];
 	bool set[DDIR_NR];
-	const char *list = colon ? colon + 1 : "", *c1 = strchr(list, ','),
-		   *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+	const char *list = colon ? colon + 1 : "";
 	char f[3][1024];
 	int d;
 
@@ -160,24 +159,9 @@ static int set_zoned(struct bench_job *job, const char *val, bool abs,
 				 "random_distribution: value longer than %zu "
 				 "characters",
 				 sizeof(job->rand_dist_str) - 1);
-	if (c2 && strchr(c2 + 1, ','))
-		return bench_err(err, errlen,
-				 "random_distribution=%.64s: at most 3 lists "
-				 "(read,write,trim)",
-				 val);
-	snprintf(f[0], sizeof(f[0]), "%.*s",
-		 (int)(c1 ? (size_t)(c1 - list) : strlen(list)), list);
-	if (!c1) {
-		snprintf(f[1], sizeof(f[1]), "%s", f[0]);
-		snprintf(f[2], sizeof(f[2]), "%s", f[0]);
-	} else if (!c2) {
-		snprintf(f[1], sizeof(f[1]), "%s", c1 + 1);
-		snprintf(f[2], sizeof(f[2]), "%s", c1 + 1);
-	} else {
-		snprintf(f[1], sizeof(f[1]), "%.*s", (int)(c2 - c1 - 1),
-			 c1 + 1);
-		snprintf(f[2], sizeof(f[2]), "%s", c2 + 1);
-	}
+	/* the lists after the name */
+	if (opt_split_ddirs("random_distribution", list, f, err, errlen))
+		return -1;
 	/* all or nothing: an error leaves the job as it was */
 	for (d = 0; d < DDIR_NR; d++)
 		if (zones_one(job, val, f[d], abs, pick[d], &set[d], err,

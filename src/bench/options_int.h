@@ -54,6 +54,9 @@ int opt_set_bsrange(struct bench_job *job, const char *key, const char *val,
 		    char *err, size_t errlen);
 int opt_set_bssplit(struct bench_job *job, const char *val, char *err,
 		    size_t errlen);
+/* options_bs.c: fio's R[,W[,T]] lists per direction into f */
+int opt_split_ddirs(const char *opt, const char *val, char f[3][1024],
+		    char *err, size_t errlen);
 
 /* options_dist.c: random_distribution= */
 int opt_set_random_distribution(struct bench_job *job, const char *val,
