@@ -163,40 +163,42 @@ static int resolve_files(struct bench_job *job, uint64_t minbs, uint64_t maxbs)
 	return 0;
 }
 
-/* A block size of the job that is not a multiple of lbs, or 0: every
- * length drawn is a multiple of the minimum or the maximum (next_buflen);
- * a split's sizes are named too. */
-static uint64_t job_bs_misfit(const struct bench_job *job, uint64_t lbs)
+/* Every length drawn is a multiple of the minimum or the maximum
+ * (next_buflen): each of the job's block sizes, a split's too, must be a
+ * multiple of the device's lbs; else one line naming uri, -1. */
+static int job_bs_check(const struct bench_job *job, uint64_t lbs,
+			const char *uri)
 {
+	uint64_t bad = 0;
 	unsigned k;
 	int d;
 
-	for (d = 0; d < DDIR_NR; d++) {
-		if (job->bs[d] % lbs)
-			return job->bs[d];
-		if (job->bs_max[d] % lbs)
-			return job->bs_max[d];
-		for (k = 0; k < job->bssplit_nr[d]; k++)
+	for (d = 0; d < DDIR_NR && !bad; d++) {
+		bad = job->bs[d] % lbs	   ? job->bs[d] :
+		      job->bs_max[d] % lbs ? job->bs_max[d] :
+					     0;
+		for (k = 0; !bad && k < job->bssplit_nr[d]; k++)
 			if (job->bssplit[d][k].bs % lbs)
-				return job->bssplit[d][k].bs;
+				bad = job->bssplit[d][k].bs;
 	}
-	return 0;
+	if (!bad)
+		return 0;
+	fprintf(stderr,
+		"mqblk: %s: block size %llu is not a multiple of the device block size %llu (%s)\n",
+		job->name, (unsigned long long)bad, (unsigned long long)lbs,
+		uri);
+	return -1;
 }
 
 /* Check a job against its device and fill in what the device decides. */
 static int job_resolve(struct bench_job *job, struct mqblk_dev *dev)
 {
 	uint64_t cap = mqblk_dev_size(dev), lbs = mqblk_dev_block_size(dev);
-	uint64_t maxbs = 0, minbs = UINT64_MAX, bad = job_bs_misfit(job, lbs);
+	uint64_t maxbs = 0, minbs = UINT64_MAX;
 	int d;
 
-	if (bad) {
-		fprintf(stderr,
-			"mqblk: %s: block size %llu is not a multiple of the device block size %llu (%s)\n",
-			job->name, (unsigned long long)bad,
-			(unsigned long long)lbs, job_uri(job));
+	if (job_bs_check(job, lbs, job_uri(job)))
 		return -1;
-	}
 	for (d = 0; d < DDIR_NR; d++) {
 		if (job->bs_max[d] > maxbs)
 			maxbs = job->bs_max[d];
@@ -569,7 +571,6 @@ static int find_file_devs(struct job_thread *jt, const struct bench_job *job,
 			  unsigned c, struct bench_dev *devs, unsigned nr_devs)
 {
 	char ubuf[4096];
-	uint64_t lbs, bad;
 	unsigned k, j;
 
 	jt->fdevs = calloc(job->nrfiles, sizeof(*jt->fdevs));
@@ -591,15 +592,9 @@ static int find_file_devs(struct job_thread *jt, const struct bench_job *job,
 		}
 		jt->fdevs[k] = &devs[j];
 		/* file 0's device is the one job_resolve checked */
-		lbs = mqblk_dev_block_size(devs[j].dev);
-		bad = k ? job_bs_misfit(job, lbs) : 0;
-		if (bad) {
-			fprintf(stderr,
-				"mqblk: %s: block size %llu is not a multiple of the device block size %llu (%s)\n",
-				job->name, (unsigned long long)bad,
-				(unsigned long long)lbs, uri);
+		if (k &&
+		    job_bs_check(job, mqblk_dev_block_size(devs[j].dev), uri))
 			return -1;
-		}
 	}
 	return 0;
 }
