@@ -18,16 +18,25 @@ static bool uri_is_path(const char *uri)
 	return uri && (uri[0] == '/' || uri[0] == '.');
 }
 
-/* uri with ",key" or "?key" after it (a path URI's keys), freed and
- * replaced; keys is "k=v[,k=v]". */
+/* key=value (keys: "k=v[,k=v]") after the device URI *uri (NULL: the
+ * null device), with the separator its kind takes: a path's '?' then ',',
+ * nvme-tcp://'s '?' then '&', a driver's ':' then ','. *uri is freed and
+ * replaced; -1 when out of memory. */
 static int uri_add_keys(char **uri, const char *keys)
 {
-	size_t len = strlen(*uri) + strlen(keys) + 2;
+	const char *u = *uri ? *uri : "null", *sep;
+	size_t len = strlen(u) + strlen(keys) + 2;
 	char *nu = malloc(len);
 
 	if (!nu)
 		return -1;
-	snprintf(nu, len, "%s%s%s", *uri, strchr(*uri, '?') ? "," : "?", keys);
+	if (uri_is_path(u))
+		sep = strchr(u, '?') ? "," : "?";
+	else if (!strncmp(u, "nvme-tcp://", 11))
+		sep = strchr(u, '?') ? "&" : "?";
+	else
+		sep = strchr(u, ':') ? "," : ":";
+	snprintf(nu, len, "%s%s%s", u, sep, keys);
 	free(*uri);
 	*uri = nu;
 	return 0;
@@ -96,9 +105,9 @@ static const char *uri_key(const char *uri, const char *key, size_t *len)
 static int sched_one(struct bench_job *job, char **uri, char *err,
 		     size_t errlen)
 {
-	const char *u = *uri ? *uri : "null", *v, *sep;
+	const char *u = *uri ? *uri : "null", *v;
+	char kv[64];
 	size_t len;
-	char *nu;
 
 	v = uri_key(u, "scheduler", &len);
 	if (v) {
@@ -110,19 +119,9 @@ static int sched_one(struct bench_job *job, char **uri, char *err,
 			"%s: --ioscheduler=%s conflicts with scheduler=%.*s in filename '%s'",
 			job->name, job->ioscheduler, (int)len, v, u);
 	}
-	if (uri_is_path(u))
-		sep = strchr(u, '?') ? "," : "?";
-	else if (!strncmp(u, "nvme-tcp://", 11))
-		sep = strchr(u, '?') ? "&" : "?";
-	else
-		sep = strchr(u, ':') ? "," : ":";
-	len = strlen(u) + strlen(job->ioscheduler) + 16;
-	nu = malloc(len);
-	if (!nu)
+	snprintf(kv, sizeof(kv), "scheduler=%s", job->ioscheduler);
+	if (uri_add_keys(uri, kv))
 		return bench_err(err, errlen, "out of memory");
-	snprintf(nu, len, "%s%sscheduler=%s", u, sep, job->ioscheduler);
-	free(*uri);
-	*uri = nu;
 	return 0;
 }
 
@@ -259,6 +258,22 @@ static bool filename_is_bare_path(const char *f)
 	       strcmp(f, "null") && strncmp(f, "nvme-tcp://", 11);
 }
 
+/* DIR/NAME: name's first len bytes, then suffix, in dir, with "./" ahead
+ * of a relative dir so it stays a path URI; malloc'd, NULL when out of
+ * memory */
+static char *in_dir(const char *dir, const char *name, size_t len,
+		    const char *suffix)
+{
+	size_t n = strlen(dir) + len + strlen(suffix) + 4;
+	char *p = malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s%s/%.*s%s",
+			 dir[0] == '/' || dir[0] == '.' ? "" : "./", dir,
+			 (int)len, name, suffix);
+	return p;
+}
+
 /* The next ':' in p that separates fio's list of files ("\\:" is a
  * colon in a name), or NULL. */
 static const char *list_colon(const char *p)
@@ -352,24 +367,26 @@ static int job_split_files(struct bench_job *job, unsigned n, bool file_engine,
 					 "%s: filename '%s': file %u of its "
 					 "list has no name",
 					 job->name, job->filename, k + 1);
-		/* room for "./" DIR "/" and the name */
-		name = malloc(strlen(dir) + len + 4);
+		name = malloc(len + 1);
 		if (!name)
 			return bench_err(err, errlen, "out of memory");
-		q = name;
-		if ((p[0] != '/' && p[0] != '.') ||
-		    (job->directory && p[0] == '.'))
-			q += sprintf(q, "%s%s/",
-				     dir[0] == '/' || dir[0] == '.' ? "" : "./",
-				     dir);
-		else
-			all_bare = false;
-		for (i = 0; i < len; i++) {
+		for (i = 0, q = name; i < len; i++) {
 			if (p[i] == '\\' && p[i + 1] == ':')
 				i++;
 			*q++ = p[i];
 		}
 		*q = 0;
+		if ((p[0] != '/' && p[0] != '.') ||
+		    (job->directory && p[0] == '.')) {
+			/* fio: directory/filename for a relative name */
+			q = in_dir(dir, name, strlen(name), "");
+			free(name);
+			name = q;
+			if (!name)
+				return bench_err(err, errlen, "out of memory");
+		} else {
+			all_bare = false;
+		}
 		job->files[k] = name;
 		for (m = 0; m < k; m++)
 			if (!strcmp(job->files[m], name))
@@ -406,7 +423,6 @@ static int job_fixup_target(struct bench_job *job, char *err, size_t errlen)
 			    (job->directory || job->filesize ||
 			     job->create_on_open || job->unlink));
 	const char *dir = job->directory ? job->directory : ".";
-	size_t len;
 	char *p;
 
 	if (job->filename && !job->files &&
@@ -456,14 +472,9 @@ static int job_fixup_target(struct bench_job *job, char *err, size_t errlen)
 			job->size = job->filesize * job->size_pct / 100;
 			job->size_pct = 0;
 		}
-		len = strlen(dir) + strlen(job->name) + 32;
-		p = malloc(len);
+		p = in_dir(dir, job->name, strlen(job->name), ".0.0");
 		if (!p)
 			return bench_err(err, errlen, "out of memory");
-		/* "./" keeps a relative directory a path URI */
-		snprintf(p, len, "%s%s/%s.0.0",
-			 dir[0] == '/' || dir[0] == '.' ? "" : "./", dir,
-			 job->name);
 		job->filename = p;
 		return 0;
 	}
@@ -476,13 +487,9 @@ static int job_fixup_target(struct bench_job *job, char *err, size_t errlen)
 	    (job->directory && job->filename[0] == '.')) {
 		job->path_may_create = true;
 		/* fio: directory/filename for a relative filename */
-		len = strlen(dir) + strlen(job->filename) + 4;
-		p = malloc(len);
+		p = in_dir(dir, job->filename, strlen(job->filename), "");
 		if (!p)
 			return bench_err(err, errlen, "out of memory");
-		snprintf(p, len, "%s%s/%s",
-			 dir[0] == '/' || dir[0] == '.' ? "" : "./", dir,
-			 job->filename);
 		free(job->filename);
 		job->filename = p;
 	}
