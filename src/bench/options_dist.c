@@ -25,15 +25,13 @@
  * empty entry before the last, a percentage over 100, and a zoned_abs zone
  * with no size are errors (fio ends the list, clamps, or makes the zone
  * empty). An empty list leaves the direction uniform (fio's). Fills
- * pick[100], fio's
- * zone_split_index.
+ * pick[100], fio's zone_split_index.
  */
 static int zones_one(struct bench_job *job, const char *spec, const char *s,
 		     bool abs, struct bench_zone_pick *pick, bool *set,
 		     char *err, size_t errlen)
 {
 	uint64_t acc[BENCH_ZONES_MAX], size[BENCH_ZONES_MAX];
-	bool missing[BENCH_ZONES_MAX];
 	unsigned nr = 0, i, v = 0, nmiss = 0;
 	uint64_t atotal = 0, stotal = 0, prev = 0;
 	const char *p = s;
@@ -71,7 +69,6 @@ static int zones_one(struct bench_job *job, const char *spec, const char *s,
 					 "random_distribution=%s: access "
 					 "percentage '%s': %s",
 					 spec, field, buf);
-		missing[nr] = false;
 		size[nr] = 0;
 		if (abs) {
 			if (!slash || !slash[1])
@@ -94,10 +91,7 @@ static int zones_one(struct bench_job *job, const char *spec, const char *s,
 						 "size percentage '%s': %s",
 						 spec, slash + 1, buf);
 		}
-		if (!abs && !size[nr]) {
-			missing[nr] = true;
-			nmiss++;
-		}
+		nmiss += !abs && !size[nr]; /* shares the rest, below */
 		atotal += acc[nr];
 		stotal += size[nr];
 		nr++;
@@ -117,8 +111,8 @@ static int zones_one(struct bench_job *job, const char *spec, const char *s,
 				 "random_distribution=%s: zone size "
 				 "percentages add up to %llu, more than 100",
 				 spec, (unsigned long long)stotal);
-	for (i = 0; i < nr; i++)
-		if (missing[i])
+	for (i = 0; i < nr && nmiss; i++)
+		if (!size[i])
 			size[i] = (100 - stotal) / nmiss;
 	/* fio's zone_split_index: percentile v picks the zone whose
 	 * access share it falls in */
