@@ -458,11 +458,20 @@ static int job_fixup_target(struct bench_job *job, char *err, size_t errlen)
 				"%s: you need to specify size=", job->name);
 		/* fio: size= spread over the files, each one that much
 		 * past the offset */
-		if (!job->filesize && !job->size_pct)
+		if (!job->filesize && !job->size_pct) {
 			job->filesize =
 				job->nrfiles > 1 ?
 					job->offset + job->size / job->nrfiles :
 					job->size;
+			if (!job->filesize)
+				return bench_err(
+					err, errlen,
+					"%s: size=%llu over nrfiles=%u leaves "
+					"each file no byte",
+					job->name,
+					(unsigned long long)job->size,
+					job->nrfiles);
+		}
 		/* size=N% is of each file's size: --filesize's, else the
 		 * size the files have when the job runs (bench_file_io_size,
 		 * or for one file job_resolve's, of the device); kept for
@@ -634,6 +643,21 @@ static int job_fixup(struct bench_job *job, char *err, size_t errlen)
 			"%s: time_based needs a runtime (fio would run "
 			"forever)",
 			job->name);
+	/* fio: an I/O range smaller than the smallest block holds no I/O */
+	if (job->size) {
+		uint64_t min_bs = job->bs[0];
+
+		for (d = 1; d < DDIR_NR; d++)
+			if (job->bs[d] < min_bs)
+				min_bs = job->bs[d];
+		if (job->size < min_bs)
+			return bench_err(err, errlen,
+					 "%s: size too small, must not be less "
+					 "than minimum block size: %llu < %llu",
+					 job->name,
+					 (unsigned long long)job->size,
+					 (unsigned long long)min_bs);
+	}
 	if (job->ioengine && !strcmp(job->ioengine, "null") && job->filename &&
 	    strncmp(job->filename, "null", 4))
 		return bench_err(err, errlen,

@@ -158,6 +158,13 @@ ok "ioengine=null: runs" &&
 rm -f "$D"/*
 run bench --name=a --ioengine=psync --rw=read --directory="$D"
 failed "file engine, no size" '^mqblk: a: you need to specify size=$'
+run bench --name=a --ioengine=psync --rw=read --size=2 --directory="$D"
+failed "size below a block, as fio refuses it" \
+	'^mqblk: a: size too small, must not be less than minimum block size: 2 < 4096$'
+run bench --name=a --ioengine=psync --rw=read --size=2 --bs=1 --nrfiles=3 \
+	--directory="$D"
+failed "size spread over more files than it has bytes" \
+	'^mqblk: a: size=2 over nrfiles=3 leaves each file no byte$'
 run bench --name=a --ioengine=psync --rw=read --size=1m \
 	--directory="$TMP/nonexistent"
 failed "--directory that does not exist" \
