@@ -283,7 +283,7 @@ void tcp_queue_flush(struct tgt_queue *sq)
 		bool zc;
 
 		/* the ICResp, or a TermReq: at a PDU boundary, so after
-		 * the rest of a train already part way out */
+		 * the rest of a train already part way out, alone */
 		if (q->ctl_len && !q->tx_off) {
 			int ret = send_ctl(q);
 
@@ -295,12 +295,14 @@ void tcp_queue_flush(struct tgt_queue *sq)
 				goto drop;
 			continue;
 		}
-		for (c = q->tx_head; c && n + 4 <= 64; c = c->tx_next) {
-			n += nvme_tcp_iov_append(iov + n, 64 - n, c->iov,
-						 c->niov, &skip);
-			if (q->ctl_len)
-				break; /* that train alone, then the TermReq */
-		}
+		if (q->ctl_len)
+			n = nvme_tcp_iov_append(iov, 64, q->tx_head->iov,
+						q->tx_head->niov, &skip);
+		else
+			for (c = q->tx_head; c && n + 4 <= 64; c = c->tx_next)
+				n += nvme_tcp_iov_append(iov + n, 64 - n,
+							 c->iov, c->niov,
+							 &skip);
 		zc = q->zc && nvme_tcp_iov_len(iov, n) >= TGT_ZC_MIN;
 		sent = tcp_io_send(q, iov, n, zc ? MSG_ZEROCOPY : 0);
 		if (sent < 0 && zc && errno == ENOBUFS) {
