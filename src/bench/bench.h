@@ -280,6 +280,18 @@ static inline enum bench_ddir bench_job_bs_slot(const struct bench_job *job,
 	return bench_rw_is_random(job->rw) ? DDIR_WRITE : DDIR_READ;
 }
 
+/* fio's td_min_bs: the smallest block size of any direction */
+static inline uint64_t bench_job_min_bs(const struct bench_job *job)
+{
+	uint64_t minbs = UINT64_MAX;
+	int d;
+
+	for (d = 0; d < DDIR_NR; d++)
+		if (job->bs[d] && job->bs[d] < minbs)
+			minbs = job->bs[d];
+	return minbs == UINT64_MAX ? 1 : minbs;
+}
+
 /* The I/O lengths of slot d vary (a bsrange or bssplit). */
 static inline bool bench_job_bs_mixed(const struct bench_job *job,
 				      enum bench_ddir d)

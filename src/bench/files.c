@@ -40,18 +40,6 @@ const char *bench_file_uri(const struct bench_job *job, unsigned clone,
 	return n < 0 || (size_t)n >= len ? NULL : buf;
 }
 
-/* fio's td_min_bs: the smallest block size of any direction */
-static uint64_t job_min_bs(const struct bench_job *job)
-{
-	uint64_t minbs = UINT64_MAX;
-	int d;
-
-	for (d = 0; d < DDIR_NR; d++)
-		if (job->bs[d] && job->bs[d] < minbs)
-			minbs = job->bs[d];
-	return minbs == UINT64_MAX ? 1 : minbs;
-}
-
 uint64_t bench_file_size(const struct bench_job *job, unsigned clone,
 			 unsigned file)
 {
@@ -61,7 +49,7 @@ uint64_t bench_file_size(const struct bench_job *job, unsigned clone,
 
 	if (!job->filesize_high)
 		return job->filesize;
-	minbs = job_min_bs(job);
+	minbs = bench_job_min_bs(job);
 	/* one draw per file from a seed of its own: the same sizes on
 	 * every run (fio's randrepeat), whatever else the job draws */
 	seed = (job->randseed_set ? job->randseed : 0x66696c6573697a65ull) ^
@@ -130,7 +118,7 @@ uint64_t bench_file_io_size(const struct bench_job *job, unsigned clone,
 			fs % 100 * job->size_pct / 100;
 		if (share < io)
 			io = share;
-		io -= io % job_min_bs(job);
+		io -= io % bench_job_min_bs(job);
 	}
 	return io;
 }

@@ -644,20 +644,12 @@ static int job_fixup(struct bench_job *job, char *err, size_t errlen)
 			"forever)",
 			job->name);
 	/* fio: an I/O range smaller than the smallest block holds no I/O */
-	if (job->size) {
-		uint64_t min_bs = job->bs[0];
-
-		for (d = 1; d < DDIR_NR; d++)
-			if (job->bs[d] < min_bs)
-				min_bs = job->bs[d];
-		if (job->size < min_bs)
-			return bench_err(err, errlen,
-					 "%s: size too small, must not be less "
-					 "than minimum block size: %llu < %llu",
-					 job->name,
-					 (unsigned long long)job->size,
-					 (unsigned long long)min_bs);
-	}
+	if (job->size && job->size < bench_job_min_bs(job))
+		return bench_err(err, errlen,
+				 "%s: size too small, must not be less than "
+				 "minimum block size: %llu < %llu",
+				 job->name, (unsigned long long)job->size,
+				 (unsigned long long)bench_job_min_bs(job));
 	if (job->ioengine && !strcmp(job->ioengine, "null") && job->filename &&
 	    strncmp(job->filename, "null", 4))
 		return bench_err(err, errlen,
