@@ -495,14 +495,11 @@ void tgt_queue_tick(struct tgt_queue *q, uint64_t now)
 		q->stopping = true;
 		return;
 	}
-	if (q->qid && ctrl->kato_ms && !atomic_load(&ctrl->dead)) {
-		uint64_t last = atomic_load(&ctrl->last_ka_ns);
-
+	if (q->qid && !atomic_load(&ctrl->dead)) {
 		/* the admin queue's reactor tears the controller down at its
 		 * own tick; an I/O queue on another reactor, after a stall,
 		 * must not run what waited in its socket before that */
-		if (now > last &&
-		    now - last > (uint64_t)ctrl->kato_ms * 1000000) {
+		if (tgt_ka_expired(ctrl, now)) {
 			if (q->t->verbose)
 				tgt_log("ctrl %u qid %u: keep-alive expired, "
 					"closing",
@@ -511,11 +508,8 @@ void tgt_queue_tick(struct tgt_queue *q, uint64_t now)
 			return;
 		}
 	}
-	if (!q->qid && ctrl->kato_ms && !atomic_load(&ctrl->dead)) {
-		uint64_t last = atomic_load(&ctrl->last_ka_ns);
-
-		if (now > last &&
-		    now - last > (uint64_t)ctrl->kato_ms * 1000000) {
+	if (!q->qid && !atomic_load(&ctrl->dead)) {
+		if (tgt_ka_expired(ctrl, now)) {
 			tgt_log("ctrl %u (host %s, %s): keep-alive timeout "
 				"(%u ms) expired: tearing the controller down "
 				"(its admin queue still answers a shutdown)",

@@ -281,6 +281,22 @@ void tgt_queue_release(struct tgt_queue *q);
 /* A slot is taken / given back: the depth gauges. */
 void tgt_queue_depth_inc(struct tgt_queue *q);
 void tgt_queue_depth_dec(struct tgt_queue *q);
+/*
+ * ctrl's keep-alive timer had run out at NOW: nothing (a command on any
+ * queue, a Keep Alive) came within KATO. Its admin queue's tick tears it
+ * down; a command arriving before that tick (a reactor stopped between
+ * its tick and its sockets, then resumed) keeps nothing alive and is
+ * answered as after the teardown.
+ */
+static inline bool tgt_ka_expired(struct tgt_ctrl *ctrl, uint64_t now)
+{
+	uint64_t last;
+
+	if (!ctrl->kato_ms)
+		return false;
+	last = atomic_load_explicit(&ctrl->last_ka_ns, memory_order_relaxed);
+	return now > last && now - last > (uint64_t)ctrl->kato_ms * 1000000;
+}
 /* Every TGT_TICK_MS: shutdown progress, keep-alive, controller gone,
  * stalls. */
 void tgt_queue_tick(struct tgt_queue *q, uint64_t now);

@@ -95,8 +95,12 @@ void tgt_req_init(struct tgt_req *cmd, struct tgt_queue *q)
 	tgt_stat_add(&q->st.cmds, 1);
 	if (q->connected) {
 		q->sqhd = (uint16_t)((q->sqhd + 1u) % (q->sqsize + 1u));
-		atomic_store_explicit(&q->ctrl->last_ka_ns, cmd->start_ns,
-				      memory_order_relaxed);
+		/* a command keeps its controller alive unless it comes too
+		 * late: then validation answers it as a torn-down one */
+		if (!tgt_ka_expired(q->ctrl, cmd->start_ns))
+			atomic_store_explicit(&q->ctrl->last_ka_ns,
+					      cmd->start_ns,
+					      memory_order_relaxed);
 	}
 	cmd->dir = (uint8_t)cmd_dir(q, &cmd->sqe);
 }
@@ -232,6 +236,11 @@ uint16_t tgt_req_prepare(struct tgt_req *cmd)
 			q->ctrl->ka_dead_ns = 0;
 		return NVME_SC_ABORT_QUEUE;
 	}
+	/* came after the keep-alive ran out, before the admin queue's
+	 * tick tears the controller down: the host may have sent it again
+	 * on another path since, and newer writes after it */
+	if (tgt_ka_expired(q->ctrl, cmd->start_ns))
+		return NVME_SC_ABORT_QUEUE;
 	if (!q->qid) {
 		/* admin commands but Property Get/Set need CSTS.RDY */
 		if (!ctrl_ready(q->ctrl))
