@@ -96,11 +96,15 @@ void tgt_req_init(struct tgt_req *cmd, struct tgt_queue *q)
 	if (q->connected) {
 		q->sqhd = (uint16_t)((q->sqhd + 1u) % (q->sqsize + 1u));
 		/* a command keeps its controller alive unless it comes too
-		 * late: then validation answers it as a torn-down one */
+		 * late: then tgt_req_prepare answers it as a torn-down one
+		 * (the host may have sent it again on another path since,
+		 * and newer writes after it) */
 		if (!tgt_ka_expired(q->ctrl, cmd->start_ns))
 			atomic_store_explicit(&q->ctrl->last_ka_ns,
 					      cmd->start_ns,
 					      memory_order_relaxed);
+		else
+			cmd->status = NVME_SC_ABORT_QUEUE;
 	}
 	cmd->dir = (uint8_t)cmd_dir(q, &cmd->sqe);
 }
@@ -237,10 +241,9 @@ uint16_t tgt_req_prepare(struct tgt_req *cmd)
 		return NVME_SC_ABORT_QUEUE;
 	}
 	/* came after the keep-alive ran out, before the admin queue's
-	 * tick tears the controller down: the host may have sent it again
-	 * on another path since, and newer writes after it */
-	if (tgt_ka_expired(q->ctrl, cmd->start_ns))
-		return NVME_SC_ABORT_QUEUE;
+	 * tick tore the controller down (tgt_req_init) */
+	if (cmd->status)
+		return cmd->status;
 	if (!q->qid) {
 		/* admin commands but Property Get/Set need CSTS.RDY */
 		if (!ctrl_ready(q->ctrl))
