@@ -119,9 +119,11 @@ static uint16_t arrive(struct tgt_queue *q, struct tgt_req *r,
 static void test_command_past_kato(void **state)
 {
 	struct tgt_ctrl ctrl = { .kato_ms = 1000, .csts = NVME_CSTS_RDY };
-	struct tgt_queue io = { .ctrl = &ctrl, .qid = 1, .sqsize = 31,
-				.connected = true };
-	struct tgt_queue adm = { .ctrl = &ctrl, .sqsize = 31,
+	struct tgt_queue io = {
+		.ctrl = &ctrl, .qid = 1, .sqsize = 31, .connected = true
+	};
+	struct tgt_queue adm = { .ctrl = &ctrl,
+				 .sqsize = 31,
 				 .connected = true };
 	struct tgt_req r;
 	uint64_t stale = mqblk_clock_ns() - 1500 * MS;
