@@ -206,7 +206,7 @@ struct tgt_ctrl {
 	_Atomic uint32_t csts;
 
 	uint16_t sqsize; /* admin queue's, 0's based */
-	uint32_t kato_ms; /* 0: no keep alive */
+	_Atomic uint32_t kato_ms; /* 0: no keep alive; Set Features changes it */
 	_Atomic uint64_t last_ka_ns; /* any command, any queue */
 	_Atomic bool dead; /* torn down: every queue of it closes */
 	/* when the keep-alive timer tore it down (admin reactor's; 0: not

@@ -290,12 +290,14 @@ void tgt_queue_depth_dec(struct tgt_queue *q);
  */
 static inline bool tgt_ka_expired(struct tgt_ctrl *ctrl, uint64_t now)
 {
+	uint32_t kato =
+		atomic_load_explicit(&ctrl->kato_ms, memory_order_relaxed);
 	uint64_t last;
 
-	if (!ctrl->kato_ms)
+	if (!kato)
 		return false;
 	last = atomic_load_explicit(&ctrl->last_ka_ns, memory_order_relaxed);
-	return now > last && now - last > (uint64_t)ctrl->kato_ms * 1000000;
+	return now > last && now - last > (uint64_t)kato * 1000000;
 }
 /* Every TGT_TICK_MS: shutdown progress, keep-alive, controller gone,
  * stalls. */
