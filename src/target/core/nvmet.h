@@ -39,6 +39,13 @@ struct tgt_ctl_job;
 #define TGT_BUF_CLASSES 9 /* 4 KiB .. 1 MiB */
 #define TGT_BUF_SLAB 262144 /* buffers are carved from slabs this big */
 #define TGT_TICK_MS 100
+/* A reactor with I/O at a device polls it; once TGT_DEV_SPIN_NS pass with
+ * nothing completing (a disk, not memory or a fast SSD) it sleeps in
+ * naps of TGT_DEV_NAP_NS between polls instead: a spinning reactor is
+ * pinned to its CPU, and there it starves every other thread pinned to
+ * that CPU for as long as the device takes. --busy-poll always spins. */
+#define TGT_DEV_SPIN_NS (50 * 1000ull)
+#define TGT_DEV_NAP_NS (100 * 1000ull)
 /* How long the admin queue of a controller its keep-alive timer tore
  * down stays open for a shutdown: the Linux host's admin timeout (a
  * Property Set it sends later it has given up on anyway) */
@@ -364,6 +371,10 @@ struct tgt_reactor {
 	uint64_t held_deadline_ns; /* the earliest of theirs */
 	struct tgt_req *wait_head, *wait_tail; /* waiting for a device tag */
 	unsigned dev_inflight;
+	/* the last pass's clock, and the last pass that reaped a device
+	 * completion or had none out: past TGT_DEV_SPIN_NS between them,
+	 * the reactor naps instead of spinning (reactor_step) */
+	uint64_t pass_ns, dev_progress_ns;
 	void *bufs[TGT_BUF_CLASSES]; /* free lists through the first word */
 	void **slabs; /* what the buffers were carved from */
 	unsigned nr_slabs, slab_cap;

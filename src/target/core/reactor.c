@@ -121,10 +121,21 @@ void reactor_step(struct tgt_reactor *r, int timeout_ms, bool tick_now)
 	struct tgt *t = r->t;
 	struct epoll_event ev[64];
 	struct tgt_queue *q, *nq;
-	uint64_t now;
+	uint64_t now, wait_ns = 0;
+	unsigned reaped = 0;
+	bool fine = false; /* wait_ns, not timeout (ms), bounds the wait */
 	int n, i, timeout;
 
-	if (r->dev_inflight || r->wait_head || r->flush_list || t->busy_poll) {
+	/* (commands waiting for a device tag wait for a completion too) */
+	if (r->dev_inflight && !r->flush_list && !t->busy_poll && timeout_ms &&
+	    r->pass_ns - r->dev_progress_ns > TGT_DEV_SPIN_NS) {
+		/* a slow device: nap, then poll it again (sooner on an
+		 * event) */
+		timeout = 1;
+		wait_ns = TGT_DEV_NAP_NS;
+		fine = true;
+	} else if (r->dev_inflight || r->wait_head || r->flush_list ||
+		   t->busy_poll) {
 		timeout = 0;
 	} else {
 		now = mqblk_clock_ns();
@@ -137,24 +148,28 @@ void reactor_step(struct tgt_reactor *r, int timeout_ms, bool tick_now)
 	if (timeout && r->held_list) {
 		/* coalesced completions wait microseconds, not a tick: sleep
 		 * no later than the first of them is due */
-		uint64_t wait_ns;
-		struct timespec ts;
+		uint64_t held;
 
 		now = mqblk_clock_ns();
-		wait_ns = r->held_deadline_ns > now ?
-				  r->held_deadline_ns - now :
-				  0;
-		if (wait_ns < (uint64_t)timeout * 1000000) {
-			ts.tv_sec = (time_t)(wait_ns / 1000000000);
-			ts.tv_nsec = (long)(wait_ns % 1000000000);
-			n = epoll_pwait2(r->epfd, ev, 64, &ts, NULL);
-			if (n >= 0 || errno != ENOSYS)
-				goto events;
-			timeout = 1; /* before Linux 5.11: a millisecond */
+		held = r->held_deadline_ns > now ? r->held_deadline_ns - now :
+						   0;
+		if (held < (uint64_t)timeout * 1000000 &&
+		    (!fine || held < wait_ns)) {
+			wait_ns = held;
+			fine = true;
 		}
 	}
-	n = epoll_wait(r->epfd, ev, 64, timeout);
-events:
+	if (fine) {
+		struct timespec ts = { .tv_sec = (time_t)(wait_ns / 1000000000),
+				       .tv_nsec =
+					       (long)(wait_ns % 1000000000) };
+
+		n = epoll_pwait2(r->epfd, ev, 64, &ts, NULL);
+		if (n < 0 && errno == ENOSYS) /* before Linux 5.11: a ms */
+			n = epoll_wait(r->epfd, ev, 64, 1);
+	} else {
+		n = epoll_wait(r->epfd, ev, 64, timeout);
+	}
 	/*
 	 * The timers run before the events they may make moot: after a
 	 * stall (the process stopped, the reactor starved) a controller
@@ -185,10 +200,13 @@ events:
 			((struct tgt_queue *)p)
 				->ops->queue_event(p, ev[i].events);
 	}
-	if (r->dev_inflight && reap_devices(r) && r->wait_head)
+	if (r->dev_inflight && (reaped = reap_devices(r)) && r->wait_head)
 		retry_waiters(r);
 	else if (r->wait_head && !r->dev_inflight)
 		retry_waiters(r);
+	r->pass_ns = now;
+	if (reaped || !r->dev_inflight)
+		r->dev_progress_ns = now;
 	if (t->busy_poll)
 		for (q = r->queues; q; q = q->next)
 			if (q->ops->queue_poll && !q->closing)
