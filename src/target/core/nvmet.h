@@ -44,8 +44,8 @@ struct tgt_ctl_job;
  * naps of TGT_DEV_NAP_NS between polls instead: a spinning reactor is
  * pinned to its CPU, and there it starves every other thread pinned to
  * that CPU for as long as the device takes. --busy-poll always spins. */
-#define TGT_DEV_SPIN_NS (50 * 1000ull)
-#define TGT_DEV_NAP_NS (100 * 1000ull)
+#define TGT_DEV_SPIN_NS (200 * 1000ull)
+#define TGT_DEV_NAP_NS (50 * 1000ull)
 /* How long the admin queue of a controller its keep-alive timer tore
  * down stays open for a shutdown: the Linux host's admin timeout (a
  * Property Set it sends later it has given up on anyway) */

@@ -179,6 +179,10 @@ void reactor_step(struct tgt_reactor *r, int timeout_ms, bool tick_now)
 	 * writes since: a stale copy run now would undo those.
 	 */
 	now = mqblk_clock_ns();
+	/* a device idle until now: its spin starts with what this pass
+	 * sends it, not at the pass before an idle sleep */
+	if (!r->dev_inflight)
+		r->dev_progress_ns = now;
 	if (now >= r->next_tick_ns || tick_now) {
 		r->next_tick_ns = now + TGT_TICK_MS * 1000000ull;
 		if (r->idx == 0)
@@ -205,7 +209,7 @@ void reactor_step(struct tgt_reactor *r, int timeout_ms, bool tick_now)
 	else if (r->wait_head && !r->dev_inflight)
 		retry_waiters(r);
 	r->pass_ns = now;
-	if (reaped || !r->dev_inflight)
+	if (reaped)
 		r->dev_progress_ns = now;
 	if (t->busy_poll)
 		for (q = r->queues; q; q = q->next)
