@@ -203,13 +203,15 @@ mp_job()
 		--output-format=json "$@"
 }
 
-# io_flowing: until the target has taken the job's writes: its device has
-# finished opening (both paths; a path cut before that fails the open)
-# and its I/O is going. Earlier runs' queues have closed; the preflight
-# open writes nothing.
+# io_flowing NAME: until the target has taken the job's writes: its device
+# has finished opening (both paths; a path cut before that fails the
+# open) and its I/O is going. Earlier runs' queues have closed; the
+# preflight open writes nothing. Not in 30 s is a failure of its own
+# (what follows would only find the job over: CI once saw one do 104
+# I/Os in 5 s, beside another target that spun on both CPUs).
 io_flowing()
 {
-	wait_writes 64
+	wait_writes 64 || fail "$1: the job's first 64 writes reach the target within 30 s"
 }
 
 # verified: the job in $OUT read back what it wrote (--verify_backlog) and
@@ -258,7 +260,7 @@ mp_job cut "127.0.0.1:$P1,127.0.0.1:$R1" 2 --do_verify=1 --runtime=5 \
 	--time_based
 # the preflight open (admin + one I/O queue), then the job's device
 connected "$R1" 4
-io_flowing
+io_flowing "one path cut"
 cut_loaded "$RELAY1"
 wait "$BPID" || RC=$?
 check "one path cut: the job completes (exit 0)" test "$RC" = 0
@@ -292,7 +294,7 @@ mp_job hcut "127.0.0.1:$P1,127.0.0.1:$R1" 2 --do_verify=1 --runtime=15 \
 	--time_based --hipri
 # preflight, the device (local), the device's paths reopened polled
 connected "$R1" 6
-io_flowing
+io_flowing "--hipri, one path cut"
 cut_loaded "$RELAY1"
 wait "$BPID" || RC=$?
 check "--hipri, one path cut: the job completes (exit 0)" test "$RC" = 0
@@ -349,7 +351,7 @@ check "path back: reconnected through the restored cable (admin + I/O queue)" \
 R1=$(free_port)
 mp_job late "127.0.0.1:$P1,127.0.0.1:$R1" 60 --verify_backlog=256 \
 	--runtime=120 --time_based
-io_flowing
+io_flowing "a late path"
 relay "$R1" "$P2"
 RELAY1=$RPID
 end_after "path 127.0.0.1:$R1: connected .*: joined"
@@ -382,7 +384,7 @@ relay "$R1" "$P1"
 RELAY1=$RPID
 mp_job hang "127.0.0.1:$R1,127.0.0.1:$B" 60 --verify_backlog=256 \
 	--runtime=120 --time_based
-io_flowing
+io_flowing "a late path's hanging connect"
 python3 -c '
 import socket, sys, time
 s = socket.socket()
@@ -507,7 +509,7 @@ run_bg bench --name=kastall --filename="$(mp "" \
 	"iopolicy=round-robin&nr_io_queues=1&reconnect_delay=1&ctrl_loss_tmo=30&kato=1")" \
 	--rw=randwrite --bs=4k --size=64m --iodepth=16 --verify=crc32c \
 	--do_verify=1 --runtime=6 --time_based --output-format=json
-io_flowing
+io_flowing "stall past KATO under both paths"
 kill -STOP "$TPID"
 for _ in $(seq 200); do
 	[[ $(awk '{ print $3 }' "/proc/$TPID/stat" 2>/dev/null) == T ]] && break
