@@ -56,9 +56,10 @@ row()
 }
 
 # doctor SRC DST FACTOR WHAT: copy report SRC (leading text and all) to
-# DST with WHAT (iops: IOPS and bandwidth; clat: mean and percentiles)
-# multiplied by FACTOR in every direction of every job (clat+: FACTOR ns
-# added instead).
+# DST (SRC itself may be DST) with WHAT (iops: IOPS and bandwidth; clat:
+# mean and percentiles) multiplied by FACTOR in every direction of every
+# job (clat+: FACTOR ns added instead; pin: IOPS and bandwidth set to the
+# jobs' 4000 IOPS rate times 1 + FACTOR, in each direction that did I/O).
 doctor()
 {
 	python3 - "$@" <<'PY'
@@ -75,7 +76,12 @@ for j in d["jobs"]:
         o = j.get(k)
         if not o:
             continue
-        if what == "iops":
+        if what == "pin":
+            if o["total_ios"]:
+                o["iops"] = 4000 * (1 + factor)
+                o["bw_bytes"] = int(o["iops"] * 4096)
+                o["bw"] = o["bw_bytes"] // 1024
+        elif what == "iops":
             o["iops"] *= factor
             o["bw"] = int(o["bw"] * factor)
             o["bw_bytes"] = int(o["bw_bytes"] * factor)
@@ -125,33 +131,10 @@ done
 # noise. The verdicts are compare's, not the machine's: each run's IOPS
 # (and bandwidth) are pinned to the rate within +-0.4 %, a spread fixed
 # per run; the reports stay fio's otherwise, latencies included.
-pin()
-{
-	python3 - "$@" <<'PY'
-import json, sys
-
-path, jitter = sys.argv[1], float(sys.argv[2])
-text = open(path).read()
-lines = text.splitlines(True)
-start = next(i for i, line in enumerate(lines)
-             if line.lstrip().startswith("{"))
-d = json.loads("".join(lines[start:]))
-for j in d["jobs"]:
-    for k in ("read", "write", "trim"):
-        o = j.get(k)
-        if o and o["total_ios"]:
-            o["iops"] = 4000 * (1 + jitter)
-            o["bw_bytes"] = int(o["iops"] * 4096)
-            o["bw"] = o["bw_bytes"] // 1024
-with open(path, "w") as f:
-    f.write("".join(lines[:start]))
-    json.dump(d, f, indent=2)
-PY
-}
 if ((have_fio)); then
 	i=1
 	for j in 0 0.004 -0.003 0.002 -0.001 0.003 -0.004 0.001; do
-		pin "$D/fio$i.json" "$j"
+		doctor "$D/fio$i.json" "$D/fio$i.json" "$j" pin
 		i=$((i + 1))
 	done
 fi
