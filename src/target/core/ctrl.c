@@ -495,11 +495,11 @@ void tgt_queue_tick(struct tgt_queue *q, uint64_t now)
 		q->stopping = true;
 		return;
 	}
-	if (q->qid && !atomic_load(&ctrl->dead)) {
+	if (!atomic_load(&ctrl->dead) && tgt_ka_expired(ctrl, now)) {
 		/* the admin queue's reactor tears the controller down at its
 		 * own tick; an I/O queue on another reactor, after a stall,
 		 * must not run what waited in its socket before that */
-		if (tgt_ka_expired(ctrl, now)) {
+		if (q->qid) {
 			if (q->t->verbose)
 				tgt_log("ctrl %u qid %u: keep-alive expired, "
 					"closing",
@@ -507,17 +507,13 @@ void tgt_queue_tick(struct tgt_queue *q, uint64_t now)
 			q->ops->queue_quiesce(q);
 			return;
 		}
-	}
-	if (!q->qid && !atomic_load(&ctrl->dead)) {
-		if (tgt_ka_expired(ctrl, now)) {
-			tgt_log("ctrl %u (host %s, %s): keep-alive timeout "
-				"(%u ms) expired: tearing the controller down "
-				"(its admin queue still answers a shutdown)",
-				ctrl->cntlid, ctrl->hostnqn, ctrl->subsys->nqn,
-				ctrl->kato_ms);
-			atomic_store(&ctrl->dead, true);
-			ctrl->ka_dead_ns = now;
-		}
+		tgt_log("ctrl %u (host %s, %s): keep-alive timeout (%u ms) "
+			"expired: tearing the controller down (its admin "
+			"queue still answers a shutdown)",
+			ctrl->cntlid, ctrl->hostnqn, ctrl->subsys->nqn,
+			ctrl->kato_ms);
+		atomic_store(&ctrl->dead, true);
+		ctrl->ka_dead_ns = now;
 	}
 	/*
 	 * A host deleting a controller stops its keep-alives first, then
