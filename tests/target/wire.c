@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -2002,7 +2003,17 @@ static int bad_hlen_mid_pdu(void)
 	}
 	if (ret)
 		goto out;
-	/* the target fills its socket, and stops inside a train */
+	/* the target fills its socket, and stops inside a train: once its
+	 * first reads have come back from the device (a loop device under
+	 * TSan had sent nothing 300 ms after the reads were sent, and the
+	 * C2HTermReq then came first), 300 ms more */
+	for (i = 0; i < 1000; i++) {
+		int queued = 0;
+
+		if (!ioctl(x.io[1].fd, FIONREAD, &queued) && queued > 0)
+			break;
+		usleep(10 * 1000);
+	}
 	usleep(300 * 1000);
 	capsule_read(&cmd, 1);
 	n = nvme_tcp_build_cmd(&x.io[1].c, b, sizeof(b), &cmd, NULL, 0);
